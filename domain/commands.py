@@ -1,0 +1,111 @@
+"""Commands: what a player asks for. ``decide`` validates each against the state."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """Take one orthogonal step to a neighbouring tile (R5)."""
+
+    seat: int
+    to: str
+
+
+@dataclass(frozen=True, slots=True)
+class FlyFigure:
+    """Flit 1: put your figure on any tile."""
+
+    seat: int
+    card: str
+    to: str
+
+
+@dataclass(frozen=True, slots=True)
+class GainSteps:
+    """Flit 2: two more steps this movement phase."""
+
+    seat: int
+    card: str
+
+
+@dataclass(frozen=True, slots=True)
+class FlyDragon:
+    """Vulca/Terrah/Aqua 1: put that people's dragon on any tile, or outside (``to`` None)."""
+
+    seat: int
+    card: str
+    to: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MoveDragon:
+    """Vulca/Terrah/Aqua 2: move that dragon, already in the city, up to 3 steps."""
+
+    seat: int
+    card: str
+    to: str
+
+
+@dataclass(frozen=True, slots=True)
+class Recolour:
+    """A Hoax card discarded to make ``targets`` count as the contribution's colour."""
+
+    card: str
+    targets: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Contribute:
+    """Pay one open space of the building the figure stands on and place a marker (R6).
+
+    ``cards`` count for value; ``hoax`` names the Hoax cards played and what each recolours;
+    ``colour`` is required on any-colour spaces and otherwise defaults to the space's colour.
+    """
+
+    seat: int
+    building: str
+    space: int
+    cards: tuple[str, ...]
+    colour: str | None = None
+    hoax: tuple[Recolour, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """Offer crystals at the obelisk (R9); every offering after the first needs a Pillar."""
+
+    seat: int
+    pillar: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class UseAction:
+    """Use the expansion building's action (R13); ``to`` is the Main Hall's destination."""
+
+    seat: int
+    to: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class EndTurn:
+    """The Reset: discard 0-2 cards, draw that many plus 2, pass the turn (R10)."""
+
+    seat: int
+    discards: tuple[str, ...] = ()
+
+
+Command = Union[Move, FlyFigure, GainSteps, FlyDragon, MoveDragon, Contribute, Offer, UseAction, EndTurn]
+COMMAND_TYPES: dict[str, type] = {
+    "move": Move,
+    "fly_figure": FlyFigure,
+    "gain_steps": GainSteps,
+    "fly_dragon": FlyDragon,
+    "move_dragon": MoveDragon,
+    "contribute": Contribute,
+    "offer": Offer,
+    "use_action": UseAction,
+    "end_turn": EndTurn,
+}
+COMMAND_NAMES: dict[type, str] = {v: k for k, v in COMMAND_TYPES.items()}

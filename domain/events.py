@@ -1,0 +1,179 @@
+"""Events: facts that happened, in the past tense. ``evolve`` applies them without randomness.
+
+Every field is a primitive or a (nested) tuple of primitives, so events serialize to JSON as
+they are. Fields named in ``SECRET`` or ``PRIVATE`` are hidden by ``views.redact``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Union
+
+
+@dataclass(frozen=True, slots=True)
+class GameCreated:
+    players: int
+    edition: str
+    expansion: bool
+    layout: str
+    grid: tuple[tuple[str, int, int], ...]  #: (tile, row, column)
+    commitment: str                           #: SHA-256 of the seed, public from the start
+    seed: str | None                          #: secret until the game ends
+
+
+@dataclass(frozen=True, slots=True)
+class DeckShuffled:
+    order: tuple[str, ...] | None  #: top card first; secret
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDealt:
+    seat: int
+    cards: tuple[str, ...] | None  #: private to the seat
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnStarted:
+    seat: int
+    number: int
+
+
+@dataclass(frozen=True, slots=True)
+class FigureMoved:
+    seat: int
+    to: str
+
+
+@dataclass(frozen=True, slots=True)
+class FigureFlown:
+    seat: int
+    card: str
+    to: str
+
+
+@dataclass(frozen=True, slots=True)
+class StepsGained:
+    seat: int
+    card: str
+    steps: int
+
+
+@dataclass(frozen=True, slots=True)
+class DragonFlown:
+    seat: int
+    card: str
+    dragon: str
+    to: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DragonMoved:
+    seat: int
+    card: str
+    dragon: str
+    to: str
+
+
+@dataclass(frozen=True, slots=True)
+class ContributionPhaseBegan:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class ContributionMade:
+    seat: int
+    building: str
+    space: int
+    colour: str
+    cards: tuple[str, ...]
+    hoax: tuple[tuple[str, tuple[str, ...]], ...]  #: (Hoax card, recoloured cards)
+
+
+@dataclass(frozen=True, slots=True)
+class Rewarded:
+    """Crystals and scales paid to a seat; scales come from the supply while it lasts (R8)."""
+
+    seat: int
+    reason: str           #: dragons, majority, construction, neighbourhood
+    source: str           #: the building that pays
+    crystals: int | None  #: private to the seat
+    scales: int
+    cards: int            #: how many cards follow in a CardsDrawn event
+
+
+@dataclass(frozen=True, slots=True)
+class BuildingCompleted:
+    building: str
+    majority: int
+    contributors: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScalesScored:
+    crystals: tuple[tuple[int, int | None], ...]  #: (seat, crystals); amounts private
+    returned: tuple[int, ...]                      #: seats that returned all their scales
+    supply: int                                    #: the supply afterwards
+
+
+@dataclass(frozen=True, slots=True)
+class OfferingMade:
+    seat: int
+    space: int
+    cost: int
+    pillar: str | None
+    via: str  #: courtyard or golden_shrine
+
+
+@dataclass(frozen=True, slots=True)
+class ActionUsed:
+    seat: int
+    building: str
+    to: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDiscarded:
+    seat: int
+    cards: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class DeckReshuffled:
+    number: int                    #: 1 for the first reshuffle of the game
+    order: tuple[str, ...] | None  #: the new deck, top first; secret
+
+
+@dataclass(frozen=True, slots=True)
+class CardsDrawn:
+    seat: int
+    cards: tuple[str, ...] | None  #: private to the seat
+    count: int
+    aside: bool                    #: kept aside until after the Reset draw (R12)
+
+
+@dataclass(frozen=True, slots=True)
+class AsideJoined:
+    seat: int
+    cards: tuple[str, ...] | None  #: private to the seat
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class GameEnded:
+    reason: str
+    winners: tuple[int, ...]
+    seed: str  #: revealed now, so anyone can audit every shuffle (R15)
+
+
+Event = Union[
+    GameCreated, DeckShuffled, CardsDealt, TurnStarted, FigureMoved, FigureFlown, StepsGained,
+    DragonFlown, DragonMoved, ContributionPhaseBegan, ContributionMade, Rewarded,
+    BuildingCompleted, ScalesScored, OfferingMade, ActionUsed, CardsDiscarded, DeckReshuffled,
+    CardsDrawn, AsideJoined, TurnEnded, GameEnded,
+]
+EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in Event.__args__}  # type: ignore[attr-defined]

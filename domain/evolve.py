@@ -1,0 +1,226 @@
+"""Apply one event to a state. Trusted, pure and never random: events carry every outcome."""
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import replace
+from typing import Any, Callable
+
+from . import events as ev
+from .catalogue import BUILDINGS, COURTYARD
+from .city import City
+from .options import Edition, Layout, Options
+from .peoples import Dragon
+from .state import EndReason, Game, Phase, Player, Result, Site, Turn
+
+
+def _player(game: Game, seat: int, **changes: Any) -> tuple[Player, ...]:
+    players = list(game.players)
+    players[seat] = replace(players[seat], **changes)
+    return tuple(players)
+
+
+def _without(cards: tuple[str, ...], gone: Iterable[str]) -> tuple[str, ...]:
+    gone = set(gone)
+    return tuple(c for c in cards if c not in gone)
+
+
+def _turn(game: Game, **changes: Any) -> Turn:
+    assert game.turn is not None
+    return replace(game.turn, **changes)
+
+
+def _created(_: Game | None, e: ev.GameCreated) -> Game:
+    options = Options(e.players, Edition(e.edition), e.expansion, Layout(e.layout))
+    city = City({tile: (r, c) for tile, r, c in e.grid})
+    sites = {
+        t: Site(t, (None,) * len(BUILDINGS[t].spaces)) for t in city.placement if t != COURTYARD
+    }
+    return Game(
+        options=options,
+        city=city,
+        seed=e.seed or "",
+        commitment=e.commitment,
+        sites=sites,
+        players=tuple(Player(seat, COURTYARD) for seat in range(e.players)),
+        dragons={d: None for d in Dragon},
+        obelisk=(None,) * len(options.obelisk),
+        scale_supply=options.scale_supply,
+    )
+
+
+def _shuffled(g: Game, e: ev.DeckShuffled) -> Game:
+    return replace(g, deck=e.order or ())
+
+
+def _dealt(g: Game, e: ev.CardsDealt) -> Game:
+    cards = e.cards or ()
+    assert g.deck[: len(cards)] == cards, "dealt cards must come from the top of the deck"
+    return replace(g, deck=g.deck[len(cards):], players=_player(g, e.seat, hand=cards))
+
+
+def _turn_started(g: Game, e: ev.TurnStarted) -> Game:
+    return replace(g, turn=Turn(seat=e.seat, number=e.number))
+
+
+def _moved(g: Game, e: ev.FigureMoved) -> Game:
+    return replace(g, players=_player(g, e.seat, position=e.to), turn=_turn(g, steps=g.turn.steps - 1))  # type: ignore[union-attr]
+
+
+def _discard_from_hand(g: Game, seat: int, cards: tuple[str, ...], **changes: Any) -> Game:
+    hand = _without(g.players[seat].hand, cards)
+    return replace(g, players=_player(g, seat, hand=hand, **changes), discard=g.discard + cards)
+
+
+def _flown(g: Game, e: ev.FigureFlown) -> Game:
+    return _discard_from_hand(g, e.seat, (e.card,), position=e.to)
+
+
+def _steps(g: Game, e: ev.StepsGained) -> Game:
+    g = _discard_from_hand(g, e.seat, (e.card,))
+    return replace(g, turn=_turn(g, steps=g.turn.steps + e.steps))  # type: ignore[union-attr]
+
+
+def _dragon(g: Game, e: ev.DragonFlown | ev.DragonMoved) -> Game:
+    g = _discard_from_hand(g, e.seat, (e.card,))
+    dragons = dict(g.dragons)
+    dragons[Dragon(e.dragon)] = e.to
+    return replace(g, dragons=dragons)
+
+
+def _phase(g: Game, e: ev.ContributionPhaseBegan) -> Game:
+    return replace(g, turn=_turn(g, phase=Phase.CONTRIBUTION))
+
+
+def _contributed(g: Game, e: ev.ContributionMade) -> Game:
+    spent = e.cards + tuple(h for h, _ in e.hoax)
+    p = g.players[e.seat]
+    g = _discard_from_hand(g, e.seat, spent, markers=p.markers - 1)
+    site = g.sites[e.building]
+    markers = list(site.markers)
+    markers[e.space] = e.seat
+    sites = dict(g.sites)
+    sites[e.building] = replace(site, markers=tuple(markers))
+    return replace(g, sites=sites, turn=_turn(g, scales_given=True))
+
+
+def _rewarded(g: Game, e: ev.Rewarded) -> Game:
+    p = g.players[e.seat]
+    changes: dict[str, Any] = {"scales": p.scales + e.scales}
+    if e.crystals:
+        changes["crystals"] = p.crystals + e.crystals
+    return replace(g, players=_player(g, e.seat, **changes), scale_supply=max(0, g.scale_supply - e.scales))
+
+
+def _completed(g: Game, e: ev.BuildingCompleted) -> Game:
+    site = g.sites[e.building]
+    players = list(g.players)
+    for owner in site.markers:
+        if owner is not None:
+            players[owner] = replace(players[owner], markers=players[owner].markers + 1)
+    sites = dict(g.sites)
+    sites[e.building] = Site(e.building, (None,) * len(site.markers), reconstructed=True)
+    return replace(g, sites=sites, players=tuple(players))
+
+
+def _scored(g: Game, e: ev.ScalesScored) -> Game:
+    players = list(g.players)
+    for seat, crystals in e.crystals:
+        players[seat] = replace(players[seat], crystals=players[seat].crystals + (crystals or 0))
+    for seat in e.returned:
+        players[seat] = replace(players[seat], scales=0)
+    return replace(g, players=tuple(players), scale_supply=e.supply)
+
+
+def _offered(g: Game, e: ev.OfferingMade) -> Game:
+    p = g.players[e.seat]
+    obelisk = list(g.obelisk)
+    obelisk[e.space] = e.seat
+    spent = (e.pillar,) if e.pillar else ()
+    g = _discard_from_hand(
+        g, e.seat, spent, crystals=p.crystals - e.cost, markers=p.markers - 1, offerings=p.offerings + 1
+    )
+    assert g.turn is not None
+    turn = replace(
+        g.turn,
+        offered=True,
+        courtyard_offerings=g.turn.courtyard_offerings + (e.via == "courtyard"),
+        action_used=g.turn.action_used or e.via != "courtyard",
+    )
+    return replace(g, obelisk=tuple(obelisk), turn=turn)
+
+
+def _action(g: Game, e: ev.ActionUsed) -> Game:
+    turn = _turn(g, action_used=True, relocated=e.to is not None)
+    if e.to is not None:
+        return replace(g, players=_player(g, e.seat, position=e.to), turn=turn)
+    return replace(g, turn=turn)
+
+
+def _discarded(g: Game, e: ev.CardsDiscarded) -> Game:
+    return _discard_from_hand(g, e.seat, e.cards)
+
+
+def _reshuffled(g: Game, e: ev.DeckReshuffled) -> Game:
+    return replace(g, deck=e.order or (), discard=(), reshuffles=e.number)
+
+
+def _drawn(g: Game, e: ev.CardsDrawn) -> Game:
+    cards = e.cards or ()
+    assert g.deck[: len(cards)] == cards, "drawn cards must come from the top of the deck"
+    p = g.players[e.seat]
+    change = {"aside": p.aside + cards} if e.aside else {"hand": p.hand + cards}
+    return replace(g, deck=g.deck[len(cards):], players=_player(g, e.seat, **change))
+
+
+def _joined(g: Game, e: ev.AsideJoined) -> Game:
+    p = g.players[e.seat]
+    return replace(g, players=_player(g, e.seat, hand=p.hand + p.aside, aside=()))
+
+
+def _ended(g: Game, e: ev.TurnEnded) -> Game:
+    return g
+
+
+def _game_ended(g: Game, e: ev.GameEnded) -> Game:
+    return replace(g, result=Result(EndReason(e.reason), e.winners), seed=e.seed)
+
+
+_APPLY: dict[type, Callable[[Any, Any], Game]] = {
+    ev.GameCreated: _created,
+    ev.DeckShuffled: _shuffled,
+    ev.CardsDealt: _dealt,
+    ev.TurnStarted: _turn_started,
+    ev.FigureMoved: _moved,
+    ev.FigureFlown: _flown,
+    ev.StepsGained: _steps,
+    ev.DragonFlown: _dragon,
+    ev.DragonMoved: _dragon,
+    ev.ContributionPhaseBegan: _phase,
+    ev.ContributionMade: _contributed,
+    ev.Rewarded: _rewarded,
+    ev.BuildingCompleted: _completed,
+    ev.ScalesScored: _scored,
+    ev.OfferingMade: _offered,
+    ev.ActionUsed: _action,
+    ev.CardsDiscarded: _discarded,
+    ev.DeckReshuffled: _reshuffled,
+    ev.CardsDrawn: _drawn,
+    ev.AsideJoined: _joined,
+    ev.TurnEnded: _ended,
+    ev.GameEnded: _game_ended,
+}
+
+
+def evolve(state: Game | None, event: ev.Event) -> Game:
+    """The state after ``event``; ``state`` is None only before GameCreated."""
+    game = _APPLY[type(event)](state, event)
+    return replace(game, version=(state.version if state else 0) + 1)
+
+
+def fold(events: Iterable[ev.Event], state: Game | None = None) -> Game:
+    """The state after every event in order."""
+    for event in events:
+        state = evolve(state, event)
+    if state is None:
+        raise ValueError("no events to fold")
+    return state

@@ -1,0 +1,124 @@
+"""Every legal command for a seat: one source for the API, the bots and the tests.
+
+Candidates are generated from the state; card choices are deduplicated by kind (cards of the
+same colour and value are interchangeable), and contributions are the minimal payments of
+``payment.minimal_payments``. ``decide`` accepts each of them (a property test checks it).
+"""
+from __future__ import annotations
+
+from collections.abc import Iterator
+from itertools import combinations
+
+from . import commands as cmd
+from .catalogue import BUILDINGS, COURTYARD
+from .decide import DRAGON_MOVE_STEPS, MAX_DISCARDS, PILLAR_EXTRA, can_offer
+from .payment import minimal_payments
+from .peoples import CARDS, DRAGON_OF, Colour
+from .state import Game, Phase
+
+ACTION_BUILDINGS = ("main_hall", "hospital", "golden_shrine")
+
+
+def _one_per_kind(cards: tuple[str, ...]) -> list[str]:
+    """One representative id per kind, the smallest, in a stable order."""
+    seen: dict[tuple[Colour, int], str] = {}
+    for cid in sorted(cards):
+        seen.setdefault(CARDS[cid].kind, cid)
+    return list(seen.values())
+
+
+def legal_commands(state: Game, seat: int) -> Iterator[cmd.Command]:
+    """The legal commands for ``seat`` now; nothing when it is not that seat's turn."""
+    turn = state.turn
+    if state.finished or turn is None or turn.seat != seat:
+        return
+    player = state.players[seat]
+    kinds = _one_per_kind(player.hand)
+    if turn.phase is Phase.MOVEMENT:
+        yield from _movement(state, seat, kinds)
+    if not turn.relocated:
+        yield from _contributions(state, seat)
+        yield from _offers(state, seat, kinds)
+        yield from _actions(state, seat)
+    yield from _resets(seat, kinds, player.hand)
+
+
+def _movement(state: Game, seat: int, kinds: list[str]) -> Iterator[cmd.Command]:
+    assert state.turn is not None
+    here = state.players[seat].position
+    tiles = state.city.tiles
+    if state.turn.steps > 0:
+        for to in state.city.neighbours[here]:
+            yield cmd.Move(seat, to)
+    for cid in kinds:
+        card = CARDS[cid]
+        if card.colour is Colour.GREY and card.value == 1:
+            yield from (cmd.FlyFigure(seat, cid, to) for to in tiles if to != here)
+        elif card.colour is Colour.GREY and card.value == 2:
+            yield cmd.GainSteps(seat, cid)
+        elif card.colour in DRAGON_OF and card.value in (1, 2):
+            at = state.dragons[DRAGON_OF[card.colour]]
+            if card.value == 1:
+                targets: tuple[str | None, ...] = (*tiles, None)
+                yield from (cmd.FlyDragon(seat, cid, to) for to in targets if to != at)
+            elif at is not None:
+                yield from (cmd.MoveDragon(seat, cid, to) for to in state.city.within(at, DRAGON_MOVE_STEPS))
+
+
+def _contributions(state: Game, seat: int) -> Iterator[cmd.Command]:
+    player = state.players[seat]
+    site = state.sites.get(player.position)
+    if site is None or site.reconstructed or player.markers <= 0:
+        return
+    for index, space in enumerate(BUILDINGS[site.building].spaces):
+        if site.markers[index] is not None:
+            continue
+        colours = [space.colour] if space.colour is not None else list(Colour)
+        for colour in colours:
+            for cards, hoax in minimal_payments(player.hand, colour, space.value):
+                yield cmd.Contribute(
+                    seat, site.building, index, cards, None if space.colour else colour.value, hoax
+                )
+
+
+def _offers(state: Game, seat: int, kinds: list[str]) -> Iterator[cmd.Command]:
+    assert state.turn is not None
+    player = state.players[seat]
+    if player.position != COURTYARD or not can_offer(state, seat):
+        return
+    if not state.turn.offered:
+        yield cmd.Offer(seat)
+    elif state.turn.courtyard_offerings:
+        space = state.next_obelisk_space()
+        assert space is not None
+        for cid in kinds:
+            card = CARDS[cid]
+            if card.colour is Colour.YELLOW and card.value in PILLAR_EXTRA:
+                if player.crystals >= state.options.obelisk[space] + PILLAR_EXTRA[card.value]:
+                    yield cmd.Offer(seat, cid)
+
+
+def _actions(state: Game, seat: int) -> Iterator[cmd.Command]:
+    assert state.turn is not None
+    here = state.players[seat].position
+    if state.turn.action_used or here not in ACTION_BUILDINGS:
+        return
+    if here == "main_hall":
+        yield from (cmd.UseAction(seat, to) for to in state.city.tiles if to != here)
+    elif here == "hospital" or can_offer(state, seat):
+        yield cmd.UseAction(seat)
+
+
+def _resets(seat: int, kinds: list[str], hand: tuple[str, ...]) -> Iterator[cmd.Command]:
+    yield cmd.EndTurn(seat)
+    pool: list[str] = []
+    for cid in kinds:  # a kind may be discarded twice when two such cards are in hand
+        same = sorted(c for c in hand if CARDS[c].kind == CARDS[cid].kind)
+        pool += same[:MAX_DISCARDS]
+    chosen: set[tuple[tuple[Colour, int], ...]] = set()
+    for n in range(1, MAX_DISCARDS + 1):
+        for combo in combinations(pool, n):
+            key = tuple(sorted(CARDS[c].kind for c in combo))
+            if key not in chosen:
+                chosen.add(key)
+                yield cmd.EndTurn(seat, tuple(sorted(combo)))

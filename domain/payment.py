@@ -1,0 +1,176 @@
+"""Paying a contribution space: what a set of cards is worth, and every minimal way to pay.
+
+One module holds the colour rules (R6) so that ``decide`` and ``legal_commands`` agree.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from itertools import product
+
+from .commands import Recolour
+from .errors import IllegalCommand, InvalidCommand
+from .peoples import CARDS, Card, Colour
+
+Kind = tuple[Colour, int]
+HOAX_CAPACITY = {1: 4, 2: 1}  #: a Hoax 1 recolours up to 4 cards of one colour, a Hoax 2 one card
+
+
+def value_of(cards: Sequence[Card], colour: Colour, recoloured: frozenset[str] = frozenset()) -> int:
+    """What ``cards`` pay towards a space of ``colour``; raises if a card cannot take part.
+
+    A card counts its printed value when it has the colour (or is recoloured to it); Khind
+    count 1 as wilds; Mimix 1s and 2s count 3 per pair; anything else is refused.
+    """
+    total = 0
+    mimix = 0
+    for c in cards:
+        if c.colour is colour or c.id in recoloured:
+            total += c.value
+        elif c.colour is Colour.GREEN:
+            total += 1
+        elif c.colour is Colour.BROWN and c.value < 3:
+            mimix += 1
+        else:
+            raise IllegalCommand("wrong_colour", f"{c.id} cannot pay a {colour.value} space", "cards")
+    if mimix % 2:
+        raise IllegalCommand("lone_mimix", "Mimix cards count only in pairs of 1s and 2s", "cards")
+    return total + 3 * (mimix // 2)
+
+
+def check_hoax(hoax: Sequence[Recolour], cards: Sequence[Card], colour: Colour) -> frozenset[str]:
+    """Validate the Hoax recolourings of one contribution; returns the recoloured card ids."""
+    paying = {c.id: c for c in cards}
+    recoloured: set[str] = set()
+    for rec in hoax:
+        h = CARDS.get(rec.card)
+        if h is None or h.colour is not Colour.WHITE or h.value not in HOAX_CAPACITY:
+            raise IllegalCommand("not_a_hoax", f"{rec.card} is not a Hoax 1 or 2", "hoax")
+        if not rec.targets or len(rec.targets) > HOAX_CAPACITY[h.value]:
+            raise IllegalCommand(
+                "hoax_targets",
+                f"{rec.card} recolours {HOAX_CAPACITY[h.value]} card(s) at most and at least 1",
+                "hoax",
+            )
+        colours = set()
+        for t in rec.targets:
+            if t not in paying:
+                raise InvalidCommand("hoax_target_unpaid", f"{t} is recoloured but not among the cards", "hoax")
+            if t in recoloured:
+                raise IllegalCommand("hoax_targets", f"{t} is recoloured twice", "hoax")
+            recoloured.add(t)
+            colours.add(paying[t].colour)
+        if len(colours) != 1 or colour in colours:
+            raise IllegalCommand(
+                "hoax_targets", "a Hoax recolours cards of one other colour into the space's colour", "hoax"
+            )
+    return frozenset(recoloured)
+
+
+def _covers(targets: int) -> list[tuple[int, int]]:
+    """Minimal (Hoax 1, Hoax 2) counts covering ``targets`` cards of one colour."""
+    result = []
+    for h1 in range(0, (targets + 3) // 4 + 1):
+        for h2 in range(0, targets + 1):
+            cap = 4 * h1 + h2
+            if cap < targets or (h2 and cap - 1 >= targets) or (h1 and cap - 4 >= targets):
+                continue
+            if h1 and h2 == 0 and 4 * (h1 - 1) >= targets:
+                continue
+            result.append((h1, h2))
+    return result
+
+
+def minimal_payments(hand: Sequence[str], colour: Colour, need: int) -> Iterator[tuple[tuple[str, ...], tuple[Recolour, ...]]]:
+    """Every minimal way to pay ``need`` in ``colour`` from ``hand``: no card could be left out,
+    and no two results differ only by equal cards (same colour and value)."""
+    ids: dict[Kind, list[str]] = {}
+    for cid in sorted(hand):
+        ids.setdefault(CARDS[cid].kind, []).append(cid)
+    avail = Counter({k: len(v) for k, v in ids.items()})
+    hoaxes = avail[(Colour.WHITE, 1)] + avail[(Colour.WHITE, 2)]
+    slots: list[tuple[str, Kind, int]] = []
+    for v in (1, 2, 3):
+        if avail[(colour, v)]:
+            slots.append(("native", (colour, v), v))
+    if colour is not Colour.GREEN:
+        slots += [("wild", (Colour.GREEN, v), 1) for v in (1, 2, 3) if avail[(Colour.GREEN, v)]]
+    if hoaxes:
+        for kind in sorted(avail):
+            x, v = kind
+            if x is colour or (x is Colour.GREEN and v == 1):
+                continue
+            slots.append(("target", kind, v))
+    pair_kinds = ((Colour.BROWN, 1), (Colour.BROWN, 2))
+    pairs = [(0, 0)]
+    if colour is not Colour.BROWN:
+        b1, b2 = avail[pair_kinds[0]], avail[pair_kinds[1]]
+        pairs += [(x, n - x) for n in range(2, b1 + b2 + 1, 2) for x in range(0, n + 1) if x <= b1 and n - x <= b2]
+    seen: set[tuple[tuple[str, ...], tuple[Recolour, ...]]] = set()
+
+    def emit(used: dict[tuple[str, Kind], int]) -> Iterator[tuple[tuple[str, ...], tuple[Recolour, ...]]]:
+        taken: Counter[Kind] = Counter()
+        cards: list[str] = []
+        targets: dict[Colour, list[str]] = {}
+        for (role, kind), n in used.items():
+            chosen = ids[kind][taken[kind]: taken[kind] + n]
+            taken[kind] += n
+            cards += chosen
+            if role == "target":
+                targets.setdefault(kind[0], []).extend(chosen)
+        if not targets:
+            yield tuple(sorted(cards)), ()
+            return
+        w1 = ids.get((Colour.WHITE, 1), [])[taken[(Colour.WHITE, 1)]:]
+        w2 = ids.get((Colour.WHITE, 2), [])[taken[(Colour.WHITE, 2)]:]
+        colours = sorted(targets)
+        for plan in product(*(_covers(len(targets[x])) for x in colours)):
+            if sum(h1 for h1, _ in plan) > len(w1) or sum(h2 for _, h2 in plan) > len(w2):
+                continue
+            hoax: list[Recolour] = []
+            i1 = i2 = 0
+            for x, (h1, h2) in zip(colours, plan):
+                rest = sorted(targets[x], key=lambda c: (-CARDS[c].value, c))
+                for _ in range(h2):
+                    hoax.append(Recolour(w2[i2], (rest.pop(),)))
+                    i2 += 1
+                for k in range(h1):
+                    share = len(rest) - 4 * (h1 - k - 1) if k == h1 - 1 else 4
+                    hoax.append(Recolour(w1[i1], tuple(sorted(rest[:share]))))
+                    rest = rest[share:]
+                    i1 += 1
+            yield tuple(sorted(cards)), tuple(hoax)
+
+    def dfs(i: int, value: int, smallest: int, used: dict[tuple[str, Kind], int]) -> Iterator[tuple[tuple[str, ...], tuple[Recolour, ...]]]:
+        if value >= need:
+            if value - smallest < need:
+                yield from emit(used)
+            return
+        if i == len(slots):
+            return
+        role, kind, unit = slots[i]
+        yield from dfs(i + 1, value, smallest, used)
+        for n in range(1, avail[kind] + 1):
+            avail[kind] -= n
+            used[(role, kind)] = n
+            yield from dfs(i + 1, value + n * unit, min(smallest, unit), used)
+            del used[(role, kind)]
+            avail[kind] += n
+            if value + n * unit >= need:
+                break
+
+    for b1, b2 in pairs:
+        avail[pair_kinds[0]] -= b1
+        avail[pair_kinds[1]] -= b2
+        start: dict[tuple[str, Kind], int] = {}
+        if b1:
+            start[("pair", pair_kinds[0])] = b1
+        if b2:
+            start[("pair", pair_kinds[1])] = b2
+        pair_value = 3 * ((b1 + b2) // 2)
+        for result in dfs(0, pair_value, 3 if pair_value else 99, start):
+            if result not in seen:
+                seen.add(result)
+                yield result
+        avail[pair_kinds[0]] += b1
+        avail[pair_kinds[1]] += b2

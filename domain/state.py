@@ -1,0 +1,105 @@
+"""The state of a game: frozen values that ``evolve`` replaces, never mutates."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Mapping
+
+from .city import City
+from .options import Options
+from .peoples import Dragon
+
+
+class Phase(str, Enum):
+    """Where the current turn stands; the Reset is the single EndTurn command (R4)."""
+
+    MOVEMENT = "movement"          #: steps and movement powers
+    CONTRIBUTION = "contribution"  #: contributions, offerings, building actions
+
+
+class Status(str, Enum):
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+class EndReason(str, Enum):
+    """How a game ended (R11)."""
+
+    OFFERINGS = "offerings"  #: a player made the required number of offerings
+    REBUILT = "rebuilt"      #: every building rebuilt and nobody can offer any more
+    DRAW = "draw"            #: every player's markers are all on the board
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    seat: int
+    position: str
+    hand: tuple[str, ...] = ()
+    aside: tuple[str, ...] = ()  #: cards won on one's own turn, joining after the draw (R12)
+    crystals: int = 0
+    scales: int = 0
+    markers: int = 10            #: markers in supply, not on the board
+    offerings: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A building tile in the city: its markers per space, and whether it is rebuilt."""
+
+    building: str
+    markers: tuple[int | None, ...]
+    reconstructed: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Turn:
+    seat: int
+    number: int = 1
+    phase: Phase = Phase.MOVEMENT
+    steps: int = 2                 #: orthogonal steps left this movement phase
+    scales_given: bool = False     #: dragons pay on the first contribution only (R6)
+    courtyard_offerings: int = 0   #: Pillars need an offering at the Courtyard first (R9)
+    offered: bool = False          #: one offering per turn without Pillars
+    action_used: bool = False      #: expansion action, once per turn (R13)
+    relocated: bool = False        #: moved by the Main Hall: nothing more this turn
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    reason: EndReason
+    winners: tuple[int, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """Everything about one game. ``seed`` and ``deck`` order are secret (R16)."""
+
+    options: Options
+    city: City
+    seed: str
+    commitment: str
+    sites: Mapping[str, Site]
+    players: tuple[Player, ...]
+    dragons: Mapping[Dragon, str | None]
+    obelisk: tuple[int | None, ...]
+    scale_supply: int
+    deck: tuple[str, ...] = ()
+    discard: tuple[str, ...] = ()
+    reshuffles: int = 0
+    turn: Turn | None = None
+    result: Result | None = None
+    version: int = 0
+
+    @property
+    def finished(self) -> bool:
+        return self.result is not None
+
+    def player(self, seat: int) -> Player:
+        return self.players[seat]
+
+    def next_obelisk_space(self) -> int | None:
+        """Index of the lowest open obelisk space, None when it is full."""
+        for i, owner in enumerate(self.obelisk):
+            if owner is None:
+                return i
+        return None
