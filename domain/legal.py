@@ -7,6 +7,7 @@ same colour and value are interchangeable), and contributions are the minimal pa
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import lru_cache
 from itertools import combinations
 
 from . import commands as cmd
@@ -40,7 +41,7 @@ def legal_commands(state: Game, seat: int) -> Iterator[cmd.Command]:
         yield from _contributions(state, seat)
         yield from _offers(state, seat, kinds)
         yield from _actions(state, seat)
-    yield from _resets(seat, kinds, player.hand)
+    yield from _resets(seat, player.hand)
 
 
 def _movement(state: Game, seat: int, kinds: list[str]) -> Iterator[cmd.Command]:
@@ -109,16 +110,21 @@ def _actions(state: Game, seat: int) -> Iterator[cmd.Command]:
         yield cmd.UseAction(seat)
 
 
-def _resets(seat: int, kinds: list[str], hand: tuple[str, ...]) -> Iterator[cmd.Command]:
+def _resets(seat: int, hand: tuple[str, ...]) -> Iterator[cmd.Command]:
     yield cmd.EndTurn(seat)
-    pool: list[str] = []
-    for cid in kinds:  # a kind may be discarded twice when two such cards are in hand
-        same = sorted(c for c in hand if CARDS[c].kind == CARDS[cid].kind)
-        pool += same[:MAX_DISCARDS]
-    chosen: set[tuple[tuple[Colour, int], ...]] = set()
-    for n in range(1, MAX_DISCARDS + 1):
-        for combo in combinations(pool, n):
-            key = tuple(sorted(CARDS[c].kind for c in combo))
-            if key not in chosen:
-                chosen.add(key)
-                yield cmd.EndTurn(seat, tuple(sorted(combo)))
+    yield from (cmd.EndTurn(seat, d) for d in _discard_choices(tuple(sorted(hand))))
+
+
+@lru_cache(maxsize=4096)
+def _discard_choices(hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    """1 or 2 cards to discard, one choice per combination of kinds (``hand`` sorted)."""
+    by_kind: dict[tuple[Colour, int], list[str]] = {}
+    for cid in hand:
+        by_kind.setdefault(CARDS[cid].kind, []).append(cid)
+    groups = list(by_kind.values())
+    choices: list[tuple[str, ...]] = [(g[0],) for g in groups]
+    for i, first in enumerate(groups):
+        if len(first) > 1:
+            choices.append((first[0], first[1]))
+        choices += [(first[0], second[0]) for second in groups[i + 1:]]
+    return tuple(choices)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from itertools import product
 
 from .commands import Recolour
@@ -67,6 +68,7 @@ def check_hoax(hoax: Sequence[Recolour], cards: Sequence[Card], colour: Colour) 
     return frozenset(recoloured)
 
 
+@lru_cache(maxsize=None)
 def _covers(targets: int) -> list[tuple[int, int]]:
     """Minimal (Hoax 1, Hoax 2) counts covering ``targets`` cards of one colour."""
     result = []
@@ -81,11 +83,25 @@ def _covers(targets: int) -> list[tuple[int, int]]:
     return result
 
 
-def minimal_payments(hand: Sequence[str], colour: Colour, need: int) -> Iterator[tuple[tuple[str, ...], tuple[Recolour, ...]]]:
+Payment = tuple[tuple[str, ...], tuple[Recolour, ...]]
+
+
+def minimal_payments(hand: Sequence[str], colour: Colour, need: int) -> tuple[Payment, ...]:
     """Every minimal way to pay ``need`` in ``colour`` from ``hand``: no card could be left out,
-    and no two results differ only by equal cards (same colour and value)."""
+    and no two results differ only by equal cards (same colour and value).
+
+    Cached: a hand does not change while its owner moves, and bots ask again and again."""
+    return _minimal_payments(tuple(sorted(hand)), colour, need)
+
+
+@lru_cache(maxsize=8192)
+def _minimal_payments(hand: tuple[str, ...], colour: Colour, need: int) -> tuple[Payment, ...]:
+    return tuple(_search(hand, colour, need))
+
+
+def _search(hand: tuple[str, ...], colour: Colour, need: int) -> Iterator[Payment]:
     ids: dict[Kind, list[str]] = {}
-    for cid in sorted(hand):
+    for cid in hand:
         ids.setdefault(CARDS[cid].kind, []).append(cid)
     avail = Counter({k: len(v) for k, v in ids.items()})
     hoaxes = avail[(Colour.WHITE, 1)] + avail[(Colour.WHITE, 2)]
@@ -106,23 +122,25 @@ def minimal_payments(hand: Sequence[str], colour: Colour, need: int) -> Iterator
     if colour is not Colour.BROWN:
         b1, b2 = avail[pair_kinds[0]], avail[pair_kinds[1]]
         pairs += [(x, n - x) for n in range(2, b1 + b2 + 1, 2) for x in range(0, n + 1) if x <= b1 and n - x <= b2]
-    seen: set[tuple[tuple[str, ...], tuple[Recolour, ...]]] = set()
+    seen: set[Payment] = set()
 
-    def emit(used: dict[tuple[str, Kind], int]) -> Iterator[tuple[tuple[str, ...], tuple[Recolour, ...]]]:
-        taken: Counter[Kind] = Counter()
+    def emit(choice: tuple[tuple[str, Kind, int], ...]) -> Iterator[Payment]:
+        taken: dict[Kind, int] = {}
         cards: list[str] = []
         targets: dict[Colour, list[str]] = {}
-        for (role, kind), n in used.items():
-            chosen = ids[kind][taken[kind]: taken[kind] + n]
-            taken[kind] += n
+        for role, kind, n in choice:
+            first = taken.get(kind, 0)
+            chosen = ids[kind][first: first + n]
+            taken[kind] = first + n
             cards += chosen
             if role == "target":
                 targets.setdefault(kind[0], []).extend(chosen)
+        cards.sort()
         if not targets:
-            yield tuple(sorted(cards)), ()
+            yield tuple(cards), ()
             return
-        w1 = ids.get((Colour.WHITE, 1), [])[taken[(Colour.WHITE, 1)]:]
-        w2 = ids.get((Colour.WHITE, 2), [])[taken[(Colour.WHITE, 2)]:]
+        w1 = ids.get((Colour.WHITE, 1), [])[taken.get((Colour.WHITE, 1), 0):]
+        w2 = ids.get((Colour.WHITE, 2), [])[taken.get((Colour.WHITE, 2), 0):]
         colours = sorted(targets)
         for plan in product(*(_covers(len(targets[x])) for x in colours)):
             if sum(h1 for h1, _ in plan) > len(w1) or sum(h2 for _, h2 in plan) > len(w2):
@@ -139,22 +157,36 @@ def minimal_payments(hand: Sequence[str], colour: Colour, need: int) -> Iterator
                     hoax.append(Recolour(w1[i1], tuple(sorted(rest[:share]))))
                     rest = rest[share:]
                     i1 += 1
-            yield tuple(sorted(cards)), tuple(hoax)
+            yield tuple(cards), tuple(hoax)
 
-    def dfs(i: int, value: int, smallest: int, used: dict[tuple[str, Kind], int]) -> Iterator[tuple[tuple[str, ...], tuple[Recolour, ...]]]:
+    found: list[tuple[tuple[str, Kind, int], ...]] = []
+    used: list[tuple[str, Kind, int]] = []
+    n_slots = len(slots)
+
+    w1_kind, w2_kind = (Colour.WHITE, 1), (Colour.WHITE, 2)
+
+    def dfs(i: int, value: int, smallest: int, colours: frozenset[Colour], recoloured: int) -> None:
+        """Collect every choice of units whose value reaches ``need`` minimally."""
         if value >= need:
             if value - smallest < need:
-                yield from emit(used)
+                found.append(tuple(used))
             return
-        if i == len(slots):
+        if i == n_slots:
             return
         role, kind, unit = slots[i]
-        yield from dfs(i + 1, value, smallest, used)
+        dfs(i + 1, value, smallest, colours, recoloured)
+        if role == "target":
+            colours = colours | {kind[0]}
         for n in range(1, avail[kind] + 1):
             avail[kind] -= n
-            used[(role, kind)] = n
-            yield from dfs(i + 1, value + n * unit, min(smallest, unit), used)
-            del used[(role, kind)]
+            if role == "target":
+                hoax = avail[w1_kind] + avail[w2_kind]  # a cheap bound: can any cover exist?
+                if len(colours) > hoax or recoloured + n > 4 * avail[w1_kind] + avail[w2_kind]:
+                    avail[kind] += n
+                    break
+            used.append((role, kind, n))
+            dfs(i + 1, value + n * unit, min(smallest, unit), colours, recoloured + n * (role == "target"))
+            used.pop()
             avail[kind] += n
             if value + n * unit >= need:
                 break
@@ -162,15 +194,13 @@ def minimal_payments(hand: Sequence[str], colour: Colour, need: int) -> Iterator
     for b1, b2 in pairs:
         avail[pair_kinds[0]] -= b1
         avail[pair_kinds[1]] -= b2
-        start: dict[tuple[str, Kind], int] = {}
-        if b1:
-            start[("pair", pair_kinds[0])] = b1
-        if b2:
-            start[("pair", pair_kinds[1])] = b2
+        used[:] = [("pair", k, n) for k, n in zip(pair_kinds, (b1, b2)) if n]
         pair_value = 3 * ((b1 + b2) // 2)
-        for result in dfs(0, pair_value, 3 if pair_value else 99, start):
+        dfs(0, pair_value, 3 if pair_value else 99, frozenset(), 0)
+        avail[pair_kinds[0]] += b1
+        avail[pair_kinds[1]] += b2
+    for choice in found:
+        for result in emit(choice):
             if result not in seen:
                 seen.add(result)
                 yield result
-        avail[pair_kinds[0]] += b1
-        avail[pair_kinds[1]] += b2

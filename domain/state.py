@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Mapping
+from typing import Any, Mapping
 
 from .city import City
 from .options import Options
@@ -103,3 +103,21 @@ class Game:
             if owner is None:
                 return i
         return None
+
+
+def copy_with(obj: Any, **changes: Any) -> Any:
+    """``dataclasses.replace`` without re-running ``__init__``: evolve's hot path.
+
+    Events are trusted, so nothing needs validating; copying the fields directly makes a fold
+    several times faster. The copy is a new frozen object; the original is untouched.
+    """
+    cls = type(obj)
+    new = object.__new__(cls)
+    fields = getattr(obj, "__dict__", None)
+    if fields is not None:
+        new.__dict__.update(fields)
+        new.__dict__.update(changes)
+    else:
+        for name in cls.__slots__:
+            object.__setattr__(new, name, changes[name] if name in changes else getattr(obj, name))
+    return new

@@ -1,0 +1,125 @@
+"""Properties over random legal play from random seeds, every player count, both editions."""
+from collections import Counter
+from dataclasses import replace
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from domain import Edition, IllegalCommand, InvalidCommand, Options, decide, evolve, fold, legal_commands, new_game, redact, view
+from domain import commands as cmd
+from domain.peoples import CARDS
+from domain.options import MARKERS_PER_PLAYER
+
+games = st.builds(
+    lambda players, edition, expansion, seed: (Options(players, edition, expansion and edition is Edition.CMON), seed),
+    st.integers(2, 4),
+    st.sampled_from(Edition),
+    st.booleans(),
+    st.binary(min_size=8, max_size=8),
+)
+SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def _invariants(g, options):
+    cards = list(g.deck) + list(g.discard) + [c for p in g.players for c in p.hand + p.aside]
+    assert len(cards) == 80 and set(cards) == set(CARDS)
+    for p in g.players:
+        on_board = sum(m == p.seat for s in g.sites.values() for m in s.markers) + g.obelisk.count(p.seat)
+        assert on_board + p.markers == MARKERS_PER_PLAYER
+    if g.scale_supply > 0:
+        assert g.scale_supply + sum(p.scales for p in g.players) == options.scale_supply
+    for seat in range(options.players):
+        v = repr(view(g, seat))
+        for other in g.players:
+            if other.seat != seat and not g.finished:
+                assert all(repr(c) not in v for c in other.hand + other.aside)
+
+
+def _mutations(c, players):
+    """Commands near a legal one that the rules must refuse."""
+    yield replace(c, seat=(c.seat + 1) % players)
+    yield replace(c, seat=players)
+    if isinstance(c, cmd.Contribute):
+        yield replace(c, space=99)
+        yield replace(c, building="atlantis")
+        yield replace(c, cards=c.cards + ("no-such-card",))
+    if isinstance(c, (cmd.Move, cmd.FlyFigure, cmd.MoveDragon)):
+        yield replace(c, to="atlantis")
+    if isinstance(c, cmd.EndTurn):
+        yield replace(c, discards=("not-a-card",))
+
+
+@SETTINGS
+@given(games, st.randoms(use_true_random=False), st.integers(10, 50))
+def test_random_legal_play_keeps_every_invariant(setup, rnd, turns):
+    options, seed = setup
+    events = new_game(options, seed)
+    g = fold(events)
+    stepwise = g
+    while not g.finished and g.turn.number <= turns:
+        seat = g.turn.seat
+        legal = list(legal_commands(g, seat))
+        assert legal, "a seat whose turn it is always has a legal command"
+        for other in range(options.players):
+            if other != seat:
+                assert not list(legal_commands(g, other))
+        command = rnd.choice(legal)
+        for bad in _mutations(command, options.players):
+            if bad == command:
+                continue
+            try:
+                decide(g, bad)
+            except (IllegalCommand, InvalidCommand):
+                pass
+            else:
+                raise AssertionError(f"{bad} should be refused")
+        new = decide(g, command)
+        assert new, f"{command} decided nothing"
+        for e in new:
+            g = evolve(g, e)
+        events += new
+        _invariants(g, options)
+    assert fold(events) == g
+
+
+@SETTINGS
+@given(games)
+def test_seeded_setup_is_reproducible(setup):
+    options, seed = setup
+    assert new_game(options, seed) == new_game(options, seed)
+
+
+@SETTINGS
+@given(games, st.randoms(use_true_random=False))
+def test_every_legal_contribution_is_minimal(setup, rnd):
+    options, seed = setup
+    g = fold(new_game(options, seed))
+    seat = g.turn.seat
+    for tile in rnd.sample(sorted(g.sites), 6):
+        here = replace(g, players=tuple(replace(p, position=tile) if p.seat == seat else p for p in g.players))
+        for c in legal_commands(here, seat):
+            if isinstance(c, cmd.Contribute):
+                decide(here, c)
+                for i in range(len(c.cards)):
+                    smaller = c.cards[:i] + c.cards[i + 1:]
+                    targets = {t for h in c.hoax for t in h.targets}
+                    if not smaller or c.cards[i] in targets:
+                        continue
+                    try:
+                        decide(here, replace(c, cards=smaller))
+                    except IllegalCommand:
+                        continue
+                    raise AssertionError(f"{c} is not minimal: {c.cards[i]} could be left out")
+
+
+@SETTINGS
+@given(games)
+def test_redacted_events_never_carry_another_seats_cards(setup):
+    options, seed = setup
+    for e in new_game(options, seed):
+        for seat in range(options.players):
+            r = redact(e, seat)
+            cards = getattr(r, "cards", None)
+            if cards is not None and getattr(r, "seat", seat) != seat:
+                raise AssertionError(f"{e} leaks to seat {seat}")
+            assert getattr(r, "order", None) is None and getattr(r, "seed", None) is None
