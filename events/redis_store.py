@@ -1,0 +1,129 @@
+"""The event store on Redis Streams. One Lua script per write checks everything, then writes.
+
+Stream entry ids are ``0-<seq>``, so an event's id is its sequence number and a range read
+by version is one XRANGE. Streams are never trimmed. Command ids live in a per-game hash for
+the life of the game. Production settings: see docs/operations.md.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+import redis
+
+from . import keys
+from .serialization import StoredEvent, from_record
+from .store import Appended, EventStore, IdempotencyConflict, InvalidRecord, WrongExpectedVersion
+
+FIELDS = ("type", "schema", "at", "actor", "data")
+
+# KEYS: stream, commands. ARGV: expected, command id, command hash, game, count, then
+# count * len(FIELDS) values. Every check comes before the first write, so a refused or
+# malformed append writes nothing.
+APPEND = """
+local expected = tonumber(ARGV[1])
+local cid, chash, game, n = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
+local width = 5
+if expected == nil or n == nil or n < 1 or #ARGV ~= 5 + n * width then
+  return redis.error_reply('INVALID append arguments')
+end
+for i = 0, n - 1 do
+  local base = 5 + i * width
+  if ARGV[base + 1] == '' or not string.match(ARGV[base + 2], '^%d+$')
+     or string.sub(ARGV[base + 5], 1, 1) ~= '{' then
+    return redis.error_reply('INVALID record ' .. (i + 1))
+  end
+end
+if cid ~= '' then
+  local seen = redis.call('HGET', KEYS[2], cid)
+  if seen then
+    local h, first, last = string.match(seen, '^(.*)|(%d+)|(%d+)$')
+    if h == chash then return {'duplicate', tonumber(first), tonumber(last)} end
+    return {'mismatch', tonumber(first), tonumber(last)}
+  end
+end
+local current = redis.call('XLEN', KEYS[1])
+if current ~= expected then return {'conflict', current, current} end
+for i = 0, n - 1 do
+  local base = 5 + i * width
+  local seq = current + i + 1
+  redis.call('XADD', KEYS[1], '0-' .. seq,
+    'type', ARGV[base + 1], 'schema', ARGV[base + 2], 'game', game, 'seq', seq,
+    'at', ARGV[base + 3], 'actor', ARGV[base + 4], 'command', cid, 'data', ARGV[base + 5])
+end
+if cid ~= '' then
+  redis.call('HSET', KEYS[2], cid, chash .. '|' .. (current + 1) .. '|' .. (current + n))
+end
+return {'ok', current + 1, current + n}
+"""
+
+# KEYS: snapshot. ARGV: version, schema, state. Never replaces a newer snapshot of the
+# same schema; a snapshot of another schema is always replaced.
+SNAPSHOT = """
+local old = redis.call('HMGET', KEYS[1], 'version', 'schema')
+if old[1] and old[2] == ARGV[2] and tonumber(old[1]) >= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[1], 'version', ARGV[1], 'schema', ARGV[2], 'state', ARGV[3])
+return 1
+"""
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+class RedisStore(EventStore):
+    """Works with redis-py clients: a real server, a cluster client, or fakeredis."""
+
+    def __init__(self, client: "redis.Redis[Any]") -> None:
+        self.client = client
+        self._append = client.register_script(APPEND)
+        self._snapshot = client.register_script(SNAPSHOT)
+
+    def _append_records(self, game, expected, records, command_id, command_hash):  # type: ignore[no-untyped-def]
+        args: list[Any] = [expected, command_id, command_hash, game, len(records)]
+        for r in records:
+            args += [r[f] for f in FIELDS]
+        try:
+            status, first, last = self._append(keys=[keys.stream(game), keys.commands(game)], args=args)
+        except redis.ResponseError as error:
+            if "INVALID" in str(error):
+                raise InvalidRecord(str(error)) from error
+            raise
+        status = _text(status)
+        if status == "conflict":
+            raise WrongExpectedVersion(expected, int(first))
+        if status == "mismatch":
+            raise IdempotencyConflict(f"command id {command_id} was used for another command")
+        return Appended(int(first), int(last), duplicate=status == "duplicate")
+
+    def read(self, game: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
+        if until is not None and until <= after:
+            return []
+        end = f"0-{until}" if until is not None else "+"
+        entries = self.client.xrange(keys.stream(game), f"0-{after + 1}", end)
+        return [from_record({_text(k): _text(v) for k, v in fields.items()}) for _, fields in entries]
+
+    def version(self, game: str) -> int:
+        return int(self.client.xlen(keys.stream(game)))
+
+    def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
+        seen = self.client.hget(keys.commands(game), command_id)
+        if seen is None:
+            return None
+        digest, first, last = _text(seen).rsplit("|", 2)
+        return digest, Appended(int(first), int(last), duplicate=True)
+
+    def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool:
+        return bool(self._snapshot(keys=[keys.snapshot(game)], args=[version, schema, state]))
+
+    def _read_snapshot(self, game: str) -> tuple[int, int, str] | None:
+        version, schema, state = self.client.hmget(keys.snapshot(game), "version", "schema", "state")
+        if version is None or state is None:
+            return None
+        return int(version), int(schema), _text(state)
+
+    def games(self) -> list[str]:
+        found = []
+        for key in self.client.scan_iter(match="{game:*}:events", count=1000):
+            name = _text(key)
+            found.append(name[len("{game:"): name.index("}")])
+        return found

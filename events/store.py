@@ -1,0 +1,190 @@
+"""The event store: append-only streams per game, exactly-once commands, snapshots.
+
+``EventStore`` holds what every backend shares (loading a state from a snapshot plus the
+events after it); ``InMemoryStore`` and ``RedisStore`` implement the storage primitives with
+the same contract, which ``tests/contract`` checks against each of them.
+"""
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from domain import Event, Game, evolve
+
+from .serialization import StoredEvent, from_record, now, to_record
+from .snapshots import SNAPSHOT_SCHEMA, decode_state, encode_state
+
+SNAPSHOT_EVERY = 100  #: write a snapshot when this many events follow the last one
+
+
+class StoreError(Exception):
+    """Base of the store's refusals."""
+
+
+class WrongExpectedVersion(StoreError):
+    """Someone appended first: the caller's view of the game is stale."""
+
+    def __init__(self, expected: int, current: int) -> None:
+        super().__init__(f"expected version {expected}, the game is at {current}")
+        self.expected = expected
+        self.current = current
+
+
+class IdempotencyConflict(StoreError):
+    """A command id was reused for a different command."""
+
+
+class InvalidRecord(StoreError):
+    """A record failed validation; nothing was written."""
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """The outcome of an append: the events' sequence numbers, and whether this was a
+    replay of a command already applied (then nothing new was written)."""
+
+    first: int
+    last: int
+    duplicate: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    version: int
+    state: Game
+
+
+class EventStore(ABC):
+    """One game = one append-only stream, numbered from 1; the version is its length."""
+
+    @abstractmethod
+    def _append_records(
+        self, game: str, expected: int, records: list[dict[str, str]], command_id: str, command_hash: str
+    ) -> Appended: ...
+
+    @abstractmethod
+    def read(self, game: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
+        """Events with after < seq <= until, in order."""
+
+    @abstractmethod
+    def version(self, game: str) -> int: ...
+
+    @abstractmethod
+    def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
+        """The hash and outcome recorded for a command id, if any."""
+
+    @abstractmethod
+    def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool: ...
+
+    @abstractmethod
+    def _read_snapshot(self, game: str) -> tuple[int, int, str] | None: ...
+
+    @abstractmethod
+    def games(self) -> list[str]:
+        """Every game id with a stream, for rebuilding projections."""
+
+    def append(
+        self,
+        game: str,
+        expected: int,
+        events: Sequence[Event],
+        *,
+        actor: str = "system",
+        command_id: str = "",
+        command_hash: str = "",
+    ) -> Appended:
+        """Append atomically if the stream is at ``expected``; a known command id with the
+        same hash returns its original outcome and writes nothing."""
+        if not events:
+            raise InvalidRecord("nothing to append")
+        at = now()
+        records = [to_record(e, game, expected + i + 1, actor, command_id, at) for i, e in enumerate(events)]
+        return self._append_records(game, expected, records, command_id, command_hash)
+
+    def save_snapshot(self, game: str, state: Game) -> bool:
+        """Store a snapshot unless one as new or newer is there; True when written."""
+        return self._write_snapshot(game, state.version, SNAPSHOT_SCHEMA, encode_state(state))
+
+    def snapshot(self, game: str) -> Snapshot | None:
+        """The latest snapshot of the current schema, or None."""
+        found = self._read_snapshot(game)
+        if found is None or found[1] != SNAPSHOT_SCHEMA:
+            return None
+        return Snapshot(found[0], decode_state(found[2]))
+
+    def load(self, game: str, *, snapshots: bool = True) -> Game | None:
+        """The current state: the snapshot plus the events after it (or a full fold)."""
+        snap = self.snapshot(game) if snapshots else None
+        state = snap.state if snap else None
+        tail = self.read(game, after=snap.version if snap else 0)
+        for stored in tail:
+            state = evolve(state, stored.event)
+        if snapshots and state is not None and len(tail) >= SNAPSHOT_EVERY:
+            self.save_snapshot(game, state)
+        return state
+
+    def state_at(self, game: str, version: int) -> Game | None:
+        """The state after ``version`` events (time travel), folded from the start."""
+        state = None
+        for stored in self.read(game, until=version):
+            state = evolve(state, stored.event)
+        return state
+
+
+def _check(records: list[dict[str, str]]) -> None:
+    for r in records:
+        if not r.get("type") or not r.get("schema", "").isdigit() or not r.get("data", "").startswith("{"):
+            raise InvalidRecord(f"malformed record {r.get('type')!r}")
+
+
+class InMemoryStore(EventStore):
+    """A store in this process's memory: for unit tests and the contract's reference."""
+
+    def __init__(self) -> None:
+        self._streams: dict[str, list[dict[str, str]]] = {}
+        self._commands: dict[str, dict[str, tuple[str, Appended]]] = {}
+        self._snapshots: dict[str, tuple[int, int, str]] = {}
+        self._lock = threading.Lock()
+
+    def _append_records(self, game, expected, records, command_id, command_hash):  # type: ignore[no-untyped-def]
+        with self._lock:
+            _check(records)
+            seen = self._commands.get(game, {}).get(command_id) if command_id else None
+            if seen is not None:
+                if seen[0] != command_hash:
+                    raise IdempotencyConflict(f"command id {command_id} was used for another command")
+                return Appended(seen[1].first, seen[1].last, duplicate=True)
+            stream = self._streams.setdefault(game, [])
+            if len(stream) != expected:
+                raise WrongExpectedVersion(expected, len(stream))
+            stream.extend(records)
+            outcome = Appended(expected + 1, expected + len(records))
+            if command_id:
+                self._commands.setdefault(game, {})[command_id] = (command_hash, outcome)
+            return outcome
+
+    def read(self, game: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
+        stream = self._streams.get(game, [])
+        return [from_record(r) for r in stream[after:until]]
+
+    def version(self, game: str) -> int:
+        return len(self._streams.get(game, []))
+
+    def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
+        return self._commands.get(game, {}).get(command_id)
+
+    def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool:
+        with self._lock:
+            old = self._snapshots.get(game)
+            if old is not None and old[1] == schema and old[0] >= version:
+                return False
+            self._snapshots[game] = (version, schema, state)
+            return True
+
+    def _read_snapshot(self, game: str) -> tuple[int, int, str] | None:
+        return self._snapshots.get(game)
+
+    def games(self) -> list[str]:
+        return list(self._streams)

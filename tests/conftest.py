@@ -1,0 +1,33 @@
+"""Shared fixtures: a real Redis server for the whole run (REDIS_URL, or an embedded one)."""
+from __future__ import annotations
+
+import os
+import uuid
+
+import pytest
+import redis
+
+
+@pytest.fixture(scope="session")
+def redis_url(tmp_path_factory):
+    """A real Redis: REDIS_URL when set, else an embedded redis-server stopped at the end."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    from events.embedded import EmbeddedRedis
+
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), persist=False)
+    yield server.url
+    server.stop()
+
+
+@pytest.fixture
+def real_redis(redis_url):
+    client = redis.Redis.from_url(redis_url)
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def game_id():
+    return uuid.uuid4().hex

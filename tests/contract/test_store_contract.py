@@ -1,0 +1,146 @@
+"""One contract for every event store backend: in memory, fakeredis, and a real Redis."""
+from __future__ import annotations
+
+import json
+
+import fakeredis
+import pytest
+
+from domain import Options, decide, fold, legal_commands, new_game
+from events.redis_store import RedisStore
+from events.serialization import SCHEMA, from_record
+from events.store import IdempotencyConflict, InMemoryStore, InvalidRecord, WrongExpectedVersion
+
+SEED = b"contract"
+
+
+@pytest.fixture(params=["memory", "fakeredis", "redis"])
+def store(request):
+    if request.param == "memory":
+        return InMemoryStore()
+    if request.param == "fakeredis":
+        return RedisStore(fakeredis.FakeRedis())
+    return RedisStore(request.getfixturevalue("real_redis"))
+
+
+def opening():
+    return new_game(Options(3), SEED)
+
+
+def test_append_then_read_returns_the_same_events_in_order(store, game_id):
+    events = opening()
+    outcome = store.append(game_id, 0, events, command_id="create", command_hash="h")
+    assert (outcome.first, outcome.last, outcome.duplicate) == (1, len(events), False)
+    stored = store.read(game_id)
+    assert [s.event for s in stored] == events
+    assert [s.seq for s in stored] == list(range(1, len(events) + 1))
+    assert all(s.game == game_id and s.command == "create" for s in stored)
+    assert store.version(game_id) == len(events)
+
+
+def test_read_a_range_by_version(store, game_id):
+    events = opening()
+    store.append(game_id, 0, events)
+    assert [s.seq for s in store.read(game_id, after=2, until=4)] == [3, 4]
+    assert [s.event for s in store.read(game_id, after=3)] == events[3:]
+    assert store.read(game_id, after=len(events)) == []
+
+
+def test_a_stale_version_is_refused_with_the_current_version(store, game_id):
+    events = opening()
+    store.append(game_id, 0, events)
+    with pytest.raises(WrongExpectedVersion) as stale:
+        store.append(game_id, 2, events[:1])
+    assert stale.value.current == len(events)
+    assert store.version(game_id) == len(events)
+
+
+def test_a_repeated_command_id_returns_the_original_outcome_and_writes_nothing(store, game_id):
+    events = opening()
+    first = store.append(game_id, 0, events, command_id="c1", command_hash="same")
+    again = store.append(game_id, 0, events, command_id="c1", command_hash="same")
+    assert again.duplicate and (again.first, again.last) == (first.first, first.last)
+    assert store.version(game_id) == len(events)
+    digest, outcome = store.command(game_id, "c1")
+    assert digest == "same" and outcome.last == first.last
+
+
+def test_a_command_id_reused_for_another_command_is_refused(store, game_id):
+    events = opening()
+    store.append(game_id, 0, events, command_id="c1", command_hash="one")
+    with pytest.raises(IdempotencyConflict):
+        store.append(game_id, len(events), events[:1], command_id="c1", command_hash="two")
+    assert store.version(game_id) == len(events)
+
+
+def test_an_append_that_fails_validation_writes_nothing(store, game_id):
+    events = opening()
+    good = [dict(type="GameCreated", schema="1", game=game_id, seq="1", at="t", actor="system", command="", data="{}")]
+    bad = good + [dict(good[0], type="")]
+    with pytest.raises(InvalidRecord):
+        store._append_records(game_id, 0, bad, "cmd", "h")
+    assert store.version(game_id) == 0 and store.command(game_id, "cmd") is None
+    store.append(game_id, 0, events, command_id="cmd", command_hash="h")  # the id is still free
+    assert store.version(game_id) == len(events)
+
+
+def test_snapshot_plus_tail_equals_the_full_fold(store, game_id):
+    import random
+
+    events = opening()
+    state = fold(events)
+    rnd = random.Random(3)
+    for _ in range(40):
+        events += decide(state, rnd.choice(list(legal_commands(state, state.turn.seat))))
+        state = fold(events)
+    store.append(game_id, 0, events[:30])
+    mid = fold(events[:30])
+    assert store.save_snapshot(game_id, mid)
+    store.append(game_id, 30, events[30:])
+    assert store.snapshot(game_id).version == 30
+    assert store.load(game_id) == store.load(game_id, snapshots=False) == fold(events)
+    assert store.state_at(game_id, 12) == fold(events[:12])
+
+
+def test_a_snapshot_never_replaces_a_newer_one(store, game_id):
+    events = opening()
+    store.append(game_id, 0, events)
+    newer = fold(events)
+    older = fold(events[:3])
+    assert store.save_snapshot(game_id, newer)
+    assert not store.save_snapshot(game_id, older)
+    assert store.snapshot(game_id).version == newer.version
+
+
+def test_a_snapshot_of_another_schema_is_ignored(store, game_id):
+    events = opening()
+    store.append(game_id, 0, events)
+    store._write_snapshot(game_id, 3, 999, "{}")
+    assert store.snapshot(game_id) is None
+    assert store.load(game_id) == fold(events)
+
+
+def test_a_v1_event_written_by_hand_is_upcast_on_read():
+    record = {
+        "type": "ContributionMade", "schema": "1", "game": "g", "seq": "9", "at": "2026-01-01T00:00:00Z",
+        "actor": "0", "command": "",
+        "data": json.dumps({"seat": 0, "building": "earth_temple", "space": 2, "cards": ["red-3a"]}),
+    }
+    stored = from_record(record)
+    assert stored.schema == SCHEMA["ContributionMade"] == 2
+    assert stored.event.colour == "red" and stored.event.hoax == () and stored.event.cards == ("red-3a",)
+
+
+def test_upcasting_through_the_store(store, game_id):
+    store.append(game_id, 0, opening()[:1])
+    raw = {
+        "type": "ContributionMade", "schema": "1", "game": game_id, "seq": "2", "at": "t", "actor": "0",
+        "command": "", "data": json.dumps({"seat": 0, "building": "royal_palace", "space": 0, "cards": ["red-3a"], "colour": "red"}),
+    }
+    store._append_records(game_id, 1, [raw], "", "")
+    assert store.read(game_id, after=1)[0].event.hoax == ()
+
+
+def test_games_lists_every_stream(store, game_id):
+    store.append(game_id, 0, opening())
+    assert game_id in store.games()
