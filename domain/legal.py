@@ -82,6 +82,15 @@ def _contributions(state: Game, seat: int) -> Iterator[cmd.Command]:
                 )
 
 
+def offers_and_actions(state: Game, seat: int) -> Iterator[cmd.Command]:
+    """The legal offerings and building actions alone (bots judge these apart)."""
+    assert state.turn is not None
+    if state.turn.relocated or state.turn.seat != seat or state.finished:
+        return
+    yield from _offers(state, seat, _one_per_kind(state.players[seat].hand))
+    yield from _actions(state, seat)
+
+
 def _offers(state: Game, seat: int, kinds: list[str]) -> Iterator[cmd.Command]:
     assert state.turn is not None
     player = state.players[seat]

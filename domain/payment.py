@@ -86,25 +86,26 @@ def _covers(targets: int) -> list[tuple[int, int]]:
 Payment = tuple[tuple[str, ...], tuple[Recolour, ...]]
 
 
-def minimal_payments(hand: Sequence[str], colour: Colour, need: int) -> tuple[Payment, ...]:
+def minimal_payments(hand: Sequence[str], colour: Colour, need: int, hoax: bool = True) -> tuple[Payment, ...]:
     """Every minimal way to pay ``need`` in ``colour`` from ``hand``: no card could be left out,
     and no two results differ only by equal cards (same colour and value).
 
-    Cached: a hand does not change while its owner moves, and bots ask again and again."""
-    return _minimal_payments(tuple(sorted(hand)), colour, need)
+    Cached: a hand does not change while its owner moves, and bots ask again and again.
+    ``hoax=False`` leaves out payments that play a Hoax (a quick search for bots)."""
+    return _minimal_payments(tuple(sorted(hand)), colour, need, hoax)
 
 
 @lru_cache(maxsize=8192)
-def _minimal_payments(hand: tuple[str, ...], colour: Colour, need: int) -> tuple[Payment, ...]:
-    return tuple(_search(hand, colour, need))
+def _minimal_payments(hand: tuple[str, ...], colour: Colour, need: int, hoax: bool) -> tuple[Payment, ...]:
+    return tuple(_search(hand, colour, need, hoax))
 
 
-def _search(hand: tuple[str, ...], colour: Colour, need: int) -> Iterator[Payment]:
+def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) -> Iterator[Payment]:
     ids: dict[Kind, list[str]] = {}
     for cid in hand:
         ids.setdefault(CARDS[cid].kind, []).append(cid)
     avail = Counter({k: len(v) for k, v in ids.items()})
-    hoaxes = avail[(Colour.WHITE, 1)] + avail[(Colour.WHITE, 2)]
+    hoaxes = avail[(Colour.WHITE, 1)] + avail[(Colour.WHITE, 2)] if use_hoax else 0
     slots: list[tuple[str, Kind, int]] = []
     for v in (1, 2, 3):
         if avail[(colour, v)]:

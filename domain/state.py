@@ -89,6 +89,8 @@ class Game:
     turn: Turn | None = None
     result: Result | None = None
     version: int = 0
+    #: Only in a bot's observation: the cards it cannot place (others' hands, the deck).
+    unseen: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:

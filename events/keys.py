@@ -24,6 +24,8 @@ def meta(game: str) -> str:
     return tag(game) + ":meta"
 
 
-#: The game index (a projection, rebuildable from the streams) lives outside any game's slot.
-INDEX = "index:games"            # sorted set: game id -> creation time
-INDEX_SUMMARY = "index:summary"  # hash: game id -> JSON summary (status, turn, version)
+#: The game index (a projection, rebuildable from the streams) lives outside any game's
+#: slot, its keys sharing the ``{index}`` tag so one script updates them together.
+INDEX = "{index}:games"            # sorted set: game id -> creation time
+INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary (status, turn, version)
+TOKENS = "{index}:tokens"          # hash: sha256(seat token) -> "game:seat"

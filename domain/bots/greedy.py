@@ -1,0 +1,126 @@
+"""The greedy bot: pick the tile whose best contributions (or offerings) are worth most,
+walk there, pay greedily, then discard the weakest cards. Explainable: every choice is the
+largest gain of ``heuristic.value`` one step (or one tile) ahead."""
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+
+from .. import commands as cmd
+from ..catalogue import BUILDINGS, COURTYARD
+from ..payment import minimal_payments
+from ..decide import decide
+from ..evolve import evolve
+from ..legal import offers_and_actions
+from ..peoples import CARDS, Colour
+from ..state import Game, Phase, copy_with
+from .heuristic import CARD_VALUE, value
+from .observation import determinize
+
+FLIGHT_COST = 1.5  #: a Flit 1 spent to fly is a card not spent on a contribution
+
+
+def apply(state: Game, command: cmd.Command) -> Game:
+    for e in decide(state, command):
+        state = evolve(state, e)
+    return state
+
+
+def candidates(state: Game, seat: int) -> Iterator[cmd.Command]:
+    """Contribution-phase commands worth judging: per open space and colour the payment
+    (without Hoax tricks) that spends the least card value; offerings; building actions."""
+    player = state.players[seat]
+    site = state.sites.get(player.position)
+    if site is not None and not site.reconstructed and player.markers > 0:
+        for index, space in enumerate(BUILDINGS[site.building].spaces):
+            if site.markers[index] is not None:
+                continue
+            for colour in [space.colour] if space.colour else list(Colour):
+                payments = minimal_payments(player.hand, colour, space.value, hoax=False)
+                if payments:
+                    cards, _ = min(payments, key=lambda p: (sum(CARDS[c].value for c in p[0]), p[0]))
+                    yield cmd.Contribute(seat, site.building, index, cards, None if space.colour else colour.value)
+    yield from offers_and_actions(state, seat)
+
+
+def best_action(state: Game, seat: int) -> tuple[float, cmd.Command | None]:
+    """The contribution-phase command that starts the best short plan, if any gains."""
+    base = value(state, seat)
+    best: tuple[float, cmd.Command | None] = (0.0, None)
+    for c in candidates(state, seat):
+        if isinstance(c, cmd.UseAction) and c.to is not None:
+            continue  # the Main Hall's move is judged by the tile plan, not here
+        after = apply(state, c)
+        gain = value(after, seat) - base + plan_value(after, seat, 1)
+        if gain > best[0]:
+            best = (gain, c)
+    return best
+
+
+def plan_value(state: Game, seat: int, depth: int) -> float:
+    """The best total gain of up to ``depth`` contribution-phase commands from ``state``: a
+    short look-ahead, so that a marker placed now counts when the next one completes."""
+    if depth == 0 or state.finished:
+        return 0.0
+    base = value(state, seat)
+    best = 0.0
+    for c in candidates(state, seat):
+        if isinstance(c, cmd.UseAction) and c.to is not None:
+            continue
+        after = apply(state, c)
+        best = max(best, value(after, seat) - base + plan_value(after, seat, depth - 1))
+    return best
+
+
+def tile_value(state: Game, seat: int, tile: str, depth: int = 2) -> float:
+    """What contributing (or offering) at ``tile`` this turn could gain."""
+    here = copy_with(state, players=tuple(copy_with(p, position=tile) if p.seat == seat else p for p in state.players))
+    return plan_value(here, seat, depth)
+
+
+def discards(state: Game, seat: int) -> tuple[str, ...]:
+    """Up to two 1s, of peoples that pay nothing near and have no power worth keeping."""
+    hand = sorted(state.players[seat].hand, key=lambda c: (CARDS[c].value, c))
+    keep = {Colour.GREY, Colour.GREEN, Colour.YELLOW}
+    weak = [c for c in hand if CARDS[c].value == 1 and CARDS[c].colour not in keep]
+    return tuple(sorted(weak[:2]))
+
+
+LATER = 0.7  #: a plan that needs another turn to reach is worth this fraction per turn away
+
+
+def _step_towards(world: Game, here: str, target: str) -> str:
+    return next(
+        n for n in world.city.neighbours[here]
+        if world.city.distances[n][target] == world.city.distances[here][target] - 1
+    )
+
+
+def choose(observation: Game, seat: int, rng: random.Random) -> cmd.Command:
+    world = determinize(observation, rng)
+    turn = world.turn
+    assert turn is not None
+    player = world.players[seat]
+    here = player.position
+    if turn.phase is Phase.MOVEMENT and not turn.relocated:
+        distances = world.city.distances[here]
+        gains = {tile: tile_value(world, seat, tile) for tile in world.city.tiles}
+        flit = next((c for c in sorted(player.hand) if CARDS[c].colour is Colour.GREY and CARDS[c].value == 1), None)
+
+        def worth(tile: str) -> float:
+            away = max(0, distances[tile] - turn.steps)  # type: ignore[union-attr]
+            if away and flit:
+                return gains[tile] - FLIGHT_COST
+            turns_away = -(-away // 2)
+            return gains[tile] * LATER ** turns_away
+
+        target = max(world.city.tiles, key=lambda t: (worth(t), t == here, -distances[t]))
+        if worth(target) > 0 and target != here:
+            if distances[target] > turn.steps and flit:
+                return cmd.FlyFigure(seat, flit, target)
+            if turn.steps > 0:
+                return cmd.Move(seat, _step_towards(world, here, target))
+    gain, action = best_action(world, seat)
+    if action is not None and not turn.relocated:
+        return action
+    return cmd.EndTurn(seat, discards(world, seat))

@@ -1,0 +1,60 @@
+"""How good a position is for one seat: the greedy bot's yardstick and MCTS's leaf value."""
+from __future__ import annotations
+
+from ..catalogue import BUILDINGS, COURTYARD, Reward
+from ..peoples import CARDS
+from ..state import Game
+
+OFFERING = 14.0      #: an offering is worth more than the 7-12 crystals it costs
+SCALE = 1.0          #: three scales fetch about three crystals
+CARD = 0.8           #: a card won is worth about its average value in hand
+CARD_VALUE = 0.25    #: each point of card value in hand: cards only matter as payments
+#: Markers are scarce: the last ones in supply are worth most, for without one a seat can
+#: neither contribute nor offer.
+SPARE_MARKERS = (4.0, 3.0, 2.0, 1.0, 0.5, 0.3, 0.2, 0.2, 0.2, 0.2)
+WIN = 1000.0
+
+
+def reward_value(r: Reward) -> float:
+    return r.crystals + SCALE * r.scales + CARD * r.cards
+
+
+def building_share(state: Game, seat: int, building: str) -> float:
+    """What ``seat`` can expect from an unfinished building it has markers on: its bonuses
+    if completed, times a likelihood that grows as the building fills."""
+    site = state.sites[building]
+    spec = BUILDINGS[building]
+    mine = site.markers.count(seat)
+    if not mine:
+        return 0.0
+    best_other = max((site.markers.count(s) for s in range(state.options.players) if s != seat), default=0)
+    share = reward_value(spec.construction)
+    if mine >= best_other:
+        share += reward_value(spec.majority)
+    for near in state.city.neighbours[building]:
+        if near != COURTYARD and state.sites[near].reconstructed:
+            share += reward_value(BUILDINGS[near].neighbourhood)
+    filled = sum(m is not None for m in site.markers) / len(site.markers)
+    return share * (0.4 + 0.6 * filled)
+
+
+def value(state: Game, seat: int) -> float:
+    p = state.players[seat]
+    if state.result is not None:
+        if seat in state.result.winners:
+            return WIN / max(1, len(state.result.winners))
+        return -WIN / 4
+    v = p.crystals + OFFERING * p.offerings * (1 + p.offerings / state.options.offerings_to_win) + SCALE * p.scales
+    for building, site in state.sites.items():
+        if not site.reconstructed and seat in site.markers:
+            v += building_share(state, seat, building)
+    v += sum(SPARE_MARKERS[: p.markers])
+    v += CARD_VALUE * sum(CARDS[c].value for c in p.hand + p.aside if c in CARDS)
+    return v
+
+
+def advantage(state: Game, seat: int) -> float:
+    """My value minus the best opponent's: what a seat playing to win maximises."""
+    mine = value(state, seat)
+    others = [value(state, s) for s in range(state.options.players) if s != seat]
+    return mine - max(others) if others else mine

@@ -1,0 +1,51 @@
+"""Commands and events as the JSON clients send and receive.
+
+A command is ``{"type": "<name>", ...fields}`` without the seat (the seat comes from the
+token); ``legal`` returns exactly this form so a client can post a choice back unchanged.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from domain import COMMAND_NAMES, COMMAND_TYPES, Command, Event
+from domain.commands import Contribute, Recolour
+from events.serialization import StoredEvent, payload
+
+
+def command_to_json(command: Command) -> dict[str, Any]:
+    doc: dict[str, Any] = {"type": COMMAND_NAMES[type(command)]}
+    for f in dataclasses.fields(command):  # type: ignore[arg-type]
+        if f.name == "seat":
+            continue
+        value = getattr(command, f.name)
+        if f.name == "hoax":
+            value = [{"card": h.card, "targets": list(h.targets)} for h in value]
+        elif isinstance(value, tuple):
+            value = list(value)
+        doc[f.name] = value
+    return doc
+
+
+def command_from_json(doc: dict[str, Any], seat: int) -> Command:
+    """Build a domain command from an already validated document."""
+    cls = COMMAND_TYPES[doc["type"]]
+    fields = {k: v for k, v in doc.items() if k != "type"}
+    for name, value in fields.items():
+        if isinstance(value, list):
+            fields[name] = tuple(value)
+    if cls is Contribute:
+        fields["hoax"] = tuple(Recolour(h["card"], tuple(h["targets"])) for h in fields.get("hoax", ()))
+    return cls(seat=seat, **fields)  # type: ignore[no-any-return]
+
+
+def event_to_json(stored: StoredEvent, event: Event) -> dict[str, Any]:
+    """A stored event as served: metadata plus the (already redacted) payload."""
+    return {
+        "seq": stored.seq,
+        "type": stored.type,
+        "schema": stored.schema,
+        "at": stored.at,
+        "actor": stored.actor,
+        "data": payload(event),
+    }

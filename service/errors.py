@@ -1,0 +1,37 @@
+"""The service's own refusals, each mapped once to an RFC 9457 problem in ``problems``."""
+from __future__ import annotations
+
+
+class ServiceError(Exception):
+    status = 400
+    code = "bad_request"
+    title = "Bad request"
+
+    def __init__(self, detail: str, **extra: object) -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.extra = extra
+
+
+class NotFound(ServiceError):
+    status, code, title = 404, "not_found", "Not found"
+
+
+class Unauthorized(ServiceError):
+    status, code, title = 401, "unauthorized", "A seat token is required"
+
+
+class Forbidden(ServiceError):
+    status, code, title = 403, "forbidden", "This token may not do that"
+
+
+class SeatTaken(ServiceError):
+    status, code, title = 409, "seat_taken", "The seat is not open"
+
+
+class NotFinished(ServiceError):
+    status, code, title = 409, "not_finished", "The game has not ended"
+
+
+class PreconditionRequired(ServiceError):
+    status, code, title = 428, "precondition_required", "State the version you played against"

@@ -1,0 +1,265 @@
+"""The application service: load a game, let the domain decide, append the events.
+
+It is the only caller of ``decide`` outside tests and bots, and it owns what is not a rule
+of the game: seat tokens and invites, idempotency keys, the index, and asking the workers to
+play a bot's turn.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import secrets
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from domain import Command, Event, Game, Options, decide, evolve, new_game
+from domain.events import TurnStarted
+from domain.city import Cell
+from events import keys
+from events.projection import GameIndex
+from events.serialization import StoredEvent, now
+from events.store import EventStore, IdempotencyConflict, WrongExpectedVersion
+
+from .codec import command_to_json
+from .errors import Forbidden, NotFound, SeatTaken, Unauthorized
+
+BOT_LEVELS = ("random", "greedy", "mcts")
+
+#: Called when a seat must be played by the workers: (game, version, seat, level, reason).
+TurnHook = Callable[[str, int, int, str, str], None]
+
+
+def digest(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class SeatSpec:
+    """A seat as requested at creation: ``human`` (token returned now), ``open`` (an invite
+    to pass on) or ``bot`` with a level."""
+
+    kind: str
+    name: str | None = None
+    level: str | None = None
+
+
+@dataclass(frozen=True)
+class Created:
+    game: str
+    version: int
+    seats: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a command did: its events, and the state right after them."""
+
+    events: list[StoredEvent]
+    state: Game
+    duplicate: bool
+
+
+class GameService:
+    def __init__(self, client: Any, store: EventStore, on_turn: TurnHook | None = None) -> None:
+        self.client = client
+        self.store = store
+        self.index = GameIndex(client)
+        self.on_turn = on_turn
+
+    # -- creation and seats ---------------------------------------------------------------
+
+    def create(
+        self,
+        options: Options,
+        seats: list[SeatSpec],
+        *,
+        grid: dict[str, Cell] | None = None,
+        deck: list[str] | None = None,
+        first_player: int | None = None,
+        turn_deadline: int | None = None,
+        deadline_level: str | None = None,
+    ) -> Created:
+        game = uuid.uuid4().hex
+        seed = os.urandom(32)
+        events = new_game(options, seed, grid=grid, deck=deck, first_player=first_player)
+        public: list[dict[str, Any]] = []
+        stored_seats: list[dict[str, Any]] = []
+        tokens: dict[str, str] = {}
+        for seat, spec in enumerate(seats):
+            entry: dict[str, Any] = {"seat": seat, "kind": spec.kind, "name": spec.name, "level": spec.level}
+            shown = dict(entry)
+            if spec.kind == "human":
+                token = secrets.token_urlsafe(32)
+                entry["token"] = digest(token)
+                tokens[entry["token"]] = f"{game}:{seat}"
+                shown["token"] = token
+            elif spec.kind == "open":
+                invite = secrets.token_urlsafe(24)
+                entry["invite"] = digest(invite)
+                shown["invite"] = invite
+            stored_seats.append(entry)
+            public.append(shown)
+        meta = {
+            "created": json.dumps(now()),
+            "seats": json.dumps(stored_seats),
+            "turn_deadline": json.dumps(turn_deadline),
+            "deadline_level": json.dumps(deadline_level),
+        }
+        self.client.hset(keys.meta(game), mapping=meta)
+        if tokens:
+            self.client.hset(keys.TOKENS, mapping=tokens)
+        self.store.append(game, 0, events, actor="system", command_id="create", command_hash="create")
+        state = self.store.load(game)
+        assert state is not None
+        self._after_append(game, state, turn_started=True)
+        return Created(game, state.version, public)
+
+    def seats(self, game: str) -> list[dict[str, Any]]:
+        return self.settings(game)["seats"]  # type: ignore[no-any-return]
+
+    def public_seats(self, game: str) -> list[dict[str, Any]]:
+        """Seats as anyone may see them: no token or invite hashes."""
+        return [
+            {"seat": s["seat"], "kind": s["kind"], "name": s.get("name"), "level": s.get("level"),
+             "open": s["kind"] == "open"}
+            for s in self.seats(game)
+        ]
+
+    def join(self, game: str, seat: int, invite: str, name: str | None) -> str:
+        """Take an open seat with its invite; returns the seat's token (shown only now)."""
+        seats = self.seats(game)
+        if not 0 <= seat < len(seats):
+            raise NotFound(f"no seat {seat} in game {game}")
+        entry = seats[seat]
+        if entry["kind"] != "open":
+            raise SeatTaken(f"seat {seat} is not open")
+        if not secrets.compare_digest(entry.get("invite", ""), digest(invite)):
+            raise Forbidden("the invite does not match this seat")
+        token = secrets.token_urlsafe(32)
+        # compare-and-set on the seats document so two joiners cannot both win
+        with self.client.pipeline() as pipe:
+            while True:
+                try:
+                    pipe.watch(keys.meta(game))
+                    current = json.loads(pipe.hget(keys.meta(game), "seats"))
+                    if current[seat]["kind"] != "open":
+                        raise SeatTaken(f"seat {seat} was just taken")
+                    current[seat] = {"seat": seat, "kind": "human", "name": name, "level": None, "token": digest(token)}
+                    pipe.multi()
+                    pipe.hset(keys.meta(game), "seats", json.dumps(current))
+                    pipe.execute()
+                    break
+                except __import__("redis").WatchError:
+                    continue
+        self.client.hset(keys.TOKENS, digest(token), f"{game}:{seat}")
+        return token
+
+    def seat_of(self, game: str, token: str | None) -> int:
+        """The seat a token plays in ``game``; 401 without a token, 403 for another game's."""
+        if not token:
+            raise Unauthorized("send 'Authorization: Bearer <seat token>'")
+        found = self.client.hget(keys.TOKENS, digest(token))
+        if found is None:
+            raise Forbidden("unknown token")
+        owner, seat = (found.decode() if isinstance(found, bytes) else found).rsplit(":", 1)
+        if owner != game:
+            raise Forbidden("this token belongs to another game")
+        return int(seat)
+
+    def games_of(self, tokens: list[str]) -> dict[str, int]:
+        """game -> seat for each known token."""
+        result: dict[str, int] = {}
+        for token in tokens:
+            found = self.client.hget(keys.TOKENS, digest(token))
+            if found is not None:
+                game, seat = (found.decode() if isinstance(found, bytes) else found).rsplit(":", 1)
+                result[game] = int(seat)
+        return result
+
+    def settings(self, game: str) -> dict[str, Any]:
+        raw = self.client.hgetall(keys.meta(game))
+        if not raw:
+            raise NotFound(f"no game {game}")
+        return {(k.decode() if isinstance(k, bytes) else k): json.loads(v) for k, v in raw.items()}
+
+    # -- reading --------------------------------------------------------------------------
+
+    def state(self, game: str) -> Game:
+        state = self.store.load(game)
+        if state is None:
+            raise NotFound(f"no game {game}")
+        return state
+
+    def state_at(self, game: str, version: int) -> Game:
+        state = self.store.state_at(game, version)
+        if state is None:
+            raise NotFound(f"no game {game}")
+        return state
+
+    # -- playing --------------------------------------------------------------------------
+
+    def submit(
+        self,
+        game: str,
+        command: Command,
+        *,
+        expected: int | None,
+        key: str | None,
+        actor: str | None = None,
+    ) -> Outcome:
+        """Apply ``command`` exactly once. A retried ``key`` returns the original outcome;
+        ``expected`` (the version the client played against) guards against lost updates."""
+        command_hash = digest(json.dumps([command.seat, command_to_json(command)], sort_keys=True))
+        if key:
+            seen = self.store.command(game, key)
+            if seen is not None:
+                return self._replay(game, key, command_hash, seen)
+        state = self.state(game)
+        if expected is not None and expected != state.version:
+            raise WrongExpectedVersion(expected, state.version)
+        events: list[Event] = decide(state, command)
+        try:
+            appended = self.store.append(
+                game, state.version, events, actor=actor or str(command.seat),
+                command_id=key or "", command_hash=command_hash,
+            )
+        except WrongExpectedVersion:
+            seen = self.store.command(game, key) if key else None
+            if seen is not None:  # the same command raced itself: the other copy won
+                return self._replay(game, key, command_hash, seen)  # type: ignore[arg-type]
+            raise
+        if appended.duplicate:
+            return self._replay(game, key or "", command_hash, (command_hash, appended))
+        stored = self.store.read(game, after=state.version, until=appended.last)
+        new_state = state
+        for s in stored:
+            new_state = evolve(new_state, s.event)
+        self._after_append(game, new_state, turn_started=any(isinstance(s.event, TurnStarted) for s in stored))
+        return Outcome(stored, new_state, duplicate=False)
+
+    def _replay(self, game: str, key: str, command_hash: str, seen: tuple[str, Any]) -> Outcome:
+        recorded_hash, outcome = seen
+        if recorded_hash != command_hash:
+            raise IdempotencyConflict(f"Idempotency-Key {key} was used for a different command")
+        return Outcome(
+            self.store.read(game, after=outcome.first - 1, until=outcome.last),
+            self.state_at(game, outcome.last),
+            duplicate=True,
+        )
+
+    def _after_append(self, game: str, state: Game, *, turn_started: bool) -> None:
+        """Update the index; when a turn starts, hand a bot's turn (or the deadline of a
+        human's) to the workers."""
+        settings = self.settings(game)
+        self.index.record(game, state, settings["created"])
+        if not turn_started or state.finished or state.turn is None or self.on_turn is None:
+            return
+        turn = state.turn
+        seat = settings["seats"][turn.seat]
+        if seat["kind"] == "bot":
+            self.on_turn(game, state.version, turn.seat, seat.get("level") or "greedy", "bot")
+        elif settings.get("turn_deadline"):
+            self.on_turn(game, state.version, turn.seat, settings.get("deadline_level") or "pass", "deadline")
