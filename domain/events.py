@@ -18,6 +18,7 @@ class GameCreated:
     grid: tuple[tuple[str, int, int], ...]  #: (tile, row, column)
     commitment: str                           #: SHA-256 of the seed, public from the start
     seed: str | None                          #: secret until the game ends
+    explicit: tuple[str, ...] = ()            #: parts given, not drawn: grid, deck, first_player
 
 
 @dataclass(frozen=True, slots=True)

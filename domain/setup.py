@@ -36,6 +36,7 @@ def new_game(
         order = tuple(deck)
         if sorted(order) != sorted(CANONICAL_DECK):
             raise ValueError("deck must list each of the 80 card ids exactly once")
+    first_player_given = first_player
     if first_player is None:
         first_player = rng.choice(seed, "first-player", options.players)
     elif not 0 <= first_player < options.players:
@@ -49,6 +50,10 @@ def new_game(
             grid=tuple(sorted((t, r, c) for t, (r, c) in placement.items())),
             commitment=rng.commitment(seed),
             seed=seed.hex(),
+            explicit=tuple(
+                name for name, given in (("grid", grid), ("deck", deck), ("first_player", first_player_given))
+                if given is not None
+            ),
         ),
         ev.DeckShuffled(order),
     ]

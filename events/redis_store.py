@@ -14,7 +14,7 @@ from . import keys
 from .serialization import StoredEvent, from_record
 from .store import Appended, EventStore, IdempotencyConflict, InvalidRecord, WrongExpectedVersion
 
-FIELDS = ("type", "schema", "at", "actor", "data")
+FIELDS = ("type", "schema", "at", "actor", "meta", "data")
 
 # KEYS: stream, commands. ARGV: expected, command id, command hash, game, count, then
 # count * len(FIELDS) values. Every check comes before the first write, so a refused or
@@ -22,14 +22,14 @@ FIELDS = ("type", "schema", "at", "actor", "data")
 APPEND = """
 local expected = tonumber(ARGV[1])
 local cid, chash, game, n = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
-local width = 5
+local width = 6
 if expected == nil or n == nil or n < 1 or #ARGV ~= 5 + n * width then
   return redis.error_reply('INVALID append arguments')
 end
 for i = 0, n - 1 do
   local base = 5 + i * width
   if ARGV[base + 1] == '' or not string.match(ARGV[base + 2], '^%d+$')
-     or string.sub(ARGV[base + 5], 1, 1) ~= '{' then
+     or string.sub(ARGV[base + 6], 1, 1) ~= '{' then
     return redis.error_reply('INVALID record ' .. (i + 1))
   end
 end
@@ -48,7 +48,8 @@ for i = 0, n - 1 do
   local seq = current + i + 1
   redis.call('XADD', KEYS[1], '0-' .. seq,
     'type', ARGV[base + 1], 'schema', ARGV[base + 2], 'game', game, 'seq', seq,
-    'at', ARGV[base + 3], 'actor', ARGV[base + 4], 'command', cid, 'data', ARGV[base + 5])
+    'at', ARGV[base + 3], 'actor', ARGV[base + 4], 'command', cid, 'meta', ARGV[base + 5],
+    'data', ARGV[base + 6])
 end
 if cid ~= '' then
   redis.call('HSET', KEYS[2], cid, chash .. '|' .. (current + 1) .. '|' .. (current + n))
@@ -81,7 +82,7 @@ class RedisStore(EventStore):
     def _append_records(self, game, expected, records, command_id, command_hash):  # type: ignore[no-untyped-def]
         args: list[Any] = [expected, command_id, command_hash, game, len(records)]
         for r in records:
-            args += [r[f] for f in FIELDS]
+            args += [r.get(f, "{}") if f == "meta" else r[f] for f in FIELDS]
         try:
             status, first, last = self._append(keys=[keys.stream(game), keys.commands(game)], args=args)
         except redis.ResponseError as error:

@@ -1,8 +1,9 @@
 """Stored events: JSON with a type tag, a schema version, and upcasters for old versions.
 
 A stored event is a flat record (``Redis stream fields``): ``type``, ``schema``, ``game``,
-``seq``, ``at`` (ISO-8601 UTC), ``actor`` (a seat number or ``system``), ``command`` (the command
-id that caused it) and ``data`` (the payload as JSON). Reading upcasts old payloads step by
+``seq``, ``at`` (ISO-8601 UTC), ``actor`` (a seat number, ``bot:<level>``, ``deadline:<level>``
+or ``system``), ``command`` (the command id that caused it), ``meta`` (JSON about how the
+command was chosen) and ``data`` (the payload as JSON). Reading upcasts old payloads step by
 step to the current schema, so the domain only ever sees current events.
 """
 from __future__ import annotations
@@ -53,6 +54,7 @@ class StoredEvent:
     at: str
     actor: str
     command: str
+    meta: str  #: JSON: how the command was chosen (a bot's level, budget and view hash)
     event: Event
 
 
@@ -95,7 +97,9 @@ def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def to_record(event: Event, game: str, seq: int, actor: str, command: str, at: str | None = None) -> dict[str, str]:
+def to_record(
+    event: Event, game: str, seq: int, actor: str, command: str, at: str | None = None, meta: str = "{}"
+) -> dict[str, str]:
     """The flat record stored for ``event``."""
     name = type(event).__name__
     return {
@@ -106,6 +110,7 @@ def to_record(event: Event, game: str, seq: int, actor: str, command: str, at: s
         "at": at or now(),
         "actor": actor,
         "command": command,
+        "meta": meta,
         "data": json.dumps(payload(event), separators=(",", ":")),
     }
 
@@ -123,5 +128,6 @@ def from_record(record: Mapping[str, str]) -> StoredEvent:
         at=record["at"],
         actor=record["actor"],
         command=record.get("command", ""),
+        meta=record.get("meta", "{}"),
         event=decode(name, data),
     )

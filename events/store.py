@@ -94,13 +94,14 @@ class EventStore(ABC):
         actor: str = "system",
         command_id: str = "",
         command_hash: str = "",
+        meta: str = "{}",
     ) -> Appended:
         """Append atomically if the stream is at ``expected``; a known command id with the
         same hash returns its original outcome and writes nothing."""
         if not events:
             raise InvalidRecord("nothing to append")
         at = now()
-        records = [to_record(e, game, expected + i + 1, actor, command_id, at) for i, e in enumerate(events)]
+        records = [to_record(e, game, expected + i + 1, actor, command_id, at, meta) for i, e in enumerate(events)]
         return self._append_records(game, expected, records, command_id, command_hash)
 
     def save_snapshot(self, game: str, state: Game) -> bool:

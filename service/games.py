@@ -28,8 +28,20 @@ from .errors import Forbidden, NotFound, SeatTaken, Unauthorized
 
 BOT_LEVELS = ("random", "greedy", "mcts")
 
-#: Called when a seat must be played by the workers: (game, version, seat, level, reason).
-TurnHook = Callable[[str, int, int, str, str], None]
+@dataclass(frozen=True)
+class TurnTicket:
+    """A turn the workers must play: a bot's, or a human's whose deadline may pass."""
+
+    game: str
+    version: int   #: the version when the turn started
+    seat: int
+    turn: int      #: the turn number; a job for a turn that is over does nothing
+    level: str     #: bot level, or ``pass`` to end a late human's turn
+    reason: str    #: ``bot`` or ``deadline``
+    delay: int = 0  #: seconds to wait first (the deadline)
+
+
+TurnHook = Callable[[TurnTicket], None]
 
 
 def digest(secret: str) -> str:
@@ -209,6 +221,7 @@ class GameService:
         expected: int | None,
         key: str | None,
         actor: str | None = None,
+        meta: str = "{}",
     ) -> Outcome:
         """Apply ``command`` exactly once. A retried ``key`` returns the original outcome;
         ``expected`` (the version the client played against) guards against lost updates."""
@@ -224,7 +237,7 @@ class GameService:
         try:
             appended = self.store.append(
                 game, state.version, events, actor=actor or str(command.seat),
-                command_id=key or "", command_hash=command_hash,
+                command_id=key or "", command_hash=command_hash, meta=meta,
             )
         except WrongExpectedVersion:
             seen = self.store.command(game, key) if key else None
@@ -260,6 +273,7 @@ class GameService:
         turn = state.turn
         seat = settings["seats"][turn.seat]
         if seat["kind"] == "bot":
-            self.on_turn(game, state.version, turn.seat, seat.get("level") or "greedy", "bot")
+            self.on_turn(TurnTicket(game, state.version, turn.seat, turn.number, seat.get("level") or "greedy", "bot"))
         elif settings.get("turn_deadline"):
-            self.on_turn(game, state.version, turn.seat, settings.get("deadline_level") or "pass", "deadline")
+            level = settings.get("deadline_level") or "pass"
+            self.on_turn(TurnTicket(game, state.version, turn.seat, turn.number, level, "deadline", settings["turn_deadline"]))

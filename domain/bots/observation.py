@@ -16,6 +16,8 @@ HIDDEN_SEED = "00" * 32  #: bots reshuffle in their imagined worlds with a seed 
 
 
 def observe(state: Game, seat: int) -> Game:
+    if state.unseen:
+        return state  # already an observation
     hidden: list[str] = list(state.deck)
     players = []
     for p in state.players:

@@ -1,0 +1,1 @@
+"""The Flask API of the Blue Moon City service."""

@@ -1,0 +1,313 @@
+"""The REST API: routes only. Validation is the schemas', rules the domain's, storage the
+store's, and every error becomes a problem response in service/problems.py."""
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+from flask import Blueprint, Response, current_app, request, stream_with_context
+from marshmallow import ValidationError
+from werkzeug.exceptions import UnsupportedMediaType
+
+from domain import Edition, Layout, Options, legal_commands, redact, view
+from domain.audit import audit
+from events import keys
+from events.serialization import StoredEvent
+
+from . import schemas
+from .codec import command_from_json, command_to_json, event_to_json
+from .errors import NotFinished, NotFound, PreconditionRequired, Unauthorized
+from .games import GameService, SeatSpec
+
+api = Blueprint("api", __name__)
+MAX_WAIT = 30.0          #: seconds a long poll may wait
+SSE_SECONDS = 25.0       #: an SSE response ends after this; clients resume with Last-Event-ID
+PAGE = 200
+
+
+def service() -> GameService:
+    return current_app.extensions["bluemoon"].service  # type: ignore[no-any-return]
+
+
+def _json(schema: Any, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    body = schema.dump(data)
+    response = current_app.response_class(json.dumps(body), status=status, mimetype="application/json")
+    for k, v in (headers or {}).items():
+        response.headers[k] = v
+    return response
+
+
+def _body(schema: Any) -> dict[str, Any]:
+    if not request.is_json:
+        raise UnsupportedMediaType("send a JSON body with 'Content-Type: application/json'")
+    data = request.get_json(silent=False)
+    return schema.load(data if data is not None else {})  # type: ignore[no-any-return]
+
+
+def _tokens() -> list[str]:
+    header = request.headers.get("Authorization", "")
+    if not header.lower().startswith("bearer "):
+        return []
+    return [t.strip() for t in header[7:].split(",") if t.strip()]
+
+
+def _seat(game: str, required: bool) -> int | None:
+    tokens = _tokens()
+    if not tokens:
+        if required:
+            raise Unauthorized("send 'Authorization: Bearer <seat token>'")
+        return None
+    return service().seat_of(game, tokens[0])
+
+
+def _view(game: str, state: Any, seat: int | None) -> dict[str, Any]:
+    doc = view(state, seat)
+    doc["game"] = game
+    doc["seats"] = service().public_seats(game)
+    return doc
+
+
+def _events(stored: list[StoredEvent], seat: int | None, revealed: bool) -> list[dict[str, Any]]:
+    return [event_to_json(s, redact(s.event, seat, revealed=revealed)) for s in stored]
+
+
+def _etag(version: int) -> dict[str, str]:
+    return {"ETag": f'"{version}"'}
+
+
+# -- games ----------------------------------------------------------------------------------
+
+
+@api.post("/games")
+def create_game() -> Response:
+    doc = _body(schemas.CreateGame())
+    seats = [SeatSpec(s["kind"], s.get("name"), s.get("level") or ("greedy" if s["kind"] == "bot" else None)) for s in doc["seats"]]
+    options = Options(len(seats), Edition(doc["edition"]), doc["expansion"], Layout(doc["layout"]))
+    setup = doc.get("setup") or {}
+    grid = {p["tile"]: (p["row"], p["col"]) for p in setup["grid"]} if setup.get("grid") else None
+    if setup.get("first_player") is not None and setup["first_player"] >= len(seats):
+        raise ValidationError({"setup": {"first_player": [f"must be a seat number below {len(seats)}"]}})
+    try:
+        created = service().create(
+            options, seats, grid=grid, deck=setup.get("deck"), first_player=setup.get("first_player"),
+            turn_deadline=doc.get("turn_deadline"), deadline_level=doc.get("deadline_level"),
+        )
+    except ValueError as error:  # the domain's check of an explicit grid or deck
+        raise ValidationError({"setup": [str(error)]}) from error
+    for seat in created.seats:
+        seat["open"] = seat["kind"] == "open"
+        if "invite" in seat:
+            seat["invite_url"] = f"/games/{created.game}/seats/{seat['seat']}/join"
+    return _json(schemas.Created(), created.__dict__, 201, {"Location": f"/games/{created.game}", **_etag(created.version)})
+
+
+@api.get("/games")
+def list_games() -> Response:
+    status = request.args.get("status")
+    if status not in (None, "active", "finished"):
+        raise ValidationError({"status": ["must be active or finished"]})
+    my_turn = request.args.get("my_turn") in ("true", "1")
+    mine = service().games_of(_tokens())
+    if my_turn and not mine:
+        raise Unauthorized("my_turn=true needs 'Authorization: Bearer <seat token>'")
+    games = []
+    source = [g for g in (service().index.get(g) for g in mine) if g] if mine else service().index.list(status)
+    for summary in source:
+        if status and summary["status"] != status:
+            continue
+        seat = mine.get(summary["game"])
+        summary["my_seat"] = seat
+        summary["my_turn"] = None if seat is None else summary["turn"] == seat
+        if my_turn and not summary["my_turn"]:
+            continue
+        games.append(summary)
+    return _json(schemas.GameList(), {"games": games})
+
+
+@api.get("/games/<game>")
+def get_game(game: str) -> Response:
+    state = service().state(game)
+    seat = _seat(game, required=False)
+    etag = f'"{state.version}"'
+    if request.headers.get("If-None-Match") == etag:
+        return Response(status=304, headers={"ETag": etag})
+    return _json(schemas.GameView(), _view(game, state, seat), headers=_etag(state.version))
+
+
+@api.post("/games/<game>/seats/<int:seat>/join")
+def join(game: str, seat: int) -> Response:
+    doc = _body(schemas.Join())
+    token = service().join(game, seat, doc["invite"], doc.get("name"))
+    return _json(schemas.Joined(), {"game": game, "seat": seat, "token": token}, 201)
+
+
+# -- play -----------------------------------------------------------------------------------
+
+
+@api.get("/games/<game>/legal")
+def legal(game: str) -> Response:
+    seat = _seat(game, required=True)
+    state = service().state(game)
+    commands = [command_to_json(c) for c in legal_commands(state, seat)]  # type: ignore[arg-type]
+    return _json(schemas.Legal(), {"game": game, "version": state.version, "seat": seat, "commands": commands},
+                 headers=_etag(state.version))
+
+
+def _expected(doc: dict[str, Any]) -> int:
+    header = request.headers.get("If-Match")
+    if header:
+        try:
+            return int(header.strip().strip('"').removeprefix("W/").strip('"'))
+        except ValueError:
+            raise ValidationError({"If-Match": ['must be the version as an ETag, e.g. "12"']})
+    if doc.get("expected_version") is not None:
+        return int(doc["expected_version"])
+    raise PreconditionRequired("send If-Match: \"<version>\" or expected_version: the version you played against")
+
+
+@api.post("/games/<game>/commands")
+def post_command(game: str) -> Response:
+    seat = _seat(game, required=True)
+    doc = _body(schemas.CommandRequest())
+    expected = _expected(doc)
+    doc.pop("expected_version", None)
+    key = request.headers.get("Idempotency-Key")
+    if key is not None and not (1 <= len(key) <= 200):
+        raise ValidationError({"Idempotency-Key": ["must be 1-200 characters"]})
+    command = command_from_json(doc, seat)  # type: ignore[arg-type]
+    outcome = service().submit(game, command, expected=expected, key=key or None)
+    state = outcome.state
+    body = {
+        "game": game,
+        "version": state.version,
+        "duplicate": outcome.duplicate,
+        "events": _events(outcome.events, seat, revealed=False),
+        "view": _view(game, state, seat),
+    }
+    return _json(schemas.CommandResult(), body, headers=_etag(state.version))
+
+
+# -- follow ---------------------------------------------------------------------------------
+
+
+def _after() -> int:
+    raw = request.args.get("after", request.headers.get("Last-Event-ID", "0"))
+    try:
+        after = int(raw)
+    except ValueError:
+        raise ValidationError({"after": ["must be a whole number (a version)"]})
+    if after < 0:
+        raise ValidationError({"after": ["must not be negative"]})
+    return after
+
+
+def _wait_for(game: str, after: int, seconds: float) -> None:
+    """Block until the stream has an event after ``after`` or ``seconds`` pass."""
+    if seconds <= 0:
+        return
+    client = service().client
+    client.xread({keys.stream(game): f"0-{after}"}, count=1, block=int(seconds * 1000))
+
+
+@api.get("/games/<game>/events")
+def events(game: str) -> Response:
+    seat = _seat(game, required=False)
+    after = _after()
+    try:
+        wait = min(float(request.args.get("wait", "0")), MAX_WAIT)
+    except ValueError:
+        raise ValidationError({"wait": ["must be a number of seconds"]})
+    svc = service()
+    svc.state(game)  # 404 for an unknown game
+    stored = svc.store.read(game, after=after, until=after + PAGE)
+    if not stored and wait > 0:
+        _wait_for(game, after, wait)
+        stored = svc.store.read(game, after=after, until=after + PAGE)
+    version = svc.store.version(game)
+    body = {"game": game, "version": version, "events": _events(stored, seat, revealed=False),
+            "next_after": stored[-1].seq if stored else after}
+    return _json(schemas.EventPage(), body)
+
+
+@api.get("/games/<game>/stream")
+def stream(game: str) -> Response:
+    seat = _seat(game, required=False)
+    after = _after()
+    svc = service()
+    svc.state(game)
+
+    def generate() -> Iterator[str]:
+        position = after
+        deadline = time.monotonic() + SSE_SECONDS
+        yield "retry: 1000\n\n"
+        while time.monotonic() < deadline:
+            stored = svc.store.read(game, after=position, until=position + PAGE)
+            for s in stored:
+                doc = event_to_json(s, redact(s.event, seat))
+                yield f"id: {s.seq}\nevent: {s.type}\ndata: {json.dumps(doc)}\n\n"
+                position = s.seq
+            if not stored:
+                _wait_for(game, position, min(5.0, max(0.0, deadline - time.monotonic())))
+                yield ": keep-alive\n\n"
+
+    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+# -- replay and audit -----------------------------------------------------------------------
+
+
+@api.get("/games/<game>/versions/<int:version>")
+def at_version(game: str, version: int) -> Response:
+    seat = _seat(game, required=False)
+    svc = service()
+    current = svc.store.version(game)
+    if current == 0:
+        svc.state(game)
+    if not 1 <= version <= current:
+        raise NotFound(f"version must be 1..{current}")
+    return _json(schemas.GameView(), _view(game, svc.state_at(game, version), seat), headers=_etag(version))
+
+
+def _finished_log(game: str) -> tuple[Any, list[StoredEvent]]:
+    svc = service()
+    state = svc.state(game)
+    if not state.finished:
+        raise NotFinished("the full log, the seed and the audit are published when the game ends")
+    return state, svc.store.read(game)
+
+
+@api.get("/games/<game>/log")
+def log(game: str) -> Response:
+    state, stored = _finished_log(game)
+    body = {"game": game, "seed": state.seed, "commitment": state.commitment, "events": _events(stored, None, revealed=True)}
+    return _json(schemas.Log(), body)
+
+
+@api.get("/games/<game>/audit")
+def audit_game(game: str) -> Response:
+    _, stored = _finished_log(game)
+    checks = audit([s.event for s in stored])
+    body = {"game": game, "verified": all(c.ok for c in checks), "checks": [c.__dict__ for c in checks]}
+    return _json(schemas.Audit(), body)
+
+
+# -- operations -----------------------------------------------------------------------------
+
+
+@api.get("/healthz")
+def healthz() -> Response:
+    return _json(schemas.Health(), {"status": "ok"})
+
+
+@api.get("/readyz")
+def readyz() -> Response:
+    try:
+        service().client.ping()
+    except Exception as error:  # any failure to reach Redis means not ready
+        from .problems import problem
+
+        return problem(503, "not_ready", "Not ready", f"Redis is unreachable: {type(error).__name__}")
+    return _json(schemas.Health(), {"status": "ready"})

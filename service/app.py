@@ -1,0 +1,98 @@
+"""The Flask application factory."""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+from flask import Flask, Response, g, request, send_from_directory
+
+from . import problems
+from .api import api
+from .bootstrap import build
+from .ratelimit import RateLimiter
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULTS: dict[str, Any] = {
+    "MAX_CONTENT_LENGTH": 64 * 1024,  # commands are small; anything bigger is refused (413)
+    "RATE_LIMIT": 600,                 # requests per minute per client on writes (429 beyond)
+    "REDIS_URL": None,
+    "REDIS_CLIENT": None,              # a client to use instead (fakeredis in unit tests)
+    "ON_TURN": None,                   # a turn hook instead of RQ (tests)
+}
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        doc = {"ts": round(record.created, 3), "level": record.levelname, "logger": record.name, "msg": record.getMessage()}
+        doc.update(getattr(record, "fields", {}))
+        if record.exc_info:
+            doc["exc"] = self.formatException(record.exc_info)
+        return json.dumps(doc)
+
+
+def _logging(app: Flask) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JsonFormatter())
+    app.logger.handlers[:] = [handler]
+    app.logger.setLevel(logging.INFO)
+    app.logger.propagate = False
+
+    @app.before_request
+    def _start() -> None:
+        incoming = request.headers.get("X-Request-ID", "")
+        g.request_id = incoming if 0 < len(incoming) <= 100 else uuid.uuid4().hex
+        g.started = time.perf_counter()
+
+    @app.after_request
+    def _log(response: Response) -> Response:
+        response.headers["X-Request-ID"] = g.get("request_id", "")
+        fields = {
+            "request_id": g.get("request_id"), "method": request.method, "path": request.path,
+            "status": response.status_code, "ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
+        }
+        app.logger.info("request", extra={"fields": fields})
+        return response
+
+
+def _docs(app: Flask) -> None:
+    import swagger_ui_bundle
+
+    assets = Path(swagger_ui_bundle.swagger_ui_path)
+
+    @app.get("/openapi.yaml")
+    def openapi() -> Response:
+        return send_from_directory(ROOT, "openapi.yaml", mimetype="application/yaml")
+
+    @app.get("/docs")
+    def docs() -> Response:
+        page = (Path(__file__).parent / "docs.html").read_text()
+        return Response(page, mimetype="text/html")
+
+    @app.get("/docs/assets/<path:name>")
+    def docs_assets(name: str) -> Response:
+        return send_from_directory(assets, name)
+
+
+def create_app(config: dict[str, Any] | None = None) -> Flask:
+    app = Flask(__name__)
+    app.config.update(DEFAULTS)
+    app.config.update(config or {})
+    components = build(app.config["REDIS_URL"], client=app.config["REDIS_CLIENT"], on_turn=app.config["ON_TURN"])
+    app.extensions["bluemoon"] = components
+    app.extensions["ratelimit"] = RateLimiter(components.client, app.config["RATE_LIMIT"])
+    _logging(app)
+    problems.register(app)
+    app.register_blueprint(api)
+    _docs(app)
+
+    @app.before_request
+    def _limit() -> None:
+        if request.method in ("POST", "PUT", "PATCH", "DELETE"):
+            app.extensions["ratelimit"].check(request.headers.get("Authorization") or request.remote_addr or "anon")
+
+    return app

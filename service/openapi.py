@@ -1,0 +1,192 @@
+"""Generate openapi.yaml from the marshmallow schemas: ``python -m service.openapi``.
+
+The schemas are the single source; the paths below only say which schema each operation
+takes and returns. tests/e2e/test_openapi.py fails when the committed file is out of date.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+from apispec import APISpec
+from apispec.ext.marshmallow import MarshmallowPlugin
+
+from . import schemas
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+
+
+def _json(schema: str) -> dict[str, Any]:
+    return {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}
+
+
+def _problems(*codes: int) -> dict[str, Any]:
+    text = {
+        400: "Unreadable request (bad JSON).", 401: "No seat token.", 403: "The token may not do this.",
+        404: "No such game, seat or version.", 409: "Illegal move (code names the rule), stale version, seat taken, or not finished.",
+        412: "If-Match named a stale version.", 413: "Body too large.", 415: "Body is not JSON.",
+        422: "Malformed request: see errors.", 428: "No expected version given.", 429: "Too many writes.",
+        503: "Redis unreachable.",
+    }
+    return {str(c): {"description": text[c], "content": PROBLEM} for c in codes}
+
+
+GAME = {"name": "game", "in": "path", "required": True, "schema": {"type": "string"}, "description": "Game id."}
+AUTH = [{"seatToken": []}]
+OPTIONAL_AUTH = [{}, {"seatToken": []}]
+ETAG = {"ETag": {"description": "The game's version, quoted.", "schema": {"type": "string"}}}
+
+
+def paths() -> dict[str, dict[str, Any]]:
+    return {
+        "/games": {
+            "post": {
+                "operationId": "createGame", "summary": "Create a game; human seats get their secret token now.",
+                "requestBody": {"required": True, "content": _json("CreateGame")},
+                "responses": {"201": {"description": "Created.", "content": _json("Created"), "headers": ETAG},
+                              **_problems(400, 413, 415, 422, 429)},
+            },
+            "get": {
+                "operationId": "listGames", "summary": "List games, newest first; with a token, your games.",
+                "security": OPTIONAL_AUTH,
+                "parameters": [
+                    {"name": "status", "in": "query", "schema": {"type": "string", "enum": ["active", "finished"]}},
+                    {"name": "my_turn", "in": "query", "schema": {"type": "boolean"},
+                     "description": "Only games where it is the token's seat's turn."},
+                ],
+                "responses": {"200": {"description": "Games.", "content": _json("GameList")}, **_problems(401, 422)},
+            },
+        },
+        "/games/{game}": {
+            "get": {
+                "operationId": "getGame", "summary": "The game as your seat (with a token) or a spectator sees it.",
+                "security": OPTIONAL_AUTH, "parameters": [GAME],
+                "responses": {"200": {"description": "The view.", "content": _json("GameView"), "headers": ETAG},
+                              "304": {"description": "Not modified since the If-None-Match version."},
+                              **_problems(403, 404)},
+            }
+        },
+        "/games/{game}/seats/{seat}/join": {
+            "post": {
+                "operationId": "joinSeat", "summary": "Take an open seat with its invite; returns the seat token.",
+                "parameters": [GAME, {"name": "seat", "in": "path", "required": True, "schema": {"type": "integer"}}],
+                "requestBody": {"required": True, "content": _json("Join")},
+                "responses": {"201": {"description": "Joined.", "content": _json("Joined")},
+                              **_problems(400, 403, 404, 409, 413, 415, 422, 429)},
+            }
+        },
+        "/games/{game}/legal": {
+            "get": {
+                "operationId": "legalCommands", "summary": "Every legal command for your seat, ready to post back.",
+                "security": AUTH, "parameters": [GAME],
+                "responses": {"200": {"description": "Legal commands (empty when it is not your turn).", "content": _json("Legal"), "headers": ETAG},
+                              **_problems(401, 403, 404)},
+            }
+        },
+        "/games/{game}/commands": {
+            "post": {
+                "operationId": "postCommand", "summary": "Play a command, exactly once per Idempotency-Key.",
+                "security": AUTH,
+                "parameters": [
+                    GAME,
+                    {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string", "minLength": 1, "maxLength": 200},
+                     "description": "Retrying with the same key returns the original outcome and changes nothing."},
+                    {"name": "If-Match", "in": "header", "schema": {"type": "string"},
+                     "description": "The version you played against, quoted (or send expected_version)."},
+                ],
+                "requestBody": {"required": True, "content": _json("CommandRequest")},
+                "responses": {"200": {"description": "Applied (or replayed).", "content": _json("CommandResult"), "headers": ETAG},
+                              **_problems(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 429)},
+            }
+        },
+        "/games/{game}/events": {
+            "get": {
+                "operationId": "listEvents", "summary": "Events after a version, redacted for you; long-poll with wait.",
+                "security": OPTIONAL_AUTH,
+                "parameters": [
+                    GAME,
+                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
+                    {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 30, "default": 0},
+                     "description": "Seconds to wait for a new event when there is none yet."},
+                ],
+                "responses": {"200": {"description": "A page of events.", "content": _json("EventPage")}, **_problems(403, 404, 422)},
+            }
+        },
+        "/games/{game}/stream": {
+            "get": {
+                "operationId": "streamEvents",
+                "summary": "Server-Sent Events: each event as 'id: <seq>', 'event: <type>', 'data: <Event JSON>'; resume with Last-Event-ID.",
+                "security": OPTIONAL_AUTH,
+                "parameters": [
+                    GAME,
+                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+                    {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"}},
+                ],
+                "responses": {"200": {"description": "An event stream that ends after about 25 s; reconnect to resume.",
+                                      "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                              **_problems(403, 404, 422)},
+            }
+        },
+        "/games/{game}/versions/{version}": {
+            "get": {
+                "operationId": "getGameAtVersion", "summary": "The game as you saw it at a past version (time travel).",
+                "security": OPTIONAL_AUTH,
+                "parameters": [GAME, {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}],
+                "responses": {"200": {"description": "The view then.", "content": _json("GameView"), "headers": ETAG}, **_problems(403, 404)},
+            }
+        },
+        "/games/{game}/log": {
+            "get": {
+                "operationId": "getLog", "summary": "The full, unredacted event log and the seed, once the game has ended.",
+                "parameters": [GAME],
+                "responses": {"200": {"description": "The log.", "content": _json("Log")}, **_problems(404, 409)},
+            }
+        },
+        "/games/{game}/audit": {
+            "get": {
+                "operationId": "auditGame", "summary": "Re-derive every shuffle from the revealed seed and re-fold the log.",
+                "parameters": [GAME],
+                "responses": {"200": {"description": "The checks.", "content": _json("Audit")}, **_problems(404, 409)},
+            }
+        },
+        "/healthz": {"get": {"operationId": "health", "summary": "The process is up.",
+                             "responses": {"200": {"description": "OK", "content": _json("Health")}}}},
+        "/readyz": {"get": {"operationId": "ready", "summary": "Redis is reachable.",
+                            "responses": {"200": {"description": "Ready", "content": _json("Health")}, **_problems(503)}}},
+    }
+
+
+COMPONENTS = [
+    "CreateGame", "Created", "Join", "Joined", "GameList", "GameView", "Command", "CommandRequest", "Legal",
+    "CommandResult", "EventPage", "Log", "Audit", "Problem", "Health",
+]
+
+
+def build_spec() -> dict[str, Any]:
+    spec = APISpec(
+        title="Blue Moon City",
+        version="1.0.0",
+        openapi_version="3.0.3",
+        plugins=[MarshmallowPlugin()],
+        info={"description": (Path(__file__).parent / "api_intro.md").read_text()},
+    )
+    spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
+                                                   "description": "The seat token returned when the game was created or the seat joined."})
+    for name in COMPONENTS:
+        spec.components.schema(name, schema=getattr(schemas, name))
+    for path, operations in paths().items():
+        spec.path(path=path, operations=operations)
+    return spec.to_dict()
+
+
+def render() -> str:
+    return yaml.safe_dump(build_spec(), sort_keys=False, allow_unicode=True, width=120)
+
+
+if __name__ == "__main__":
+    target = ROOT / "openapi.yaml"
+    target.write_text(render())
+    print(f"wrote {target}", file=sys.stderr)

@@ -1,0 +1,85 @@
+"""RFC 9457 problem responses: every error the API returns, mapped in one place."""
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Flask, Response, jsonify, request
+from marshmallow import ValidationError
+from werkzeug.exceptions import HTTPException
+
+from domain import IllegalCommand, InvalidCommand
+from events.store import IdempotencyConflict, WrongExpectedVersion
+
+from .errors import ServiceError
+
+MEDIA_TYPE = "application/problem+json"
+
+
+def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Response:
+    body = {
+        "type": f"/problems/{code}",
+        "title": title,
+        "status": status,
+        "detail": detail,
+        "code": code,
+        "instance": request.path,
+        **{k: v for k, v in extra.items() if v is not None},
+    }
+    response = jsonify(body)
+    response.status_code = status
+    response.mimetype = MEDIA_TYPE
+    return response
+
+
+def _validation(error: ValidationError) -> Response:
+    messages = error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
+    fields = ", ".join(sorted(messages))
+    return problem(422, "invalid_request", "The request is malformed",
+                   f"invalid field(s): {fields}; see 'errors' for what is allowed", errors=messages)
+
+
+def register(app: Flask) -> None:
+    @app.errorhandler(ValidationError)
+    def _invalid(error: ValidationError) -> Response:
+        return _validation(error)
+
+    @app.errorhandler(InvalidCommand)
+    def _malformed(error: InvalidCommand) -> Response:
+        return problem(422, error.code, "The command is malformed", error.detail, field=error.field)
+
+    @app.errorhandler(IllegalCommand)
+    def _illegal(error: IllegalCommand) -> Response:
+        return problem(409, error.code, "The rules forbid this command now", error.detail, field=error.field)
+
+    @app.errorhandler(WrongExpectedVersion)
+    def _stale(error: WrongExpectedVersion) -> Response:
+        status = 412 if request.headers.get("If-Match") else 409
+        response = problem(status, "stale_version", "The game has moved on",
+                           f"you played against version {error.expected}; the game is at {error.current}. "
+                           "Fetch the game, then decide again.", current_version=error.current)
+        response.headers["ETag"] = f'"{error.current}"'
+        return response
+
+    @app.errorhandler(IdempotencyConflict)
+    def _reused_key(error: IdempotencyConflict) -> Response:
+        return problem(422, "idempotency_key_reused", "The Idempotency-Key belongs to another command", str(error))
+
+    @app.errorhandler(ServiceError)
+    def _service(error: ServiceError) -> Response:
+        return problem(error.status, error.code, error.title, error.detail, **error.extra)  # type: ignore[arg-type]
+
+    @app.errorhandler(HTTPException)
+    def _http(error: HTTPException) -> Response:
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large",
+                415: "unsupported_media_type", 429: "rate_limited"}.get(error.code or 500, "http_error")
+        response = problem(error.code or 500, code, error.name, error.description or error.name)
+        if error.code == 405 and getattr(error, "valid_methods", None):
+            response.headers["Allow"] = ", ".join(error.valid_methods)  # type: ignore[attr-defined]
+        if error.code == 429 and getattr(error, "retry_after", None):
+            response.headers["Retry-After"] = str(error.retry_after)  # type: ignore[attr-defined]
+        return response
+
+    @app.errorhandler(Exception)
+    def _unexpected(error: Exception) -> Response:
+        app.logger.exception("unhandled error")
+        return problem(500, "internal_error", "Internal error", "something went wrong on our side; retry with the same Idempotency-Key to learn whether it was applied")

@@ -1,0 +1,346 @@
+"""Marshmallow schemas: the one source of the API's shapes. ``openapi.yaml`` is generated
+from them (service/openapi.py), requests are validated by them, and every response is
+dumped through them."""
+from __future__ import annotations
+
+from typing import Any
+
+from marshmallow import RAISE, Schema, ValidationError, fields, validate, validates_schema
+
+from domain import COMMAND_TYPES
+from domain.catalogue import BUILDINGS, COURTYARD
+from domain.peoples import CARDS, Colour
+
+TILES = sorted([COURTYARD, *BUILDINGS])
+CARD_IDS = sorted(CARDS)
+COLOURS = [c.value for c in Colour]
+LEVELS = ["random", "greedy", "mcts"]
+
+
+class Strict(Schema):
+    """Unknown fields are an error, never silently dropped."""
+
+    class Meta:
+        unknown = RAISE
+
+
+def _name() -> fields.String:
+    return fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=40),
+                         metadata={"description": "A display name: any Unicode text, 1-40 characters."})
+
+
+class SeatRequest(Strict):
+    kind = fields.String(required=True, validate=validate.OneOf(["human", "open", "bot"]),
+                         metadata={"description": "human: a token is returned now; open: an invite to pass on; bot: played by the workers."})
+    name = _name()
+    level = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(LEVELS),
+                          metadata={"description": "Bot level (bots only; default greedy)."})
+
+    @validates_schema
+    def _level_for_bots(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("level") and data["kind"] != "bot":
+            raise ValidationError("only a bot seat has a level", "level")
+
+
+class Placement(Strict):
+    tile = fields.String(required=True, validate=validate.OneOf(TILES))
+    row = fields.Integer(required=True, validate=validate.Range(0, 4))
+    col = fields.Integer(required=True, validate=validate.Range(0, 4))
+
+
+class ExplicitSetup(Strict):
+    grid = fields.List(fields.Nested(Placement), load_default=None, allow_none=True,
+                       metadata={"description": "Every tile's cell (layout explicit only)."})
+    deck = fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), load_default=None, allow_none=True,
+                       validate=validate.Length(equal=80), metadata={"description": "All 80 card ids, top first; 8 are dealt to each seat in seat order."})
+    first_player = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(0, 3))
+
+
+class CreateGame(Strict):
+    edition = fields.String(load_default="cmon", validate=validate.OneOf(["classic", "cmon"]))
+    expansion = fields.Boolean(load_default=False)
+    layout = fields.String(load_default="standard", validate=validate.OneOf(["standard", "variant", "explicit"]))
+    seats = fields.List(fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=4))
+    setup = fields.Nested(ExplicitSetup, load_default=None, allow_none=True)
+    turn_deadline = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=10, max=30 * 86400),
+                                   metadata={"description": "Seconds a human seat has for a turn; then the workers play it."})
+    deadline_level = fields.String(load_default="pass", validate=validate.OneOf(["pass", *LEVELS]),
+                                   metadata={"description": "How an overdue turn is played: pass (just the Reset) or a bot level."})
+
+    @validates_schema
+    def _consistent(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("expansion") and data.get("edition") == "classic":
+            raise ValidationError("the expansion exists in the cmon edition only", "expansion")
+        grid = (data.get("setup") or {}).get("grid")
+        if data.get("layout") == "explicit" and not grid:
+            raise ValidationError("an explicit layout needs setup.grid", "setup")
+        if data.get("layout") != "explicit" and grid:
+            raise ValidationError("setup.grid is only for the explicit layout", "setup")
+
+
+class SeatInfo(Schema):
+    seat = fields.Integer(required=True)
+    kind = fields.String(required=True, metadata={"description": "human, open or bot"})
+    name = fields.String(allow_none=True)
+    level = fields.String(allow_none=True)
+    open = fields.Boolean(required=True)
+
+
+class CreatedSeat(SeatInfo):
+    token = fields.String(metadata={"description": "Secret seat token (human seats). Shown only once; send it as 'Authorization: Bearer <token>'."})
+    invite = fields.String(metadata={"description": "Invite code for an open seat."})
+    invite_url = fields.String(metadata={"description": "Where the invited player posts the invite to join."})
+
+
+class Created(Schema):
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seats = fields.List(fields.Nested(CreatedSeat), required=True)
+
+
+class Join(Strict):
+    invite = fields.String(required=True, validate=validate.Length(min=1, max=200))
+    name = _name()
+
+
+class Joined(Schema):
+    game = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    token = fields.String(required=True)
+
+
+class Summary(Schema):
+    game = fields.String(required=True)
+    created = fields.String(required=True)
+    version = fields.Integer(required=True)
+    status = fields.String(required=True, metadata={"description": "active or finished"})
+    players = fields.Integer(required=True)
+    edition = fields.String(required=True)
+    expansion = fields.Boolean(required=True)
+    turn = fields.Integer(allow_none=True, metadata={"description": "The seat to move, null when finished."})
+    turn_number = fields.Integer(allow_none=True)
+    winners = fields.List(fields.Integer(), allow_none=True)
+    my_seat = fields.Integer(allow_none=True, metadata={"description": "Your seat, when listed with your token."})
+    my_turn = fields.Boolean(allow_none=True)
+
+
+class GameList(Schema):
+    games = fields.List(fields.Nested(Summary), required=True)
+
+
+# -- the view of a game (domain.views.view) --------------------------------------------------
+
+
+class SpaceView(Schema):
+    colour = fields.String(required=True, metadata={"description": "A colour, or 'any'."})
+    value = fields.Integer(required=True)
+    marker = fields.Integer(allow_none=True, required=True)
+
+
+class TileView(Schema):
+    tile = fields.String(required=True)
+    row = fields.Integer(required=True)
+    col = fields.Integer(required=True)
+    reconstructed = fields.Boolean(required=True)
+    spaces = fields.List(fields.Nested(SpaceView), required=True)
+
+
+class PlayerView(Schema):
+    seat = fields.Integer(required=True)
+    position = fields.String(required=True)
+    hand_size = fields.Integer(required=True)
+    hand = fields.List(fields.String(), allow_none=True, required=True, metadata={"description": "Your own cards; null for other seats."})
+    aside_size = fields.Integer(required=True)
+    aside = fields.List(fields.String(), allow_none=True, required=True)
+    crystals = fields.Integer(allow_none=True, required=True, metadata={"description": "Private: null for other seats until the game ends."})
+    scales = fields.Integer(required=True)
+    markers = fields.Integer(required=True)
+    offerings = fields.Integer(required=True)
+
+
+class ObeliskSpace(Schema):
+    value = fields.Integer(required=True)
+    marker = fields.Integer(allow_none=True, required=True)
+
+
+class TurnView(Schema):
+    seat = fields.Integer(required=True)
+    number = fields.Integer(required=True)
+    phase = fields.String(required=True, metadata={"description": "movement or contribution"})
+    steps = fields.Integer(required=True)
+    offered = fields.Boolean(required=True)
+    action_used = fields.Boolean(required=True)
+
+
+class ResultView(Schema):
+    reason = fields.String(required=True, metadata={"description": "offerings, rebuilt or draw"})
+    winners = fields.List(fields.Integer(), required=True)
+
+
+class OptionsView(Schema):
+    players = fields.Integer(required=True)
+    edition = fields.String(required=True)
+    expansion = fields.Boolean(required=True)
+    layout = fields.String(required=True)
+
+
+class DragonsView(Schema):
+    red = fields.String(allow_none=True, required=True)
+    green = fields.String(allow_none=True, required=True)
+    blue = fields.String(allow_none=True, required=True)
+
+
+class GameView(Schema):
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    viewer = fields.Integer(allow_none=True, required=True, metadata={"description": "Your seat; null for a spectator."})
+    options = fields.Nested(OptionsView, required=True)
+    status = fields.String(required=True)
+    commitment = fields.String(required=True, metadata={"description": "SHA-256 of the secret seed."})
+    seed = fields.String(allow_none=True, required=True, metadata={"description": "Revealed when the game ends."})
+    city = fields.List(fields.Nested(TileView), required=True)
+    dragons = fields.Nested(DragonsView, required=True)
+    obelisk = fields.List(fields.Nested(ObeliskSpace), required=True)
+    scale_supply = fields.Integer(required=True)
+    deck_size = fields.Integer(required=True)
+    discard = fields.List(fields.String(), required=True)
+    players = fields.List(fields.Nested(PlayerView), required=True)
+    turn = fields.Nested(TurnView, allow_none=True, required=True)
+    result = fields.Nested(ResultView, allow_none=True, required=True)
+    seats = fields.List(fields.Nested(SeatInfo), required=True)
+
+
+# -- commands -------------------------------------------------------------------------------
+
+
+class Recolour(Strict):
+    card = fields.String(required=True, validate=validate.OneOf(CARD_IDS), metadata={"description": "The Hoax card played."})
+    targets = fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), required=True,
+                          validate=validate.Length(min=1, max=4))
+
+
+#: Which fields each command type takes; the rest must be absent.
+COMMAND_FIELDS: dict[str, dict[str, bool]] = {  # field -> required
+    "move": {"to": True},
+    "fly_figure": {"card": True, "to": True},
+    "gain_steps": {"card": True},
+    "fly_dragon": {"card": True, "to": True},
+    "move_dragon": {"card": True, "to": True},
+    "contribute": {"building": True, "space": True, "cards": True, "colour": False, "hoax": False},
+    "offer": {"pillar": False},
+    "use_action": {"to": False},
+    "end_turn": {"discards": False},
+}
+assert set(COMMAND_FIELDS) == set(COMMAND_TYPES)
+
+
+class Command(Strict):
+    """One command of the current turn. Send exactly what GET .../legal lists, or any other
+    legal command (an overpayment, say)."""
+
+    type = fields.String(required=True, validate=validate.OneOf(sorted(COMMAND_TYPES)),
+                         metadata={"description": "move, fly_figure (Flit 1), gain_steps (Flit 2), fly_dragon (Vulca/Terrah/Aqua 1), "
+                                   "move_dragon (their 2s), contribute, offer, use_action (expansion buildings), end_turn (the Reset)."})
+    to = fields.String(allow_none=True, validate=validate.OneOf(TILES),
+                       metadata={"description": "A tile; for fly_dragon null means outside the city."})
+    card = fields.String(validate=validate.OneOf(CARD_IDS), metadata={"description": "The card played for its power."})
+    building = fields.String(validate=validate.OneOf(sorted(BUILDINGS)))
+    space = fields.Integer(validate=validate.Range(0, 3), metadata={"description": "Space index, left to right."})
+    cards = fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), validate=validate.Length(min=1, max=20))
+    colour = fields.String(allow_none=True, validate=validate.OneOf(COLOURS),
+                           metadata={"description": "Required on any-colour spaces."})
+    hoax = fields.List(fields.Nested(Recolour), validate=validate.Length(max=10))
+    pillar = fields.String(allow_none=True, validate=validate.OneOf(CARD_IDS),
+                           metadata={"description": "A Pillar card for an offering after the first one this turn."})
+    discards = fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), validate=validate.Length(max=2))
+
+    @validates_schema
+    def _fields_of_type(self, data: dict[str, Any], **_: Any) -> None:
+        allowed = COMMAND_FIELDS.get(data.get("type", ""), {})
+        errors: dict[str, list[str]] = {}
+        for name, required in allowed.items():
+            if required and name not in data:
+                errors[name] = [f"required for a {data['type']} command"]
+        for name in data:
+            if name != "type" and name not in allowed:
+                errors[name] = [f"not a field of a {data.get('type')} command (allowed: {', '.join(allowed) or 'none'})"]
+        if errors:
+            raise ValidationError(errors)
+
+
+class CommandRequest(Command):
+    expected_version = fields.Integer(validate=validate.Range(min=0), load_default=None, allow_none=True,
+                                      metadata={"description": "The version you played against (or send If-Match)."})
+
+    @validates_schema
+    def _fields_of_type(self, data: dict[str, Any], **kw: Any) -> None:
+        rest = {k: v for k, v in data.items() if k != "expected_version"}
+        Command._fields_of_type(self, rest, **kw)
+
+
+class Legal(Schema):
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    seat = fields.Integer(required=True)
+    commands = fields.List(fields.Nested(Command), required=True)
+
+
+class Event(Schema):
+    seq = fields.Integer(required=True, metadata={"description": "Sequence number: the game's version after this event."})
+    type = fields.String(required=True)
+    schema = fields.Integer(required=True)
+    at = fields.String(required=True)
+    actor = fields.String(required=True)
+    data = fields.Dict(required=True, metadata={"description": "The event's fields, redacted for you (hidden values are null). See docs/rules.md."})
+
+
+class CommandResult(Schema):
+    game = fields.String(required=True)
+    version = fields.Integer(required=True)
+    duplicate = fields.Boolean(required=True, metadata={"description": "True when this Idempotency-Key was applied before: nothing new happened."})
+    events = fields.List(fields.Nested(Event), required=True)
+    view = fields.Nested(GameView, required=True)
+
+
+class EventPage(Schema):
+    game = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The game's version now."})
+    events = fields.List(fields.Nested(Event), required=True)
+    next_after = fields.Integer(required=True, metadata={"description": "Pass as 'after' to get the next page."})
+
+
+class Log(Schema):
+    game = fields.String(required=True)
+    seed = fields.String(required=True)
+    commitment = fields.String(required=True)
+    events = fields.List(fields.Nested(Event), required=True)
+
+
+class Check(Schema):
+    name = fields.String(required=True)
+    ok = fields.Boolean(required=True)
+    detail = fields.String(required=True)
+
+
+class Audit(Schema):
+    game = fields.String(required=True)
+    verified = fields.Boolean(required=True)
+    checks = fields.List(fields.Nested(Check), required=True)
+
+
+class Problem(Schema):
+    """RFC 9457 problem details."""
+
+    type = fields.String(required=True, metadata={"description": "A URI reference naming the cause, stable per cause."})
+    title = fields.String(required=True)
+    status = fields.Integer(required=True)
+    detail = fields.String(required=True)
+    instance = fields.String()
+    code = fields.String(required=True, metadata={"description": "The cause as a short code, e.g. not_your_turn."})
+    errors = fields.Dict(metadata={"description": "Field -> messages, for malformed requests."})
+    field = fields.String(allow_none=True)
+    current_version = fields.Integer(metadata={"description": "With stale_version: the game's version now."})
+
+
+class Health(Schema):
+    status = fields.String(required=True)
