@@ -12,16 +12,23 @@ import json
 import os
 import random
 import time
+from functools import lru_cache
+from typing import TYPE_CHECKING
 
 from domain import bots, view
 from domain.commands import EndTurn
 from events.store import IdempotencyConflict, WrongExpectedVersion
 
+if TYPE_CHECKING:
+    from service.games import GameService
+
 MAX_COMMANDS = 80  #: a turn never takes this many commands; a guard against a bot bug
 BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2}
 
 
+@lru_cache(maxsize=1)
 def _components():  # type: ignore[no-untyped-def]
+    """One client per worker process, built on first use."""
     from service.bootstrap import build
 
     return build(os.environ["REDIS_URL"])
@@ -33,7 +40,12 @@ def bot_seed(game: str, version: int, seat: int) -> str:
 
 
 def play_turn(game: str, seat: int, turn: int, level: str, reason: str) -> str:
-    service = _components().service
+    """The RQ job: play the turn with the service of this worker process."""
+    return play(_components().service, game, seat, turn, level, reason)
+
+
+def play(service: "GameService", game: str, seat: int, turn: int, level: str, reason: str) -> str:
+    """Play ``seat``'s turn number ``turn`` to its end, exactly once (see module doc)."""
     delay = float(os.environ.get("BOT_STEP_DELAY", "0"))  # pace bots so they look human
     for _ in range(MAX_COMMANDS):
         state = service.state(game)

@@ -1,0 +1,60 @@
+"""Whole games over HTTP, every response checked against openapi.yaml."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from tests.e2e.client import pick
+
+MAX_COMMANDS = 6000
+
+
+def play_to_the_end(api, game: str, tokens: dict[int, str], rnd: random.Random) -> dict:
+    """Humans choose from GET .../legal and post their choice back unchanged."""
+    for _ in range(MAX_COMMANDS):
+        api.run_workers()
+        state = api.get(f"/games/{game}").json
+        if state["status"] == "finished":
+            return state
+        seat = state["turn"]["seat"]
+        assert seat in tokens, "a bot's turn must have been played by the workers"
+        legal = api.get(f"/games/{game}/legal", token=tokens[seat]).json
+        command = pick(legal["commands"], rnd)
+        response = api.post(
+            f"/games/{game}/commands", token=tokens[seat], json=command,
+            headers={"If-Match": f'"{legal["version"]}"', "Idempotency-Key": f"{game}-{legal['version']}"},
+        )
+        assert response.status_code == 200, response.json
+        assert response.json["version"] > legal["version"]
+    raise AssertionError("the game did not end")
+
+
+@pytest.mark.parametrize(
+    "seats",
+    [
+        [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}],
+        [{"kind": "human", "name": "Bo"}, {"kind": "open"}, {"kind": "bot", "level": "greedy"}],
+        [{"kind": "open"}, {"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "random"}, {"kind": "human", "name": "Dee"}],
+    ],
+    ids=["2-seats", "3-seats", "4-seats"],
+)
+def test_a_whole_game_over_http(api_real, seats):
+    api = api_real
+    created = api.post("/games", json={"seats": seats, "edition": "cmon"})
+    assert created.status_code == 201
+    game = created.json["game"]
+    tokens = {s["seat"]: s["token"] for s in created.json["seats"] if "token" in s}
+    for s in created.json["seats"]:
+        if s["kind"] == "open":
+            joined = api.post(s["invite_url"], json={"invite": s["invite"], "name": "Ünïcødé 名前"})
+            assert joined.status_code == 201
+            tokens[s["seat"]] = joined.json["token"]
+    final = play_to_the_end(api, game, tokens, random.Random(len(seats)))
+    assert final["result"]["reason"] in ("offerings", "rebuilt", "draw")
+    assert final["seed"] and all(p["hand"] is not None for p in final["players"])
+    audit = api.get(f"/games/{game}/audit").json
+    assert audit["verified"], audit
+    log = api.get(f"/games/{game}/log").json
+    assert log["events"][-1]["type"] == "GameEnded" and log["seed"] == final["seed"]
+    assert api.checked > 50
