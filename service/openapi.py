@@ -152,6 +152,10 @@ def paths() -> dict[str, dict[str, Any]]:
                 "responses": {"200": {"description": "The checks.", "content": _json("Audit")}, **_problems(404, 409)},
             }
         },
+        "/openapi.yaml": {"get": {"operationId": "openapi", "summary": "This document.",
+                                  "responses": {"200": {"description": "OpenAPI 3.0", "content": {"application/yaml": {"schema": {"type": "string"}}}}}}},
+        "/docs": {"get": {"operationId": "docs", "summary": "Interactive documentation (works offline).",
+                          "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
         "/healthz": {"get": {"operationId": "health", "summary": "The process is up.",
                              "responses": {"200": {"description": "OK", "content": _json("Health")}}}},
         "/readyz": {"get": {"operationId": "ready", "summary": "Redis is reachable.",

@@ -2,17 +2,26 @@
 handed to the workers are played in-process (the RQ worker tests use real workers)."""
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
 
-from openapi_core import OpenAPI
+from openapi_core import Config, OpenAPI
 from werkzeug.test import EnvironBuilder
 from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAPIResponse
 
 from workers.jobs import play
 
-SPEC = OpenAPI.from_file_path(str(Path(__file__).resolve().parents[2] / "openapi.yaml"))
+SPEC = OpenAPI.from_file_path(
+    str(Path(__file__).resolve().parents[2] / "openapi.yaml"),
+    config=Config(extra_media_type_deserializers={
+        "application/problem+json": json.loads,
+        "text/event-stream": lambda body: body.decode() if isinstance(body, bytes) else body,
+        "application/yaml": lambda body: body.decode() if isinstance(body, bytes) else body,
+        "text/html": lambda body: body.decode() if isinstance(body, bytes) else body,
+    }),
+)
 
 
 class CheckedClient:

@@ -1,0 +1,210 @@
+"""From the outside: no seat acts for another or sees what the rules hide; bad input gets a
+problem response and changes nothing; a retried command is applied once."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from events.keys import TOKENS
+
+
+@pytest.fixture
+def game(api):
+    created = api.post("/games", json={"seats": [{"kind": "human", "name": "A"}, {"kind": "human", "name": "B"}]}).json
+    tokens = [s["token"] for s in created["seats"]]
+    return created["game"], tokens
+
+
+def _turn(api, game):
+    return api.get(f"/games/{game}").json["turn"]["seat"]
+
+
+def _secrets(api, game):
+    """The real state, holding everything a seat must not learn: hands, deck order, seed."""
+    service = api.app.extensions["bluemoon"].service
+    state = service.state(game)
+    return state
+
+
+def test_a_seat_cannot_act_for_another(api, game):
+    g, tokens = game
+    mover = _turn(api, g)
+    other = 1 - mover
+    r = api.post(f"/games/{g}/commands", token=tokens[other], json={"type": "end_turn"}, headers={"If-Match": '"5"'})
+    assert r.status_code == 409 and r.json["code"] == "not_your_turn"
+    assert api.get(f"/games/{g}/legal", token=tokens[other]).json["commands"] == []
+
+
+def test_tokens_are_needed_and_bound_to_their_game(api, game):
+    g, tokens = game
+    r = api.post(f"/games/{g}/commands", json={"type": "end_turn"}, headers={"If-Match": '"5"'})
+    assert r.status_code == 401 and r.mimetype == "application/problem+json"
+    assert api.get(f"/games/{g}/legal", token="forged").status_code == 403
+    other = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    assert api.get(f"/games/{g}/legal", token=other["seats"][0]["token"]).status_code == 403
+
+
+def test_tokens_are_unguessable_and_stored_only_as_hashes(api, game):
+    g, tokens = game
+    assert all(len(t) >= 40 for t in tokens) and len(set(tokens)) == 2
+    client = api.app.extensions["bluemoon"].client
+    dump = b"".join(client.dump(k) or b"" for k in client.keys("*"))
+    stored = client.hkeys(TOKENS)
+    for t in tokens:
+        assert t.encode() not in dump
+    assert len(stored) >= 2 and all(len(k) == 64 for k in stored)
+
+
+def test_no_endpoint_leaks_hands_deck_seed_or_crystals_before_the_end(api, game):
+    g, tokens = game
+    state = _secrets(api, g)
+    mover = _turn(api, g)
+    # play a few commands so the feed holds draws too
+    for i in range(3):
+        seat = _turn(api, g)
+        v = api.get(f"/games/{g}").json["version"]
+        api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "end_turn"}, headers={"If-Match": f'"{v}"'})
+    state = _secrets(api, g)
+    for seat in (0, 1):
+        other = state.players[1 - seat]
+        hidden = set(other.hand) | set(state.deck)
+        texts = [
+            api.get(f"/games/{g}", token=tokens[seat]).get_data(as_text=True),
+            api.get(f"/games/{g}/events?after=0", token=tokens[seat]).get_data(as_text=True),
+            api.get(f"/games/{g}/versions/{state.version}", token=tokens[seat]).get_data(as_text=True),
+            api.get(f"/games/{g}/versions/4", token=tokens[seat]).get_data(as_text=True),
+        ]
+        for text in texts:
+            assert not any(f'"{card}"' in text for card in hidden)
+            assert state.seed not in text
+        view = api.get(f"/games/{g}", token=tokens[seat]).json
+        assert view["players"][1 - seat]["crystals"] is None and view["players"][1 - seat]["hand"] is None
+    assert api.get(f"/games/{g}/log").status_code == 409
+    assert api.get(f"/games/{g}/audit").status_code == 409
+
+
+def test_the_sse_stream_is_redacted_too(api, game, monkeypatch):
+    import service.api as module
+
+    monkeypatch.setattr(module, "SSE_SECONDS", 0.3)
+    g, tokens = game
+    state = _secrets(api, g)
+    seat = 0
+    text = api.get(f"/games/{g}/stream", token=tokens[seat]).get_data(as_text=True)
+    assert "id: 1\n" in text and "event: GameCreated" in text
+    hidden = set(state.players[1].hand) | set(state.deck)
+    assert not any(f'"{card}"' in text for card in hidden) and state.seed not in text
+    assert all(f'"{c}"' in text for c in state.players[0].hand)
+    resumed = api.get(f"/games/{g}/stream", token=tokens[seat], headers={"Last-Event-ID": "4"}).get_data(as_text=True)
+    assert "id: 4\n" not in resumed and "id: 5\n" in resumed
+
+
+def test_a_retried_command_is_applied_once(api, game):
+    g, tokens = game
+    seat = _turn(api, g)
+    headers = {"If-Match": '"5"', "Idempotency-Key": "retry-me"}
+    first = api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "end_turn"}, headers=headers)
+    again = api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "end_turn"}, headers=headers)
+    assert first.status_code == again.status_code == 200
+    assert again.json["duplicate"] and not first.json["duplicate"]
+    assert again.json["version"] == first.json["version"] and again.json["events"] == first.json["events"]
+    assert api.get(f"/games/{g}").json["version"] == first.json["version"]
+    reused = api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "move", "to": "fire_temple"}, headers=headers)
+    assert reused.status_code == 422 and reused.json["code"] == "idempotency_key_reused"
+
+
+@pytest.mark.parametrize(
+    "body, content_type, status, code",
+    [
+        (b"{not json", "application/json", 400, "bad_request"),
+        (b'{"type": "end_turn"}', "text/plain", 415, "unsupported_media_type"),
+        (json.dumps({"type": 7}).encode(), "application/json", 422, "invalid_request"),
+        (json.dumps({"type": "teleport"}).encode(), "application/json", 422, "invalid_request"),
+        (json.dumps({"type": "end_turn", "extra": 1}).encode(), "application/json", 422, "invalid_request"),
+        (json.dumps({"type": "move"}).encode(), "application/json", 422, "invalid_request"),
+        (json.dumps({"type": "end_turn", "discards": ["red-1a", "red-1b", "red-1c"]}).encode(), "application/json", 422, "invalid_request"),
+        (json.dumps({"type": "contribute", "building": "mill", "space": 0, "cards": "red-1a"}).encode(), "application/json", 422, "invalid_request"),
+        (json.dumps([1, 2]).encode(), "application/json", 422, "invalid_request"),
+        (b'{"type": "end_turn", "discards": ["' + b"x" * 70000 + b'"]}', "application/json", 413, "too_large"),
+    ],
+)
+def test_bad_input_gets_a_problem_and_changes_nothing(api, game, body, content_type, status, code):
+    g, tokens = game
+    seat = _turn(api, g)
+    before = api.get(f"/games/{g}").json
+    r = api.post(f"/games/{g}/commands", token=tokens[seat], data=body,
+                 headers={"Content-Type": content_type, "If-Match": '"5"'})
+    assert r.status_code == status, r.get_data(as_text=True)
+    assert r.mimetype == "application/problem+json" and r.json["code"] == code
+    assert r.json["detail"] and r.json["type"].endswith(code)
+    assert api.get(f"/games/{g}").json == before
+
+
+def test_field_errors_name_the_field_and_what_is_allowed(api, game):
+    g, tokens = game
+    r = api.post(f"/games/{g}/commands", token=tokens[_turn(api, g)], json={"type": "move", "to": "atlantis"}, headers={"If-Match": '"5"'})
+    assert r.status_code == 422 and "to" in r.json["errors"] and "Must be one of" in r.json["errors"]["to"][0]
+
+
+def test_a_missing_version_is_428_and_a_stale_one_names_the_current_version(api, game):
+    g, tokens = game
+    seat = _turn(api, g)
+    r = api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "end_turn"})
+    assert r.status_code == 428
+    r = api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "end_turn", "expected_version": 2})
+    assert r.status_code == 409 and r.json["code"] == "stale_version" and r.json["current_version"] == 5
+    r = api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "end_turn"}, headers={"If-Match": '"3"'})
+    assert r.status_code == 412 and r.headers["ETag"] == '"5"'
+
+
+def test_unicode_names_and_bad_creation_requests(api):
+    ok = api.post("/games", json={"seats": [{"kind": "human", "name": "Zoë 🐉"}, {"kind": "bot"}]})
+    assert ok.status_code == 201
+    view = api.get(f"/games/{ok.json['game']}").json
+    assert view["seats"][0]["name"] == "Zoë 🐉"
+    for body in (
+        {"seats": [{"kind": "human"}]},
+        {"seats": [{"kind": "human"}, {"kind": "robot"}]},
+        {"seats": [{"kind": "human", "name": "x" * 41}, {"kind": "bot"}]},
+        {"seats": [{"kind": "human"}, {"kind": "bot"}], "edition": "classic", "expansion": True},
+        {"seats": [{"kind": "human"}, {"kind": "bot"}], "layout": "explicit"},
+        {"seats": [{"kind": "human"}, {"kind": "bot"}], "setup": {"first_player": 3}},
+    ):
+        r = api.post("/games", json=body)
+        assert r.status_code == 422 and r.mimetype == "application/problem+json", body
+
+
+def test_unknown_game_is_404(api):
+    r = api.get("/games/nope")
+    assert r.status_code == 404 and r.json["code"] == "not_found"
+
+
+def test_writes_are_rate_limited(api):
+    from service.ratelimit import RateLimiter
+
+    api.app.extensions["ratelimit"] = RateLimiter(api.app.extensions["bluemoon"].client, 3)
+    codes = [api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot"}]}).status_code for _ in range(5)]
+    assert codes[:3] == [201] * 3 and codes[3:] == [429, 429]
+    r = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot"}]})
+    assert r.json["code"] == "rate_limited" and int(r.headers["Retry-After"]) > 0
+
+
+def test_join_with_a_wrong_invite_or_a_taken_seat(api):
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "open"}]}).json
+    g = created["game"]
+    assert api.post(f"/games/{g}/seats/1/join", json={"invite": "wrong"}).status_code == 403
+    invite = created["seats"][1]["invite"]
+    assert api.post(f"/games/{g}/seats/1/join", json={"invite": invite}).status_code == 201
+    r = api.post(f"/games/{g}/seats/1/join", json={"invite": invite})
+    assert r.status_code == 409 and r.json["code"] == "seat_taken"
+
+
+def test_listing_my_games_and_my_turn(api, game):
+    g, tokens = game
+    seat = _turn(api, g)
+    mine = api.get("/games?my_turn=true", token=tokens[seat]).json["games"]
+    assert [x["game"] for x in mine] == [g] and mine[0]["my_turn"]
+    assert api.get("/games?my_turn=true", token=tokens[1 - seat]).json["games"] == []
+    assert g in [x["game"] for x in api.get("/games?status=active").json["games"]]
+    assert api.get("/games?status=finished").json["games"] == []
