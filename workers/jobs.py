@@ -12,7 +12,6 @@ import json
 import os
 import random
 import time
-from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from domain import bots, view
@@ -26,12 +25,18 @@ MAX_COMMANDS = 80  #: a turn never takes this many commands; a guard against a b
 BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2}
 
 
-@lru_cache(maxsize=1)
-def _components():  # type: ignore[no-untyped-def]
-    """One client per worker process, built on first use."""
+def _service() -> "GameService":
+    """The service on the worker's own connection, handing further turns to the same queue."""
+    from rq import get_current_job
+
     from service.bootstrap import build
 
-    return build(os.environ["REDIS_URL"])
+    from .queueing import RQTurns
+
+    job = get_current_job()
+    if job is None:
+        return build(os.environ["REDIS_URL"]).service
+    return build(client=job.connection, on_turn=RQTurns(job.connection, queue=job.origin)).service
 
 
 def bot_seed(game: str, version: int, seat: int) -> str:
@@ -41,7 +46,7 @@ def bot_seed(game: str, version: int, seat: int) -> str:
 
 def play_turn(game: str, seat: int, turn: int, level: str, reason: str) -> str:
     """The RQ job: play the turn with the service of this worker process."""
-    return play(_components().service, game, seat, turn, level, reason)
+    return play(_service(), game, seat, turn, level, reason)
 
 
 def play(service: "GameService", game: str, seat: int, turn: int, level: str, reason: str) -> str:

@@ -1,0 +1,116 @@
+"""Bot and deadline jobs on fakeredis with RQ's SimpleWorker: idempotent, and a no-op once
+the turn is over."""
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+
+import fakeredis
+import pytest
+from rq import Queue, SimpleWorker
+
+from domain import Options
+from service.bootstrap import build
+from service.games import SeatSpec
+from workers.jobs import play
+from workers.queueing import RQTurns
+
+@pytest.fixture
+def rq_env():
+    client = fakeredis.FakeRedis()
+    queue = Queue("test", connection=client)
+    components = build(client=client, on_turn=RQTurns(client, queue="test"))
+    return client, queue, components.service
+
+
+def _worker(queue):
+    return SimpleWorker([queue], connection=queue.connection)
+
+
+def test_a_bot_turn_is_enqueued_and_played_by_a_worker(rq_env):
+    client, queue, service = rq_env
+    created = service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0)
+    assert queue.count == 1 and queue.job_ids == [f"bot-{created.game}-{created.version}"]
+    _worker(queue).work(burst=True)
+    state = service.state(created.game)
+    assert state.turn.seat == 1 and state.turn.number == 2
+    bot_events = [s for s in service.store.read(created.game) if s.actor == "bot:greedy"]
+    assert bot_events and all(json.loads(s.meta)["level"] == "greedy" for s in bot_events)
+    assert all(len(json.loads(s.meta)["view"]) == 64 for s in bot_events)
+
+
+def test_running_the_same_turn_job_twice_moves_once(rq_env):
+    client, queue, service = rq_env
+    created = service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0)
+    _worker(queue).work(burst=True)
+    after_first = service.store.version(created.game)
+    assert play(service, created.game, 0, 1, "greedy", "bot") == "done"
+    assert service.store.version(created.game) == after_first
+
+
+def test_a_job_for_a_finished_or_superseded_turn_is_a_no_op(rq_env):
+    client, queue, service = rq_env
+    created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0)
+    assert queue.count == 0
+    assert play(service, created.game, 1, 1, "greedy", "bot") == "done"  # not seat 1's turn
+    assert play(service, created.game, 0, 7, "greedy", "bot") == "done"  # not turn 7
+    assert service.store.version(created.game) == created.version
+
+
+def assert_each_bot_command_applied_once_at_its_version(service, game):
+    """A bot command id names the version it was chosen at; its events must follow it."""
+    by_command: dict[str, list[int]] = {}
+    for s in service.store.read(game):
+        if s.command.startswith("bot:"):
+            by_command.setdefault(s.command, []).append(s.seq)
+    for command, seqs in by_command.items():
+        version = int(command.split(":")[2])
+        assert seqs == list(range(version + 1, version + 1 + len(seqs))), command
+
+
+def test_a_retried_job_resumes_a_turn_half_played(rq_env):
+    import random
+
+    from domain import bots
+
+    client, queue, service = rq_env
+    created = service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0)
+    queue.empty()
+    # the first copy of the job applied one command, then died
+    state = service.state(created.game)
+    first = bots.choose(state, 0, "greedy", random.Random(f"{created.game}:{state.version}:0"))
+    service.submit(created.game, first, expected=state.version, key=f"bot:{created.game}:{state.version}:0", actor="bot:greedy")
+    play(service, created.game, 0, 1, "greedy", "bot")  # the retry
+    play(service, created.game, 0, 1, "greedy", "bot")  # and a duplicate of it
+    assert [s.type for s in service.store.read(created.game)].count("TurnEnded") == 1
+    assert service.state(created.game).turn.seat == 1
+    assert_each_bot_command_applied_once_at_its_version(service, created.game)
+
+
+def test_the_deadline_job_is_scheduled_and_passes_an_overdue_turn(rq_env):
+    client, queue, service = rq_env
+    created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0, turn_deadline=60)
+    registry = queue.scheduled_job_registry
+    assert registry.get_job_ids() == [f"deadline-{created.game}-{created.version}"]
+    when = registry.get_scheduled_time(registry.get_job_ids()[0])
+    assert 50 <= (when - datetime.now(timezone.utc)).total_seconds() <= 61
+    job = queue.fetch_job(registry.get_job_ids()[0])
+    registry.remove(job)
+    queue.enqueue_job(job)  # the deadline passes
+    _worker(queue).work(burst=True)
+    stored = service.store.read(created.game)
+    assert [s.actor for s in stored if s.type == "TurnEnded"] == ["deadline:pass"]
+    assert service.state(created.game).turn.seat == 1
+    # the next human turn has its own deadline
+    assert f"deadline-{created.game}-{service.store.version(created.game)}" in registry.get_job_ids()
+
+
+def test_a_deadline_after_the_human_has_played_does_nothing(rq_env):
+    client, queue, service = rq_env
+    created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0, turn_deadline=60)
+    from domain.commands import EndTurn
+
+    service.submit(created.game, EndTurn(0), expected=created.version, key="k")
+    version = service.store.version(created.game)
+    assert play(service, created.game, 0, 1, "pass", "deadline") == "done"
+    assert service.store.version(created.game) == version
