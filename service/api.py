@@ -205,10 +205,10 @@ def _after() -> int:
 
 def _wait_for(game: str, after: int, seconds: float) -> None:
     """Block until the stream has an event after ``after`` or ``seconds`` pass."""
-    if seconds <= 0:
-        return
-    client = service().client
-    client.xread({keys.stream(game): f"0-{after}"}, count=1, block=int(seconds * 1000))
+    ms = int(seconds * 1000)
+    if ms <= 0:
+        return  # BLOCK 0 would mean "forever"
+    service().client.xread({keys.stream(game): f"0-{after}"}, count=1, block=ms)
 
 
 @api.get("/games/<game>/events")

@@ -34,6 +34,15 @@ def _problems(*codes: int) -> dict[str, Any]:
     return {str(c): {"description": text[c], "content": PROBLEM} for c in codes}
 
 
+SSE_EVENT = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string", "description": "The event's seq: send it back as Last-Event-ID to resume."},
+        "event": {"type": "string", "description": "The event's type, e.g. ContributionMade."},
+        "data": {"type": "string", "description": "The Event object as JSON (see components.schemas.Event)."},
+        "retry": {"type": "string"},
+    },
+}
 GAME = {"name": "game", "in": "path", "required": True, "schema": {"type": "string"}, "description": "Game id."}
 AUTH = [{"seatToken": []}]
 OPTIONAL_AUTH = [{}, {"seatToken": []}]
@@ -125,8 +134,9 @@ def paths() -> dict[str, dict[str, Any]]:
                     {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
                     {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"}},
                 ],
-                "responses": {"200": {"description": "An event stream that ends after about 25 s; reconnect to resume.",
-                                      "content": {"text/event-stream": {"schema": {"type": "string"}}}},
+                "responses": {"200": {"description": "An event stream that ends after about 25 s; reconnect to resume. "
+                                                     "The schema is that of one event of the stream.",
+                                      "content": {"text/event-stream": {"schema": SSE_EVENT}}},
                               **_problems(403, 404, 422)},
             }
         },
@@ -186,8 +196,15 @@ def build_spec() -> dict[str, Any]:
     return spec.to_dict()
 
 
+class _NoAliases(yaml.SafeDumper):
+    """Write repeated parts out in full: anchors and aliases confuse some client generators."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
 def render() -> str:
-    return yaml.safe_dump(build_spec(), sort_keys=False, allow_unicode=True, width=120)
+    return yaml.dump(build_spec(), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
 
 
 if __name__ == "__main__":

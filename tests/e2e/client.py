@@ -13,11 +13,21 @@ from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAP
 
 from workers.jobs import play
 
+def first_sse_event(body: bytes | str) -> dict[str, str]:
+    """The first event of an SSE body as a dict: the document describes one event."""
+    text = body.decode() if isinstance(body, bytes) else body
+    for block in text.split("\n\n"):
+        fields = dict(line.split(": ", 1) for line in block.splitlines() if ": " in line and not line.startswith(":"))
+        if "data" in fields:
+            return fields
+    return {}
+
+
 SPEC = OpenAPI.from_file_path(
     str(Path(__file__).resolve().parents[2] / "openapi.yaml"),
     config=Config(extra_media_type_deserializers={
         "application/problem+json": json.loads,
-        "text/event-stream": lambda body: body.decode() if isinstance(body, bytes) else body,
+        "text/event-stream": lambda body: first_sse_event(body),
         "application/yaml": lambda body: body.decode() if isinstance(body, bytes) else body,
         "text/html": lambda body: body.decode() if isinstance(body, bytes) else body,
     }),
