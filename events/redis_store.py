@@ -97,8 +97,10 @@ class RedisStore(EventStore):
         return Appended(int(first), int(last), duplicate=status == "duplicate")
 
     def read(self, game: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
-        if until is not None and until <= after:
+        if until is not None and until <= after or after >= 2**63 - 1:
             return []
+        if until is not None:
+            until = min(until, 2**63 - 1)
         end = f"0-{until}" if until is not None else "+"
         entries = self.client.xrange(keys.stream(game), f"0-{after + 1}", end)
         return [from_record({_text(k): _text(v) for k, v in fields.items()}) for _, fields in entries]

@@ -25,6 +25,7 @@ api = Blueprint("api", __name__)
 MAX_WAIT = 30.0          #: seconds a long poll may wait
 SSE_SECONDS = 25.0       #: an SSE response ends after this; clients resume with Last-Event-ID
 PAGE = 200
+MAX_VERSION = 2**53 - 1  #: the largest version a JSON client can hold exactly
 
 
 def service() -> GameService:
@@ -198,8 +199,8 @@ def _after() -> int:
         after = int(raw)
     except ValueError:
         raise ValidationError({"after": ["must be a whole number (a version)"]})
-    if after < 0:
-        raise ValidationError({"after": ["must not be negative"]})
+    if not 0 <= after <= MAX_VERSION:
+        raise ValidationError({"after": [f"must be a version from 0 to {MAX_VERSION}"]})
     return after
 
 

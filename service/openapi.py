@@ -117,7 +117,7 @@ def paths() -> dict[str, dict[str, Any]]:
                 "security": OPTIONAL_AUTH,
                 "parameters": [
                     GAME,
-                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "default": 0}},
+                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1, "default": 0}},
                     {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 30, "default": 0},
                      "description": "Seconds to wait for a new event when there is none yet."},
                 ],
@@ -131,7 +131,7 @@ def paths() -> dict[str, dict[str, Any]]:
                 "security": OPTIONAL_AUTH,
                 "parameters": [
                     GAME,
-                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0}},
+                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1}},
                     {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"}},
                 ],
                 "responses": {"200": {"description": "An event stream that ends after about 25 s; reconnect to resume. "
@@ -144,7 +144,7 @@ def paths() -> dict[str, dict[str, Any]]:
             "get": {
                 "operationId": "getGameAtVersion", "summary": "The game as you saw it at a past version (time travel).",
                 "security": OPTIONAL_AUTH,
-                "parameters": [GAME, {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}],
+                "parameters": [GAME, {"name": "version", "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1, "maximum": 2**53 - 1}}],
                 "responses": {"200": {"description": "The view then.", "content": _json("GameView"), "headers": ETAG}, **_problems(403, 404)},
             }
         },

@@ -208,3 +208,10 @@ def test_listing_my_games_and_my_turn(api, game):
     assert api.get("/games?my_turn=true", token=tokens[1 - seat]).json["games"] == []
     assert g in [x["game"] for x in api.get("/games?status=active").json["games"]]
     assert api.get("/games?status=finished").json["games"] == []
+
+
+def test_huge_versions_are_refused_cleanly(api, game):
+    g, tokens = game
+    assert api.get(f"/games/{g}/events?after={2**64}").status_code == 422
+    assert api.get(f"/games/{g}/stream?after=-1").status_code == 422
+    assert api.get(f"/games/{g}/versions/{2**70}").status_code == 404
