@@ -11,17 +11,24 @@ from collections.abc import Callable
 
 from ..commands import Command
 from ..state import Game
-from . import greedy, random_bot
+from . import greedy, mcts, random_bot
 from .observation import observe
 
-Bot = Callable[[Game, int, random.Random], Command]
-LEVELS: dict[str, Bot] = {"random": random_bot.choose, "greedy": greedy.choose}
+Bot = Callable[..., Command]
+LEVELS: dict[str, Bot] = {"random": random_bot.choose, "greedy": greedy.choose, "mcts": mcts.choose}
+DEFAULT_BUDGET = 0.2  #: seconds per decision for mcts
 
 
-def choose(state_or_observation: Game, seat: int, level: str, rng: random.Random) -> Command:
+def choose(
+    state_or_observation: Game, seat: int, level: str, rng: random.Random,
+    budget: float = DEFAULT_BUDGET, iterations: int | None = None,
+) -> Command:
     """The bot's command for ``seat``. Pass the full state or an observation: the bot only
-    ever looks at the observation."""
-    return LEVELS[level](observe(state_or_observation, seat), seat, rng)
+    ever looks at the observation. ``budget``/``iterations`` bound the mcts search."""
+    observation = observe(state_or_observation, seat)
+    if level == "mcts":
+        return mcts.choose(observation, seat, rng, budget=budget, iterations=iterations)
+    return LEVELS[level](observation, seat, rng)
 
 
 __all__ = ["LEVELS", "choose", "observe"]

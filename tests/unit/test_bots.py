@@ -1,0 +1,76 @@
+"""Bots see only their seat's view: hidden information never changes their choices."""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+from domain import Options, decide, evolve, fold, new_game
+from domain.peoples import CARDS
+from domain.bots import choose, observe
+from domain.bots.observation import determinize
+
+
+def a_midgame(seed: int = 5):
+    rnd = random.Random(seed)
+    state = fold(new_game(Options(3), b"bots"))
+    while state.turn.number < 9:
+        for e in decide(state, choose(state, state.turn.seat, "greedy", rnd)):
+            state = evolve(state, e)
+    return state
+
+
+def hidden_changed(state, seat: int):
+    """The same game but for what ``seat`` cannot see: another hand and the deck reshuffled."""
+    other = (seat + 1) % state.options.players
+    pool = list(state.players[other].hand) + list(state.deck)
+    random.Random(99).shuffle(pool)
+    n = len(state.players[other].hand)
+    players = list(state.players)
+    players[other] = replace(players[other], hand=tuple(pool[:n]), crystals=players[other].crystals + 7)
+    return replace(state, players=tuple(players), deck=tuple(pool[n:]), seed="ff" * 32)
+
+
+def test_the_observation_ignores_hidden_information():
+    state = a_midgame()
+    seat = state.turn.seat
+    changed = hidden_changed(state, seat)
+    assert changed != state and changed.players[(seat + 1) % 3].hand != state.players[(seat + 1) % 3].hand
+    assert observe(changed, seat) == observe(state, seat)
+    assert observe(state, seat).seed != state.seed
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "mcts"])
+def test_a_bots_choices_depend_only_on_its_own_view(level):
+    state = a_midgame()
+    seat = state.turn.seat
+    changed = hidden_changed(state, seat)
+    for trial in range(8 if level != "mcts" else 3):
+        a = choose(state, seat, level, random.Random(trial), iterations=40)
+        b = choose(changed, seat, level, random.Random(trial), iterations=40)
+        assert a == b
+        decide(state, a)  # raises if the rules refuse it
+
+
+def test_a_determinized_world_is_consistent_with_the_observation():
+    state = a_midgame()
+    seat = state.turn.seat
+    world = determinize(observe(state, seat), random.Random(1))
+    cards = list(world.deck) + list(world.discard) + [c for p in world.players for c in p.hand + p.aside]
+    assert len(cards) == 80 and set(cards) == set(CARDS)
+    assert world.players[seat].hand == state.players[seat].hand
+    assert [len(p.hand) for p in world.players] == [len(p.hand) for p in state.players]
+
+
+@pytest.mark.parametrize("level", ["random", "greedy", "mcts"])
+def test_every_bot_choice_is_accepted_by_the_rules(level):
+    rnd = random.Random(2)
+    state = fold(new_game(Options(2, expansion=True), b"legal-bots"))
+
+    for _ in range(40 if level != "mcts" else 12):
+        if state.finished:
+            break
+        command = choose(state, state.turn.seat, level, rnd, iterations=20)
+        for e in decide(state, command):
+            state = evolve(state, e)
