@@ -12,6 +12,7 @@ CARD_VALUE = 0.25    #: each point of card value in hand: cards only matter as p
 #: Markers are scarce: the last ones in supply are worth most, for without one a seat can
 #: neither contribute nor offer.
 SPARE_MARKERS = (4.0, 3.0, 2.0, 1.0, 0.5, 0.3, 0.2, 0.2, 0.2, 0.2)
+STRANDED = 0.3      #: what a share is worth when the seat lacks the markers to finish it
 WIN = 1000.0
 
 
@@ -35,6 +36,9 @@ def building_share(state: Game, seat: int, building: str) -> float:
         if near != COURTYARD and state.sites[near].reconstructed:
             share += reward_value(BUILDINGS[near].neighbourhood)
     filled = sum(m is not None for m in site.markers) / len(site.markers)
+    still_open = site.markers.count(None)
+    if still_open > state.players[seat].markers:
+        share *= STRANDED  # it cannot finish this building alone: the markers may be stuck
     return share * (0.4 + 0.6 * filled)
 
 

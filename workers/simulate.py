@@ -1,0 +1,129 @@
+"""Play seeded games between bot levels, in parallel across cores, and report strength.
+
+    bluemoon-simulate --games 400 --players 2 --levels greedy,random
+    bluemoon-simulate --games 200 --players 2 --levels mcts,greedy --budget 0.2
+
+Levels are given per seat and rotated from game to game so that every level sits in every
+seat equally often. Prints, per level, the win rate with a 95% Wilson interval (a shared win
+counts as a win), the mean time per decision, and overall the mean game length (turns) and
+games per second. Game ``i`` uses seed ``i`` (plus ``--seed``): the same command gives the
+same games, but for mcts, whose search depends on the clock unless ``--iterations`` is set.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import os
+import random
+import sys
+import time
+from collections import defaultdict
+from dataclasses import dataclass
+
+from domain import Edition, Options, decide, evolve, fold, new_game
+from domain.bots import choose
+
+
+@dataclass
+class GameResult:
+    seed: int
+    levels: tuple[str, ...]
+    winners: tuple[int, ...]
+    turns: int
+    finished: bool
+    decision_time: dict[str, float]
+    decisions: dict[str, int]
+
+
+def play_one(args: tuple[int, tuple[str, ...], str, bool, float, int | None, int]) -> GameResult:
+    seed, levels, edition, expansion, budget, iterations, max_turns = args
+    rnd = random.Random(seed)
+    state = fold(new_game(Options(len(levels), Edition(edition), expansion), seed.to_bytes(8, "big")))
+    spent: dict[str, float] = defaultdict(float)
+    count: dict[str, int] = defaultdict(int)
+    while not state.finished and state.turn.number <= max_turns:  # type: ignore[union-attr]
+        seat = state.turn.seat  # type: ignore[union-attr]
+        level = levels[seat]
+        start = time.perf_counter()
+        command = choose(state, seat, level, rnd, budget=budget, iterations=iterations)
+        spent[level] += time.perf_counter() - start
+        count[level] += 1
+        for e in decide(state, command):
+            state = evolve(state, e)
+    winners = state.result.winners if state.result else ()
+    turns = state.turn.number if state.turn else 0
+    return GameResult(seed, levels, winners, turns, state.finished, dict(spent), dict(count))
+
+
+def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 0.0)
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _progress(done: int, total: int, started: float) -> None:
+    width = 30
+    filled = width * done // total
+    rate = done / max(time.perf_counter() - started, 1e-9)
+    sys.stderr.write(f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} games, {rate:.2f}/s")
+    sys.stderr.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
+    parser.add_argument("--levels", default="greedy,random", help="comma-separated; repeated to fill the seats")
+    parser.add_argument("--edition", default="cmon", choices=("cmon", "classic"))
+    parser.add_argument("--expansion", action="store_true")
+    parser.add_argument("--budget", type=float, default=0.2, help="mcts seconds per decision")
+    parser.add_argument("--iterations", type=int, default=None, help="mcts iterations per decision (overrides --budget)")
+    parser.add_argument("--max-turns", type=int, default=400, help="an unfinished game counts as no win")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    args = parser.parse_args(argv)
+    given = args.levels.split(",")
+    seats = tuple((given * args.players)[: args.players])
+    jobs = []
+    for i in range(args.games):
+        k = i % args.players
+        jobs.append((args.seed + i, seats[k:] + seats[:k], args.edition, args.expansion, args.budget, args.iterations, args.max_turns))
+    results: list[GameResult] = []
+    started = time.perf_counter()
+    with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
+        for result in pool.imap_unordered(play_one, jobs):
+            results.append(result)
+            _progress(len(results), len(jobs), started)
+    elapsed = time.perf_counter() - started
+    sys.stderr.write("\n")
+    wins: dict[str, float] = defaultdict(float)
+    games_with: dict[str, int] = defaultdict(int)
+    spent: dict[str, float] = defaultdict(float)
+    decisions: dict[str, int] = defaultdict(int)
+    for r in results:
+        for level in set(r.levels):
+            games_with[level] += 1
+            if any(r.levels[w] == level for w in r.winners):
+                wins[level] += 1
+        for level, t in r.decision_time.items():
+            spent[level] += t
+            decisions[level] += r.decisions[level]
+    print(f"{len(results)} games, {args.players} players, seats {','.join(seats)} (rotated), {args.edition}"
+          f"{' + expansion' if args.expansion else ''}")
+    for level in sorted(games_with):
+        lo, hi = wilson(wins[level], games_with[level])
+        per = spent[level] / max(decisions[level], 1)
+        print(f"  {level:7s} won {wins[level]:.0f}/{games_with[level]} = {wins[level] / games_with[level]:.1%} "
+              f"(95% CI {lo:.1%}-{hi:.1%}); {per * 1000:.1f} ms per decision over {decisions[level]} decisions")
+    unfinished = sum(not r.finished for r in results)
+    print(f"  mean length {sum(r.turns for r in results) / len(results):.1f} turns; {unfinished} unfinished; "
+          f"{len(results) / elapsed:.2f} games/s on {args.workers} processes")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
