@@ -7,16 +7,19 @@ the same contract, which ``tests/contract`` checks against each of them.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 
 from domain import Event, Game, evolve
 
 from .serialization import StoredEvent, from_record, now, to_record
 from .snapshots import SNAPSHOT_SCHEMA, decode_state, encode_state
 
-SNAPSHOT_EVERY = 100  #: write a snapshot when this many events follow the last one
+SNAPSHOT_EVERY = 50   #: write a snapshot when this many events follow the last one
+STATE_CACHE = 2048    #: games whose latest state a process keeps in memory
+_CACHE_LOCK = threading.Lock()
 
 
 class StoreError(Exception):
@@ -48,6 +51,7 @@ class Appended:
     first: int
     last: int
     duplicate: bool = False
+    stored: list[StoredEvent] = field(default_factory=list)  #: what was written (not on a replay)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +62,12 @@ class Snapshot:
 
 class EventStore(ABC):
     """One game = one append-only stream, numbered from 1; the version is its length."""
+
+    def __init__(self) -> None:
+        #: Recent states by game, in this process: streams only grow, so a cached state plus
+        #: the events after it is always the current state (no fold per request).
+        self._cache: OrderedDict[str, Game] = OrderedDict()
+        self._snapshotted: dict[str, int] = {}
 
     @abstractmethod
     def _append_records(
@@ -102,7 +112,14 @@ class EventStore(ABC):
             raise InvalidRecord("nothing to append")
         at = now()
         records = [to_record(e, game, expected + i + 1, actor, command_id, at, meta) for i, e in enumerate(events)]
-        return self._append_records(game, expected, records, command_id, command_hash)
+        outcome = self._append_records(game, expected, records, command_id, command_hash)
+        if outcome.duplicate:
+            return outcome
+        stored = [
+            StoredEvent(game, expected + i + 1, r["type"], int(r["schema"]), at, actor, command_id, meta, e)
+            for i, (r, e) in enumerate(zip(records, events))
+        ]
+        return replace(outcome, stored=stored)
 
     def save_snapshot(self, game: str, state: Game) -> bool:
         """Store a snapshot unless one as new or newer is there; True when written."""
@@ -116,15 +133,36 @@ class EventStore(ABC):
         return Snapshot(found[0], decode_state(found[2]))
 
     def load(self, game: str, *, snapshots: bool = True) -> Game | None:
-        """The current state: the snapshot plus the events after it (or a full fold)."""
-        snap = self.snapshot(game) if snapshots else None
-        state = snap.state if snap else None
-        tail = self.read(game, after=snap.version if snap else 0)
+        """The current state: the newest known state (this process's cache, else the
+        snapshot) plus the events after it; ``snapshots=False`` folds from the start."""
+        if not snapshots:
+            return self._fold_tail(game, None)
+        state = self._cache.get(game)
+        if state is None:
+            snap = self.snapshot(game)
+            state = snap.state if snap else None
+        state = self._fold_tail(game, state)
+        if state is not None:
+            self._remember(game, state)
+        return state
+
+    def _fold_tail(self, game: str, state: Game | None) -> Game | None:
+        base = state.version if state else 0
+        tail = self.read(game, after=base)
         for stored in tail:
             state = evolve(state, stored.event)
-        if snapshots and state is not None and len(tail) >= SNAPSHOT_EVERY:
+        if state is not None and state.version - self._snapshotted.get(game, base) >= SNAPSHOT_EVERY:
             self.save_snapshot(game, state)
+            self._snapshotted[game] = state.version
         return state
+
+    def _remember(self, game: str, state: Game) -> None:
+        with _CACHE_LOCK:
+            cache = self._cache
+            cache[game] = state
+            cache.move_to_end(game)
+            while len(cache) > STATE_CACHE:
+                cache.popitem(last=False)
 
     def state_at(self, game: str, version: int) -> Game | None:
         """The state after ``version`` events (time travel), folded from the start."""
@@ -144,6 +182,7 @@ class InMemoryStore(EventStore):
     """A store in this process's memory: for unit tests and the contract's reference."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._streams: dict[str, list[dict[str, str]]] = {}
         self._commands: dict[str, dict[str, tuple[str, Appended]]] = {}
         self._snapshots: dict[str, tuple[int, int, str]] = {}

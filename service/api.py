@@ -33,11 +33,17 @@ def service() -> GameService:
 
 
 def _json(schema: Any, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
-    body = schema.dump(data)
+    """A JSON response documented by ``schema``. Large bodies (views, event pages) are built
+    JSON-ready by the domain and written as they are; the contract tests check every one
+    against openapi.yaml."""
+    body = data if isinstance(schema, _PREBUILT) else schema.dump(data)
     response = current_app.response_class(json.dumps(body), status=status, mimetype="application/json")
     for k, v in (headers or {}).items():
         response.headers[k] = v
     return response
+
+
+_PREBUILT = (schemas.GameView, schemas.CommandResult, schemas.EventPage, schemas.Log, schemas.Legal)
 
 
 def _body(schema: Any) -> dict[str, Any]:
@@ -63,10 +69,10 @@ def _seat(game: str, required: bool) -> int | None:
     return service().seat_of(game, tokens[0])
 
 
-def _view(game: str, state: Any, seat: int | None) -> dict[str, Any]:
+def _view(game: str, state: Any, seat: int | None, seats: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     doc = view(state, seat)
     doc["game"] = game
-    doc["seats"] = service().public_seats(game)
+    doc["seats"] = service().public_seats(game, seats)
     return doc
 
 
@@ -185,7 +191,7 @@ def post_command(game: str) -> Response:
         "version": state.version,
         "duplicate": outcome.duplicate,
         "events": _events(outcome.events, seat, revealed=False),
-        "view": _view(game, state, seat),
+        "view": _view(game, state, seat, outcome.seats),
     }
     return _json(schemas.CommandResult(), body, headers=_etag(state.version))
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import sys
 import time
 import uuid
@@ -81,6 +82,8 @@ def _docs(app: Flask) -> None:
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(DEFAULTS)
+    if os.environ.get("RATE_LIMIT"):
+        app.config["RATE_LIMIT"] = int(os.environ["RATE_LIMIT"])  # 0 turns the limit off
     app.config.update(config or {})
     components = build(app.config["REDIS_URL"], client=app.config["REDIS_CLIENT"], on_turn=app.config["ON_TURN"])
     app.extensions["bluemoon"] = components

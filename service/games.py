@@ -72,6 +72,7 @@ class Outcome:
     events: list[StoredEvent]
     state: Game
     duplicate: bool
+    seats: list[dict[str, Any]] | None = None  #: the seats as stored, when already fetched
 
 
 class GameService:
@@ -132,12 +133,12 @@ class GameService:
     def seats(self, game: str) -> list[dict[str, Any]]:
         return self.settings(game)["seats"]  # type: ignore[no-any-return]
 
-    def public_seats(self, game: str) -> list[dict[str, Any]]:
+    def public_seats(self, game: str, seats: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
         """Seats as anyone may see them: no token or invite hashes."""
         return [
             {"seat": s["seat"], "kind": s["kind"], "name": s.get("name"), "level": s.get("level"),
              "open": s["kind"] == "open"}
-            for s in self.seats(game)
+            for s in (seats if seats is not None else self.seats(game))
         ]
 
     def join(self, game: str, seat: int, invite: str, name: str | None) -> str:
@@ -246,12 +247,13 @@ class GameService:
             raise
         if appended.duplicate:
             return self._replay(game, key or "", command_hash, (command_hash, appended))
-        stored = self.store.read(game, after=state.version, until=appended.last)
+        stored = appended.stored
         new_state = state
         for s in stored:
             new_state = evolve(new_state, s.event)
-        self._after_append(game, new_state, turn_started=any(isinstance(s.event, TurnStarted) for s in stored))
-        return Outcome(stored, new_state, duplicate=False)
+        self.store._remember(game, new_state)
+        settings = self._after_append(game, new_state, turn_started=any(isinstance(s.event, TurnStarted) for s in stored))
+        return Outcome(stored, new_state, duplicate=False, seats=settings["seats"])
 
     def _replay(self, game: str, key: str, command_hash: str, seen: tuple[str, Any]) -> Outcome:
         recorded_hash, outcome = seen
@@ -263,13 +265,13 @@ class GameService:
             duplicate=True,
         )
 
-    def _after_append(self, game: str, state: Game, *, turn_started: bool) -> None:
+    def _after_append(self, game: str, state: Game, *, turn_started: bool) -> dict[str, Any]:
         """Update the index; when a turn starts, hand a bot's turn (or the deadline of a
-        human's) to the workers."""
+        human's) to the workers. Returns the game's settings."""
         settings = self.settings(game)
         self.index.record(game, state, settings["created"])
         if not turn_started or state.finished or state.turn is None or self.on_turn is None:
-            return
+            return settings
         turn = state.turn
         seat = settings["seats"][turn.seat]
         if seat["kind"] == "bot":
@@ -277,3 +279,4 @@ class GameService:
         elif settings.get("turn_deadline"):
             level = settings.get("deadline_level") or "pass"
             self.on_turn(TurnTicket(game, state.version, turn.seat, turn.number, level, "deadline", settings["turn_deadline"]))
+        return settings
