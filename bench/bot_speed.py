@@ -1,0 +1,110 @@
+"""Bot speed with one real `rq worker` on a real Redis.
+
+Prints: greedy bot turns completed per second by one worker (4-bot games), and the time from
+a human's command to the bot's reply being visible in the event feed (p50/p99), each beside a
+baseline measured in the same run: an RQ job that does nothing, enqueued and awaited the same
+way.
+
+    python bench/bot_speed.py [--replies 40] [--seconds 15]
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import redis
+from rq import Queue
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from domain import Options  # noqa: E402
+from domain.commands import EndTurn  # noqa: E402
+from events.embedded import EmbeddedRedis  # noqa: E402
+from service.bootstrap import build  # noqa: E402
+from service.games import SeatSpec  # noqa: E402
+from workers.queueing import RQTurns  # noqa: E402
+
+QUEUE = "bench-bots"
+
+
+def wait_for_turn(service, game: str, seat: int, timeout: float = 30) -> None:  # type: ignore[no-untyped-def]
+    """Follow the feed (blocking reads, as the long poll does) until ``seat`` is to move."""
+    from events import keys
+
+    client = service.client
+    after = service.store.version(game)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if service.state(game).turn.seat == seat:
+            return
+        client.xread({keys.stream(game): f"0-{after}"}, block=1000)
+        after = service.store.version(game)
+    raise TimeoutError("no reply")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--replies", type=int, default=40)
+    parser.add_argument("--seconds", type=float, default=15.0)
+    args = parser.parse_args()
+    server = None
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        server = EmbeddedRedis(tempfile.mkdtemp(), persist=True)
+        url = server.url
+    client = redis.Redis.from_url(url)
+    service = build(client=client, on_turn=RQTurns(client, queue=QUEUE)).service
+    worker = subprocess.Popen([sys.executable, "-m", "rq.cli", "worker", "--url", url, "--quiet", QUEUE],
+                              cwd=ROOT, env={**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT)},
+                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        queue = Queue(QUEUE, connection=client)
+        # baseline: a no-op job's round trip through the same worker
+        base = []
+        for _ in range(args.replies):
+            start = time.perf_counter()
+            job = queue.enqueue("bench.noop.noop")
+            while job.get_status(refresh=True) != "finished":
+                time.sleep(0.001)
+            base.append(time.perf_counter() - start)
+        # a human's command, then the greedy bot's whole reply visible in the feed
+        replies = []
+        for i in range(args.replies):
+            created = service.create(Options(2), [SeatSpec("human"), SeatSpec("bot", level="greedy")], first_player=0)
+            start = time.perf_counter()
+            service.submit(created.game, EndTurn(0), expected=created.version, key=f"bench-{i}")
+            wait_for_turn(service, created.game, 0)
+            replies.append(time.perf_counter() - start)
+        # throughput: 4-bot games kept going for a while; count bot turns ended
+        games = [service.create(Options(4), [SeatSpec("bot", level="greedy") for _ in range(4)]).game for _ in range(4)]
+        time.sleep(1.0)
+        before = sum(service.store.load(g).turn.number for g in games)
+        time.sleep(args.seconds)
+        after = sum(service.store.load(g).turn.number for g in games)
+        turns_per_second = (after - before) / args.seconds
+        base.sort()
+        replies.sort()
+        b50, b99 = statistics.median(base), base[int(len(base) * 0.99) - 1]
+        r50, r99 = statistics.median(replies), replies[int(len(replies) * 0.99) - 1]
+        print(f"baseline no-op RQ job: p50 {b50 * 1000:.1f} ms, p99 {b99 * 1000:.1f} ms")
+        print(f"human command -> greedy bot's reply in the feed: p50 {r50 * 1000:.1f} ms, p99 {r99 * 1000:.1f} ms "
+              f"({r50 / b50:.1f} x the no-op job at p50)")
+        print(f"one worker, greedy: {turns_per_second:.1f} bot turns/s ({1 / turns_per_second / b50:.1f} x no-op job time per turn)")
+    finally:
+        os.killpg(worker.pid, signal.SIGTERM)
+        worker.wait(10)
+        client.close()
+        if server:
+            server.stop()
+
+
+if __name__ == "__main__":
+    main()

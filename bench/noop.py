@@ -1,0 +1,5 @@
+"""A job that does nothing: bench/bot_speed.py's baseline for RQ's own latency."""
+
+
+def noop() -> str:
+    return "ok"
