@@ -15,7 +15,6 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import threading
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from events.embedded import EmbeddedRedis, free_port  # noqa: E402
+from events.embedded import free_port, redis_for  # noqa: E402
 
 
 def serve(app: str, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
@@ -92,11 +91,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=8)
     args = parser.parse_args()
-    server = None
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        server = EmbeddedRedis(tempfile.mkdtemp(), persist=True)
-        url = server.url
+    with redis_for("api") as url:
+        run(args, url)
+
+
+def run(args: argparse.Namespace, url: str) -> None:
     env = {**os.environ, "REDIS_URL": url, "RATE_LIMIT": "0", "PYTHONPATH": str(ROOT)}
     procs = []
     try:
@@ -149,8 +148,6 @@ def main() -> None:
         for p in procs:
             p.terminate()
             p.wait(10)
-        if server:
-            server.stop()
 
 
 if __name__ == "__main__":

@@ -15,7 +15,6 @@ import signal
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -27,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
-from events.embedded import EmbeddedRedis  # noqa: E402
+from events.embedded import redis_for  # noqa: E402
 from service.bootstrap import build  # noqa: E402
 from service.games import SeatSpec  # noqa: E402
 from workers.queueing import RQTurns  # noqa: E402
@@ -55,11 +54,11 @@ def main() -> None:
     parser.add_argument("--replies", type=int, default=40)
     parser.add_argument("--seconds", type=float, default=15.0)
     args = parser.parse_args()
-    server = None
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        server = EmbeddedRedis(tempfile.mkdtemp(), persist=True)
-        url = server.url
+    with redis_for("bots") as url:
+        run(args, url)
+
+
+def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     service = build(client=client, on_turn=RQTurns(client, queue=QUEUE)).service
     worker = subprocess.Popen([sys.executable, "-m", "rq.cli", "worker", "--url", url, "--quiet", QUEUE],
@@ -102,8 +101,6 @@ def main() -> None:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(10)
         client.close()
-        if server:
-            server.stop()
 
 
 if __name__ == "__main__":

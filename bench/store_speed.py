@@ -9,10 +9,8 @@ for a game of 500 events with and without snapshots, and memory per stored event
 from __future__ import annotations
 
 import argparse
-import os
 import random
 import statistics
-import tempfile
 import time
 import uuid
 
@@ -20,6 +18,7 @@ import redis
 
 from domain import Options, decide, evolve, fold, legal_commands, new_game
 from events import keys
+from events.embedded import redis_for
 from events.redis_store import FIELDS, RedisStore
 from events.serialization import to_record
 
@@ -64,18 +63,23 @@ def bench_appends(client, store: RedisStore, n: int) -> tuple[float, float, floa
     return store_rate, raw_rate, single_rate
 
 
-def bench_cycle(store: RedisStore, snapshots: bool, rounds: int) -> list[float]:
-    """Load + decide + append on a 500-event game; each round appends one more command."""
+def bench_cycle(client, mode: str, rounds: int) -> list[float]:  # type: ignore[no-untyped-def]
+    """Load + decide + append on a 500-event game; each round appends one more command.
+    ``cached``: one process that has seen the game; ``snapshot``: a process that has not
+    (snapshot + tail); ``fold``: no snapshot, the whole stream folded."""
+    store = RedisStore(client)
     events = a_game(500, seed=2)
     game = uuid.uuid4().hex
     store.append(game, 0, events)
-    if snapshots:
+    if mode != "fold":
         store.save_snapshot(game, fold(events))
     rnd = random.Random(3)
     times = []
     for _ in range(rounds):
+        if mode == "snapshot":
+            store = RedisStore(client)  # a fresh process's store: nothing cached
         start = time.perf_counter()
-        state = store.load(game, snapshots=snapshots)
+        state = store.load(game, snapshots=mode != "fold")
         command = rnd.choice(list(legal_commands(state, state.turn.seat)))
         store.append(game, state.version, decide(state, command))
         times.append(time.perf_counter() - start)
@@ -94,13 +98,11 @@ def main() -> None:
     parser.add_argument("--appends", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
-    server = None
-    url = os.environ.get("REDIS_URL")
-    if not url:
-        from events.embedded import EmbeddedRedis
+    with redis_for("store", persist=False) as url:
+        run(args, url)
 
-        server = EmbeddedRedis(tempfile.mkdtemp(), persist=False)
-        url = server.url
+
+def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     store = RedisStore(client)
     try:
@@ -108,16 +110,15 @@ def main() -> None:
         print(f"appends: store {store_rate:.0f}/s (one checked Lua script per command), raw pipelined XADD {raw_rate:.0f}/s, "
               f"raw XADD one per round trip {single_rate:.0f}/s; ratio store/pipelined = {store_rate / raw_rate:.3f}, "
               f"store/single = {store_rate / single_rate:.3f}")
-        for snapshots in (True, False):
-            t = sorted(bench_cycle(store, snapshots, args.rounds))
+        labels = {"cached": "state cached in process", "snapshot": "with snapshots (cold)",
+                  "fold": "without snapshots"}
+        for mode, label in labels.items():
+            t = sorted(bench_cycle(client, mode, args.rounds))
             p50, p99 = statistics.median(t), t[int(len(t) * 0.99) - 1]
-            label = "with snapshots   " if snapshots else "without snapshots"
-            print(f"load+decide+append, 500-event game, {label}: p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
+            print(f"load+decide+append, 500-event game, {label:24s}: p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
         print(f"memory: {memory_per_event(client, store):.0f} bytes per stored event (MEMORY USAGE of a 2000-event stream)")
     finally:
         client.close()
-        if server:
-            server.stop()
 
 
 if __name__ == "__main__":

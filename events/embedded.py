@@ -5,7 +5,10 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import redis
@@ -69,3 +72,16 @@ class EmbeddedRedis:
                 self.process.wait(5)
             except subprocess.TimeoutExpired:
                 self.process.kill()
+
+
+@contextmanager
+def redis_for(purpose: str = "bench", persist: bool = True) -> Iterator[str]:
+    """REDIS_URL if set, else a fresh embedded server in a temporary folder, stopped on exit."""
+    if os.environ.get("REDIS_URL"):
+        yield os.environ["REDIS_URL"]
+        return
+    server = EmbeddedRedis(tempfile.mkdtemp(prefix=f"bluemoon-{purpose}-"), persist=persist)
+    try:
+        yield server.url
+    finally:
+        server.stop()
