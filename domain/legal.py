@@ -8,11 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import lru_cache
-from itertools import combinations
 
 from . import commands as cmd
 from .catalogue import BUILDINGS, COURTYARD
-from .decide import DRAGON_MOVE_STEPS, MAX_DISCARDS, PILLAR_EXTRA, can_offer
+from .decide import DRAGON_MOVE_STEPS, PILLAR_EXTRA, can_offer
 from .payment import minimal_payments
 from .peoples import CARDS, DRAGON_OF, Colour
 from .state import Game, Phase

@@ -7,8 +7,8 @@ the same contract, which ``tests/contract`` checks against each of them.
 from __future__ import annotations
 
 import threading
-from collections import OrderedDict
 from abc import ABC, abstractmethod
+from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 

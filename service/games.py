@@ -15,9 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import redis
+
 from domain import Command, Event, Game, Options, decide, evolve, new_game
-from domain.events import TurnStarted
 from domain.city import Cell
+from domain.events import TurnStarted
 from events import keys
 from events.projection import GameIndex
 from events.serialization import StoredEvent, now
@@ -165,7 +167,7 @@ class GameService:
                     pipe.hset(keys.meta(game), "seats", json.dumps(current))
                     pipe.execute()
                     break
-                except __import__("redis").WatchError:
+                except redis.WatchError:
                     continue
         self.client.hset(keys.TOKENS, digest(token), f"{game}:{seat}")
         return token

@@ -7,14 +7,14 @@ import random
 from collections.abc import Iterator
 
 from .. import commands as cmd
-from ..catalogue import BUILDINGS, COURTYARD
-from ..payment import minimal_payments
+from ..catalogue import BUILDINGS
 from ..decide import decide
 from ..evolve import evolve
 from ..legal import offers_and_actions
+from ..payment import minimal_payments
 from ..peoples import CARDS, Colour
 from ..state import Game, Phase, copy_with
-from .heuristic import CARD_VALUE, value
+from .heuristic import value
 from .observation import determinize
 
 FLIGHT_COST = 1.5  #: a Flit 1 spent to fly is a card not spent on a contribution

@@ -8,10 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from openapi_core import Config, OpenAPI
-from werkzeug.test import EnvironBuilder
 from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAPIResponse
+from werkzeug.test import EnvironBuilder
 
 from workers.jobs import play
+
 
 def first_sse_event(body: bytes | str) -> dict[str, str]:
     """The first event of an SSE body as a dict: the document describes one event."""

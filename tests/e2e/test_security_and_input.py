@@ -58,8 +58,6 @@ def test_tokens_are_unguessable_and_stored_only_as_hashes(api, game):
 
 def test_no_endpoint_leaks_hands_deck_seed_or_crystals_before_the_end(api, game):
     g, tokens = game
-    state = _secrets(api, g)
-    mover = _turn(api, g)
     # play a few commands so the feed holds draws too
     for i in range(3):
         seat = _turn(api, g)

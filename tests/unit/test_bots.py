@@ -7,9 +7,9 @@ from dataclasses import replace
 import pytest
 
 from domain import Options, decide, evolve, fold, new_game
-from domain.peoples import CARDS
 from domain.bots import choose, observe
 from domain.bots.observation import determinize
+from domain.peoples import CARDS
 
 
 def a_midgame(seed: int = 5):

@@ -15,6 +15,7 @@ from service.games import SeatSpec
 from workers.jobs import play
 from workers.queueing import RQTurns
 
+
 @pytest.fixture
 def rq_env():
     client = fakeredis.FakeRedis()

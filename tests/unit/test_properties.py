@@ -1,5 +1,4 @@
 """Properties over random legal play from random seeds, every player count, both editions."""
-from collections import Counter
 from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
@@ -7,8 +6,8 @@ from hypothesis import strategies as st
 
 from domain import Edition, IllegalCommand, InvalidCommand, Options, decide, evolve, fold, legal_commands, new_game, redact, view
 from domain import commands as cmd
-from domain.peoples import CARDS
 from domain.options import MARKERS_PER_PLAYER
+from domain.peoples import CARDS
 
 games = st.builds(
     lambda players, edition, expansion, seed: (Options(players, edition, expansion and edition is Edition.CMON), seed),
@@ -55,7 +54,6 @@ def test_random_legal_play_keeps_every_invariant(setup, rnd, turns):
     options, seed = setup
     events = new_game(options, seed)
     g = fold(events)
-    stepwise = g
     while not g.finished and g.turn.number <= turns:
         seat = g.turn.seat
         legal = list(legal_commands(g, seat))

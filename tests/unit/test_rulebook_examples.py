@@ -4,7 +4,6 @@ import pytest
 from domain import Edition, IllegalCommand, legal_commands
 from domain import commands as cmd
 from domain import events as ev
-from domain.options import Options
 from tests.situations import arrange, dragons, explicit_game, play, site
 
 

@@ -4,12 +4,11 @@ from dataclasses import replace
 
 import pytest
 
-from domain import Edition, IllegalCommand, Layout, Options, fold, legal_commands, new_game, redact, view
+from domain import Edition, IllegalCommand, Layout, Options, fold, new_game, redact, rng, view
 from domain import commands as cmd
 from domain import events as ev
-from domain import rng
 from domain.catalogue import BUILDINGS, Reward
-from domain.city import CLASSIC_START, START_CELLS, cells
+from domain.city import CLASSIC_START, START_CELLS
 from domain.peoples import CANONICAL_DECK, CARDS, Colour
 from tests.situations import arrange, dragons, explicit_game, play, site
 
