@@ -67,17 +67,23 @@ class GameIndex:
                         found.append(doc)
         return found[offset: offset + limit]
 
-    def rebuild(self, store: EventStore) -> int:
-        """Re-project every stream; returns how many games were indexed."""
+    def rebuild(self, store: EventStore) -> tuple[int, dict[str, str]]:
+        """Re-project every stream. Returns how many games were indexed, and the streams
+        that would not fold (with why): those need a look, not silence."""
         self.client.delete(keys.INDEX, keys.INDEX_SUMMARY)
         count = 0
+        broken: dict[str, str] = {}
         for game in store.games():
-            state = store.load(game)
+            try:
+                state = store.load(game)
+            except (AssertionError, KeyError, ValueError, TypeError, AttributeError) as error:
+                broken[game] = repr(error)
+                continue
             first = store.read(game, until=1)
             if state is not None and first:
                 self.record(game, state, first[0].at)
                 count += 1
-        return count
+        return count, broken
 
 
 def _score(created: str) -> float:

@@ -6,6 +6,7 @@ token); ``legal`` returns exactly this form so a client can post a choice back u
 from __future__ import annotations
 
 import dataclasses
+import json
 from typing import Any
 
 from domain import COMMAND_NAMES, COMMAND_TYPES, Command, Event
@@ -47,5 +48,6 @@ def event_to_json(stored: StoredEvent, event: Event) -> dict[str, Any]:
         "schema": stored.schema,
         "at": stored.at,
         "actor": stored.actor,
+        "meta": json.loads(stored.meta or "{}"),
         "data": payload(event),
     }

@@ -144,3 +144,22 @@ def test_upcasting_through_the_store(store, game_id):
 def test_games_lists_every_stream(store, game_id):
     store.append(game_id, 0, opening())
     assert game_id in store.games()
+
+
+def test_the_game_index_is_rebuilt_from_the_streams(real_redis, game_id):
+    from events.projection import GameIndex
+
+    store = RedisStore(real_redis)
+    events = opening()
+    store.append(game_id, 0, events)
+    index = GameIndex(real_redis)
+    index.record(game_id, fold(events[:3]), "2026-01-01T00:00:00+00:00")
+    index.record(game_id, fold(events), "2026-01-01T00:00:00+00:00")
+    index.record(game_id, fold(events[:4]), "2026-01-01T00:00:00+00:00")  # older: ignored
+    assert index.get(game_id)["version"] == len(events)
+    real_redis.hdel("{index}:summary", game_id)
+    assert index.get(game_id) is None
+    count, broken = index.rebuild(store)
+    assert count >= 1 and game_id not in broken
+    rebuilt = index.get(game_id)
+    assert rebuilt["version"] == len(events) and rebuilt["turn"] == fold(events).turn.seat

@@ -472,3 +472,11 @@ def test_r16_events_are_redacted_per_viewer():
     assert redact(dealt[0], 1).cards is None and redact(dealt[0], None).count == 8
     assert redact(events[1], 0).order is None
     assert redact(events[1], 0, revealed=True).order == events[1].order
+
+
+def test_r16_crystal_amounts_are_private_in_events():
+    rewarded = ev.Rewarded(1, "construction", "mill", 3, 0, 1)
+    assert redact(rewarded, 1).crystals == 3 and redact(rewarded, 0).crystals is None
+    assert redact(rewarded, None).crystals is None and redact(rewarded, 0, revealed=True).crystals == 3
+    scored = ev.ScalesScored(((0, 6), (1, 3)), (0, 1), 7)
+    assert redact(scored, 1).crystals == ((0, None), (1, 3)) and redact(scored, None).crystals == ((0, None), (1, None))
