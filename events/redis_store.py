@@ -74,7 +74,7 @@ def _text(value: Any) -> str:
 class RedisStore(EventStore):
     """Works with redis-py clients: a real server, a cluster client, or fakeredis."""
 
-    def __init__(self, client: "redis.Redis[Any]") -> None:
+    def __init__(self, client: Any) -> None:
         super().__init__()
         self.client = client
         self._append = client.register_script(APPEND)
@@ -103,7 +103,7 @@ class RedisStore(EventStore):
         if until is not None:
             until = min(until, 2**63 - 1)
         end = f"0-{until}" if until is not None else "+"
-        entries = self.client.xrange(keys.stream(game), f"0-{after + 1}", end)
+        entries: list[tuple[Any, dict[Any, Any]]] = self.client.xrange(keys.stream(game), f"0-{after + 1}", end)
         return [from_record({_text(k): _text(v) for k, v in fields.items()}) for _, fields in entries]
 
     def version(self, game: str) -> int:
@@ -121,7 +121,7 @@ class RedisStore(EventStore):
 
     def _read_snapshot(self, game: str) -> tuple[int, int, str] | None:
         version, schema, state = self.client.hmget(keys.snapshot(game), "version", "schema", "state")
-        if version is None or state is None:
+        if version is None or schema is None or state is None:
             return None
         return int(version), int(schema), _text(state)
 

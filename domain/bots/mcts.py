@@ -104,9 +104,9 @@ def potential(state: Game, seat: int) -> float:
         if dist > 2:
             continue
         if tile == COURTYARD:
-            space = state.next_obelisk_space()
-            if space is not None and player.markers and player.crystals >= state.options.obelisk[space]:
-                best = max(best, OFFERING - state.options.obelisk[space])
+            next_space = state.next_obelisk_space()
+            if next_space is not None and player.markers and player.crystals >= state.options.obelisk[next_space]:
+                best = max(best, OFFERING - state.options.obelisk[next_space])
             continue
         site = state.sites[tile]
         if site.reconstructed or not player.markers:
