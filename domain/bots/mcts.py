@@ -21,12 +21,13 @@ from ..payment import minimal_payments
 from ..peoples import CARDS, DRAGON_OF, Colour
 from ..state import Game, Phase
 from . import greedy
-from .heuristic import OFFERING, value
+from .heuristic import value
 from .observation import determinize
 
 EXPLORE = 3.0       #: UCB1 exploration constant, in heuristic value units
+BIAS = 4.0          #: weight of the progressive bias (the immediate score) in selection
 MAX_DEPTH = 12      #: commands in one simulated turn before the Reset is forced
-POTENTIAL = 0.5     #: weight of what the tiles in reach next turn promise
+POTENTIAL = 0.7     #: weight of where the figure is heading (one turn later, as greedy discounts)
 
 
 @dataclass
@@ -34,10 +35,14 @@ class Node:
     visits: int = 0
     total: float = 0.0
     available: int = 0
+    prior: float = 0.0  #: the command's immediate score, relative to the best sibling
     children: dict[cmd.Command, "Node"] = field(default_factory=dict)
+    priors: dict[cmd.Command, float] | None = None
 
     def ucb(self, parent_available: int) -> float:
-        return self.total / self.visits + EXPLORE * math.sqrt(math.log(max(parent_available, 1)) / self.visits)
+        """UCB1 plus a progressive bias towards commands that look good at once."""
+        explore = EXPLORE * math.sqrt(math.log(max(parent_available, 1)) / self.visits)
+        return self.total / self.visits + explore + BIAS * self.prior / (self.visits + 1)
 
 
 def _hoax_payments(state: Game, seat: int) -> list[cmd.Command]:
@@ -96,29 +101,22 @@ def candidates(state: Game, seat: int) -> list[cmd.Command]:
     return found
 
 
-def potential(state: Game, seat: int) -> float:
-    """What the tiles within two steps promise next turn: payable open spaces, or an offering."""
-    player = state.players[seat]
+def tile_gains(observation: Game, seat: int, rng: random.Random) -> dict[str, float]:
+    """What greedy contributing (or offering) at each tile could gain with the current hand:
+    computed once per decision, it tells the leaves where the figure should be heading."""
+    world = determinize(observation, rng)
+    return {tile: greedy.tile_value(world, seat, tile) for tile in world.city.tiles}
+
+
+def potential(state: Game, seat: int, gains: dict[str, float]) -> float:
+    """The best tile's gain, discounted by the turns needed to reach it from where the turn
+    ended (two steps a turn)."""
+    here = state.players[seat].position
     best = 0.0
-    for tile, dist in state.city.distances[player.position].items():
-        if dist > 2:
-            continue
-        if tile == COURTYARD:
-            next_space = state.next_obelisk_space()
-            if next_space is not None and player.markers and player.crystals >= state.options.obelisk[next_space]:
-                best = max(best, OFFERING - state.options.obelisk[next_space])
-            continue
-        site = state.sites[tile]
-        if site.reconstructed or not player.markers:
-            continue
-        score = 0.0
-        for index, space in enumerate(BUILDINGS[tile].spaces):
-            if site.markers[index] is None:
-                colours = [space.colour] if space.colour else list(Colour)
-                if any(minimal_payments(player.hand, c, space.value, hoax=False) for c in colours):
-                    filled = sum(m is not None for m in site.markers) + 1
-                    score += 1.0 + 2.0 * filled / len(site.markers)
-        best = max(best, score)
+    for tile, gain in gains.items():
+        if gain > best:
+            turns = -(-max(0, state.city.distances[here][tile] - 2) // 2)
+            best = max(best, gain * greedy.LATER ** turns)
     return best
 
 
@@ -133,14 +131,23 @@ def _finish_turn(state: Game, seat: int) -> Game:
     return greedy.apply(state, cmd.EndTurn(seat, ())) if not state.finished and state.turn.seat == seat else state  # type: ignore[union-attr]
 
 
-def _score(state: Game, seat: int) -> float:
-    return value(state, seat) + (0.0 if state.finished else POTENTIAL * potential(state, seat))
+def _priors(state: Game, seat: int, legal: list[cmd.Command], gains: dict[str, float]) -> dict[cmd.Command, float]:
+    """Each command's score right after it, minus the best one's (so the best is 0)."""
+    scores = {c: _score(greedy.apply(state, c), seat, gains) for c in legal}
+    top = max(scores.values())
+    return {c: v - top for c, v in scores.items()}
+
+
+def _score(state: Game, seat: int, gains: dict[str, float]) -> float:
+    """My position at the end of the turn, plus where my figure is heading."""
+    return value(state, seat) + (0.0 if state.finished else POTENTIAL * potential(state, seat, gains))
 
 
 def choose(observation: Game, seat: int, rng: random.Random, budget: float = 0.2, iterations: int | None = None) -> cmd.Command:
     """Search for ``budget`` seconds (or exactly ``iterations`` iterations)."""
     root = Node()
     deadline = time.perf_counter() + budget
+    gains = tile_gains(observation, seat, rng)
     done = 0
     while (done < iterations) if iterations is not None else (done == 0 or time.perf_counter() < deadline):
         done += 1
@@ -151,13 +158,15 @@ def choose(observation: Game, seat: int, rng: random.Random, budget: float = 0.2
             if state.finished or state.turn is None or state.turn.seat != seat:
                 break
             legal = candidates(state, seat)
+            if node.priors is None:
+                node.priors = _priors(state, seat, legal, gains)
             for c in legal:
                 if c in node.children:
                     node.children[c].available += 1
             untried = [c for c in legal if c not in node.children]
             if untried:
-                command = rng.choice(untried)
-                child = Node(available=1)
+                command = max(untried, key=lambda c: node.priors.get(c, -1e9))  # type: ignore[union-attr]
+                child = Node(available=1, prior=node.priors.get(command, -10.0))
                 node.children[command] = child
                 state = greedy.apply(state, command)
                 path.append(child)
@@ -168,7 +177,7 @@ def choose(observation: Game, seat: int, rng: random.Random, budget: float = 0.2
             node = child
             path.append(child)
         state = _finish_turn(state, seat)
-        reward = _score(state, seat)
+        reward = _score(state, seat, gains)
         for n in path:
             n.visits += 1
             n.total += reward
