@@ -85,3 +85,28 @@ def redis_for(purpose: str = "bench", persist: bool = True) -> Iterator[str]:
         yield server.url
     finally:
         server.stop()
+
+
+def shared(data_dir: str | Path) -> tuple[str, EmbeddedRedis | None]:
+    """The embedded server for ``data_dir``, shared by every process on this machine: the
+    first one starts it and writes its port beside the data; the others find it there.
+    Returns the URL, and the server when this process started it (and so must stop it)."""
+    import fcntl
+
+    folder = Path(data_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / "embedded.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        port_file = folder / "embedded.port"
+        if port_file.exists():
+            url = f"redis://127.0.0.1:{port_file.read_text().strip()}/0"
+            try:
+                client = redis.Redis.from_url(url, socket_connect_timeout=1)
+                client.ping()
+                client.close()
+                return url, None
+            except redis.RedisError:
+                pass  # a server from an earlier run that is gone: start a new one
+        server = EmbeddedRedis(folder)
+        port_file.write_text(str(server.port))
+        return server.url, server

@@ -26,16 +26,18 @@ class Components:
 
 
 def redis_url() -> str:
-    """REDIS_URL, or the URL of an embedded server started now (and stopped at exit)."""
+    """REDIS_URL, or the embedded server on ``var/redis`` (BLUEMOON_DATA), started by the
+    first process that needs it and found there by the others (web workers, RQ workers)."""
     url = os.environ.get("REDIS_URL")
     if url:
         return url
-    from events.embedded import EmbeddedRedis
+    from events.embedded import shared
 
-    server = EmbeddedRedis(os.environ.get("BLUEMOON_DATA", "var/redis"))
-    atexit.register(server.stop)
-    os.environ["REDIS_URL"] = server.url  # child processes (workers) use the same server
-    return server.url
+    url, server = shared(os.environ.get("BLUEMOON_DATA", "var/redis"))
+    if server is not None:
+        atexit.register(server.stop)
+    os.environ["REDIS_URL"] = url  # child processes use the same server
+    return url
 
 
 def build(url: str | None = None, client: Any = None, on_turn: TurnHook | None = None, queue: bool = True) -> Components:
