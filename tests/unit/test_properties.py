@@ -121,3 +121,80 @@ def test_redacted_events_never_carry_another_seats_cards(setup):
             if cards is not None and getattr(r, "seat", seat) != seat:
                 raise AssertionError(f"{e} leaks to seat {seat}")
             assert getattr(r, "order", None) is None and getattr(r, "seed", None) is None
+
+
+def _kinds(cards):
+    return sorted(CARDS[c].kind for c in cards)
+
+
+def _universe(g, seat):
+    """A broad set of commands, legal or not, to compare decide with legal_commands."""
+    hand = g.players[seat].hand
+    tiles = list(g.city.tiles)
+    yield from (cmd.Move(seat, t) for t in tiles)
+    for c in hand:
+        yield cmd.GainSteps(seat, c)
+        yield cmd.Offer(seat, c)
+        yield cmd.EndTurn(seat, (c,))
+        for t in tiles:
+            yield cmd.FlyFigure(seat, c, t)
+            yield cmd.FlyDragon(seat, c, t)
+            yield cmd.MoveDragon(seat, c, t)
+        yield cmd.FlyDragon(seat, c, None)
+    yield cmd.Offer(seat)
+    yield cmd.UseAction(seat)
+    yield from (cmd.UseAction(seat, t) for t in tiles)
+    yield cmd.EndTurn(seat)
+    site = g.sites.get(g.players[seat].position)
+    if site is not None:
+        from itertools import combinations
+
+        for space in range(len(site.markers)):
+            for n in (1, 2):
+                for cards in combinations(sorted(hand), n):
+                    yield cmd.Contribute(seat, site.building, space, cards, None if site.building != "royal_palace" else CARDS[cards[0]].colour.value)
+
+
+def _covered(command, legal):
+    """Whether legal_commands lists this accepted command, up to interchangeable cards (and,
+    for a contribution, some minimal payment within the same cards)."""
+    for c in legal:
+        if type(c) is not type(command):
+            continue
+        if isinstance(command, cmd.Contribute):
+            if c.space == command.space and not c.hoax and c.colour == command.colour:
+                spent = list(_kinds(command.cards))
+                if all(spent.count(k) >= _kinds(c.cards).count(k) for k in _kinds(c.cards)):
+                    return True
+        elif isinstance(command, cmd.EndTurn):
+            if _kinds(c.discards) == _kinds(command.discards):
+                return True
+        else:
+            fields = {k: getattr(command, k) for k in command.__dataclass_fields__}
+            other = {k: getattr(c, k) for k in c.__dataclass_fields__}
+            for key in ("card", "pillar"):
+                if fields.get(key) and other.get(key):
+                    fields[key], other[key] = CARDS[fields[key]].kind, CARDS[other[key]].kind
+            if fields == other:
+                return True
+    return False
+
+
+@SETTINGS
+@given(games, st.randoms(use_true_random=False), st.integers(0, 30))
+def test_every_command_decide_accepts_is_listed_by_legal_commands(setup, rnd, turns):
+    options, seed = setup
+    g = fold(new_game(options, seed))
+    while not g.finished and g.turn.number <= turns:
+        for e in decide(g, rnd.choice(list(legal_commands(g, g.turn.seat)))):
+            g = evolve(g, e)
+    if g.finished:
+        return
+    seat = g.turn.seat
+    legal = list(legal_commands(g, seat))
+    for command in _universe(g, seat):
+        try:
+            decide(g, command)
+        except (IllegalCommand, InvalidCommand):
+            continue
+        assert _covered(command, legal), f"{command} is legal but not listed"
