@@ -28,7 +28,6 @@ from events.store import EventStore, IdempotencyConflict, WrongExpectedVersion
 from .codec import command_to_json
 from .errors import Forbidden, NotFound, SeatTaken, Unauthorized
 
-BOT_LEVELS = ("random", "greedy", "mcts")
 
 @dataclass(frozen=True)
 class TurnTicket:
