@@ -17,11 +17,6 @@ class Phase(str, Enum):
     CONTRIBUTION = "contribution"  #: contributions, offerings, building actions
 
 
-class Status(str, Enum):
-    ACTIVE = "active"
-    FINISHED = "finished"
-
-
 class EndReason(str, Enum):
     """How a game ended (R11)."""
 
@@ -95,9 +90,6 @@ class Game:
     @property
     def finished(self) -> bool:
         return self.result is not None
-
-    def player(self, seat: int) -> Player:
-        return self.players[seat]
 
     def next_obelisk_space(self) -> int | None:
         """Index of the lowest open obelisk space, None when it is full."""

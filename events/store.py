@@ -134,26 +134,28 @@ class EventStore(ABC):
 
     def load(self, game: str, *, snapshots: bool = True) -> Game | None:
         """The current state: the newest known state (this process's cache, else the
-        snapshot) plus the events after it; ``snapshots=False`` folds from the start."""
+        snapshot) plus the events after it, writing a fresh snapshot once SNAPSHOT_EVERY
+        events follow the last one; ``snapshots=False`` folds from the start and writes nothing."""
         if not snapshots:
-            return self._fold_tail(game, None)
+            return self._fold(game, None)
         state = self._cache.get(game)
         if state is None:
             snap = self.snapshot(game)
             state = snap.state if snap else None
-        state = self._fold_tail(game, state)
-        if state is not None:
-            self._remember(game, state)
-        return state
-
-    def _fold_tail(self, game: str, state: Game | None) -> Game | None:
-        base = state.version if state else 0
-        tail = self.read(game, after=base)
-        for stored in tail:
-            state = evolve(state, stored.event)
-        if state is not None and state.version - self._snapshotted.get(game, base) >= SNAPSHOT_EVERY:
+            self._snapshotted[game] = snap.version if snap else 0
+        state = self._fold(game, state)
+        if state is None:
+            return None
+        if state.version - self._snapshotted.get(game, 0) >= SNAPSHOT_EVERY:
             self.save_snapshot(game, state)
             self._snapshotted[game] = state.version
+        self._remember(game, state)
+        return state
+
+    def _fold(self, game: str, state: Game | None) -> Game | None:
+        """``state`` (None: nothing yet) with the events after it applied."""
+        for stored in self.read(game, after=state.version if state else 0):
+            state = evolve(state, stored.event)
         return state
 
     def _remember(self, game: str, state: Game) -> None:

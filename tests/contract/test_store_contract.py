@@ -163,3 +163,23 @@ def test_the_game_index_is_rebuilt_from_the_streams(real_redis, game_id):
     assert count >= 1 and game_id not in broken
     rebuilt = index.get(game_id)
     assert rebuilt["version"] == len(events) and rebuilt["turn"] == fold(events).turn.seat
+
+
+def test_a_long_lived_process_keeps_writing_snapshots(store, game_id):
+    """A process whose cache always holds the game still snapshots every SNAPSHOT_EVERY events,
+    so that a cold process never folds a long tail."""
+    import random
+
+    from events.store import SNAPSHOT_EVERY
+
+    store.append(game_id, 0, opening())
+    rnd = random.Random(4)
+    for _ in range(SNAPSHOT_EVERY * 3):
+        state = store.load(game_id)
+        if state.finished:
+            break
+        store.append(game_id, state.version, decide(state, rnd.choice(list(legal_commands(state, state.turn.seat)))))
+    newest = store.load(game_id)
+    snap = store.snapshot(game_id)
+    assert snap is not None and newest.version - snap.version < SNAPSHOT_EVERY + 20
+    assert snap.state == fold(s.event for s in store.read(game_id, until=snap.version))
