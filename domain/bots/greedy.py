@@ -89,6 +89,15 @@ def discards(state: Game, seat: int) -> tuple[str, ...]:
 LATER = 0.7  #: a plan that needs another turn to reach is worth this fraction per turn away
 
 
+def reach_worth(gain: float, distance: int, steps: int, flit: bool) -> float:
+    """A tile's gain as seen from ``distance`` away with ``steps`` left: whole if walkable
+    now, less a Flit 1 if one can fly there, else discounted per turn of walking (two steps)."""
+    away = max(0, distance - steps)
+    if away and flit:
+        return gain - FLIGHT_COST
+    return gain * LATER ** -(-away // 2)
+
+
 def _step_towards(world: Game, here: str, target: str) -> str:
     return next(
         n for n in world.city.neighbours[here]
@@ -108,11 +117,7 @@ def choose(observation: Game, seat: int, rng: random.Random) -> cmd.Command:
         flit = next((c for c in sorted(player.hand) if CARDS[c].colour is Colour.GREY and CARDS[c].value == 1), None)
 
         def worth(tile: str) -> float:
-            away = max(0, distances[tile] - turn.steps)  # type: ignore[union-attr]
-            if away and flit:
-                return gains[tile] - FLIGHT_COST
-            turns_away = -(-away // 2)
-            return gains[tile] * LATER ** turns_away
+            return reach_worth(gains[tile], distances[tile], turn.steps, flit is not None)  # type: ignore[union-attr]
 
         target = max(world.city.tiles, key=lambda t: (worth(t), t == here, -distances[t]))
         if worth(target) > 0 and target != here:
@@ -120,7 +125,7 @@ def choose(observation: Game, seat: int, rng: random.Random) -> cmd.Command:
                 return cmd.FlyFigure(seat, flit, target)
             if turn.steps > 0:
                 return cmd.Move(seat, _step_towards(world, here, target))
-    gain, action = best_action(world, seat)
+    _, action = best_action(world, seat)
     if action is not None and not turn.relocated:
         return action
     return cmd.EndTurn(seat, discards(world, seat))

@@ -3,8 +3,10 @@
 Each iteration samples a world consistent with the bot's observation (``determinize``), walks
 the tree of its own commands this turn choosing by UCB1 among those legal in that world,
 adds one node, finishes the turn with a quick default policy (contribute greedily where it
-stands, then the Reset), and scores the end of the turn with ``heuristic.value`` plus the
-promise of the tiles within reach next turn. The most visited first command is played.
+stands, then the Reset), and scores the end of the turn with ``heuristic.value`` plus its
+``Outlook``: what the cards it kept could gain next turn on the tiles it can then reach. So
+it plans two turns where greedy plans one, and weighs what greedy never plays (dragons, Hoax
+payments, Flit 2, Pillar offerings). The most visited first command is played.
 Budget: wall-clock seconds, or a fixed number of iterations (reproducible).
 """
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ..catalogue import BUILDINGS, COURTYARD
 from ..legal import offers_and_actions
 from ..payment import minimal_payments
 from ..peoples import CARDS, DRAGON_OF, Colour
-from ..state import Game, Phase
+from ..state import Game, Phase, Turn, copy_with
 from . import greedy
 from .heuristic import value
 from .observation import determinize
@@ -28,6 +30,7 @@ EXPLORE = 3.0       #: UCB1 exploration constant, in heuristic value units
 BIAS = 4.0          #: weight of the progressive bias (the immediate score) in selection
 MAX_DEPTH = 12      #: commands in one simulated turn before the Reset is forced
 POTENTIAL = 0.7     #: weight of where the figure is heading (one turn later, as greedy discounts)
+LOOK_AHEAD = 1      #: commands greedy looks ahead when valuing a tile for next turn
 
 
 @dataclass
@@ -36,7 +39,7 @@ class Node:
     total: float = 0.0
     available: int = 0
     prior: float = 0.0  #: the command's immediate score, relative to the best sibling
-    children: dict[cmd.Command, "Node"] = field(default_factory=dict)
+    children: dict[cmd.Command, Node] = field(default_factory=dict)
     priors: dict[cmd.Command, float] | None = None
 
     def ucb(self, parent_available: int) -> float:
@@ -101,83 +104,115 @@ def candidates(state: Game, seat: int) -> list[cmd.Command]:
     return found
 
 
-def tile_gains(observation: Game, seat: int, rng: random.Random) -> dict[str, float]:
-    """What greedy contributing (or offering) at each tile could gain with the current hand:
-    computed once per decision, it tells the leaves where the figure should be heading."""
-    world = determinize(observation, rng)
-    return {tile: greedy.tile_value(world, seat, tile) for tile in world.city.tiles}
+class Outlook:
+    """What the cards kept at the end of a searched turn could gain next turn: greedy's
+    value of each tile, seen from where the figure stopped (``greedy.reach_worth``). It is
+    computed with the hand left after this turn's payments, so that a card spent now is not
+    counted again as next turn's promise. Tile values are cached for one decision by what
+    they depend on."""
+
+    def __init__(self) -> None:
+        self.gains: dict[tuple[object, ...], float] = {}
+
+    def gain(self, state: Game, seat: int, tile: str) -> float:
+        p = state.players[seat]
+        site = state.sites.get(tile)
+        key = (tile, p.hand, p.markers, site.markers if site else (p.crystals, state.obelisk))
+        if key not in self.gains:
+            self.gains[key] = greedy.tile_value(state, seat, tile, LOOK_AHEAD)
+        return self.gains[key]
+
+    def potential(self, before_end: Game, seat: int, discards: tuple[str, ...], final: Game) -> float:
+        """The best tile's worth next turn, for the hand kept after ``discards``."""
+        if final.finished:
+            return 0.0
+        kept = tuple(c for c in before_end.players[seat].hand if c not in discards)
+        players = tuple(copy_with(p, hand=kept) if p.seat == seat else p for p in final.players)
+        next_turn = copy_with(final, players=players, turn=Turn(seat=seat))
+        steps = next_turn.turn.steps  # type: ignore[union-attr]
+        flit = any(CARDS[c].colour is Colour.GREY and CARDS[c].value == 1 for c in kept)
+        here = final.players[seat].position
+        return max(
+            (greedy.reach_worth(self.gain(next_turn, seat, tile), d, steps, flit)
+             for tile, d in final.city.distances[here].items()),
+            default=0.0,
+        )
 
 
-def potential(state: Game, seat: int, gains: dict[str, float]) -> float:
-    """The best tile's gain, discounted by the turns needed to reach it from where the turn
-    ended (two steps a turn)."""
-    here = state.players[seat].position
-    best = 0.0
-    for tile, gain in gains.items():
-        if gain > best:
-            turns = -(-max(0, state.city.distances[here][tile] - 2) // 2)
-            best = max(best, gain * greedy.LATER ** turns)
-    return best
-
-
-def _finish_turn(state: Game, seat: int) -> Game:
-    """The default policy: contribute greedily where the figure stands, then the Reset."""
+def _finish_turn(state: Game, seat: int) -> tuple[Game, tuple[str, ...], Game]:
+    """The default policy: contribute greedily where the figure stands, then the Reset.
+    Returns the state before the Reset, the cards discarded, and the state after it."""
     for _ in range(MAX_DEPTH):
         if state.finished or state.turn is None or state.turn.seat != seat:
-            return state
+            return state, (), state
         _, action = greedy.best_action(state, seat)
-        command = action if action is not None and not state.turn.relocated else cmd.EndTurn(seat, greedy.discards(state, seat))
-        state = greedy.apply(state, command)
-    return greedy.apply(state, cmd.EndTurn(seat, ())) if not state.finished and state.turn.seat == seat else state  # type: ignore[union-attr]
+        if action is None or state.turn.relocated:
+            break
+        state = greedy.apply(state, action)
+    if state.finished or state.turn is None or state.turn.seat != seat:
+        return state, (), state
+    discards = greedy.discards(state, seat)
+    return state, discards, greedy.apply(state, cmd.EndTurn(seat, discards))
 
 
-def _priors(state: Game, seat: int, legal: list[cmd.Command], gains: dict[str, float]) -> dict[cmd.Command, float]:
+def _priors(state: Game, seat: int, legal: list[cmd.Command], outlook: Outlook) -> dict[cmd.Command, float]:
     """Each command's score right after it, minus the best one's (so the best is 0)."""
-    scores = {c: _score(greedy.apply(state, c), seat, gains) for c in legal}
+    scores: dict[cmd.Command, float] = {}
+    for c in legal:
+        after = greedy.apply(state, c)
+        if isinstance(c, cmd.EndTurn):
+            scores[c] = _score(state, c.discards, after, seat, outlook)
+        else:
+            scores[c] = _score(after, (), after, seat, outlook)
     top = max(scores.values())
     return {c: v - top for c, v in scores.items()}
 
 
-def _score(state: Game, seat: int, gains: dict[str, float]) -> float:
-    """My position at the end of the turn, plus where my figure is heading."""
-    return value(state, seat) + (0.0 if state.finished else POTENTIAL * potential(state, seat, gains))
+def _score(before_end: Game, discards: tuple[str, ...], final: Game, seat: int, outlook: Outlook) -> float:
+    """My position at the end of the turn, plus where my figure can head with what I kept."""
+    return value(final, seat) + POTENTIAL * outlook.potential(before_end, seat, discards, final)
 
 
 def choose(observation: Game, seat: int, rng: random.Random, budget: float = 0.2, iterations: int | None = None) -> cmd.Command:
     """Search for ``budget`` seconds (or exactly ``iterations`` iterations)."""
     root = Node()
+    first = candidates(observation, seat)
+    if len(first) == 1:
+        return first[0]  # nothing to weigh: the Reset with greedy's discards
     deadline = time.perf_counter() + budget
-    gains = tile_gains(observation, seat, rng)
+    outlook = Outlook()
     done = 0
     while (done < iterations) if iterations is not None else (done == 0 or time.perf_counter() < deadline):
         done += 1
         state = determinize(observation, rng)
         node = root
         path = [root]
+        ended: tuple[Game, tuple[str, ...], Game] | None = None
         for _ in range(MAX_DEPTH):
             if state.finished or state.turn is None or state.turn.seat != seat:
                 break
             legal = candidates(state, seat)
             if node.priors is None:
-                node.priors = _priors(state, seat, legal, gains)
+                node.priors = _priors(state, seat, legal, outlook)
             for c in legal:
                 if c in node.children:
                     node.children[c].available += 1
             untried = [c for c in legal if c not in node.children]
             if untried:
                 command = max(untried, key=lambda c: node.priors.get(c, -1e9))  # type: ignore[union-attr]
-                child = Node(available=1, prior=node.priors.get(command, -10.0))
-                node.children[command] = child
-                state = greedy.apply(state, command)
-                path.append(child)
+                node.children[command] = node = Node(available=1, prior=node.priors.get(command, -10.0))
+            else:
+                node, command = max(((node.children[c], c) for c in legal), key=lambda nc: nc[0].ucb(nc[0].available))
+            path.append(node)
+            after = greedy.apply(state, command)
+            if isinstance(command, cmd.EndTurn):
+                ended = (state, command.discards, after)
+            state = after
+            if untried:
                 break
-            options = [(node.children[c], c) for c in legal]
-            child, command = max(options, key=lambda nc: nc[0].ucb(nc[0].available))
-            state = greedy.apply(state, command)
-            node = child
-            path.append(child)
-        state = _finish_turn(state, seat)
-        reward = _score(state, seat, gains)
+        if ended is None:
+            ended = _finish_turn(state, seat)
+        reward = _score(*ended, seat, outlook)
         for n in path:
             n.visits += 1
             n.total += reward
