@@ -74,3 +74,20 @@ def test_every_bot_choice_is_accepted_by_the_rules(level):
         command = choose(state, state.turn.seat, level, rnd, iterations=20)
         for e in decide(state, command):
             state = evolve(state, e)
+
+
+def test_mcts_outlook_counts_only_the_cards_kept():
+    """Next turn's promise is valued with the hand left after this turn: a card spent (or
+    discarded) now cannot pay for next turn's contribution as well."""
+    from domain.bots.mcts import Outlook
+
+    state = a_midgame()
+    seat = state.turn.seat
+    me = state.players[seat]
+    broke = replace(state, players=tuple(replace(p, crystals=0) if p.seat == seat else p for p in state.players))
+    outlook = Outlook()
+    with_hand = outlook.potential(broke, seat, (), broke)
+    without_hand = outlook.potential(broke, seat, me.hand, broke)
+    assert with_hand > 0
+    assert without_hand == 0  # no cards and no crystals: nothing to contribute or offer
+    assert outlook.potential(broke, seat, me.hand[:2], broke) <= with_hand
