@@ -117,6 +117,8 @@ class Outlook:
     def gain(self, state: Game, seat: int, tile: str) -> float:
         p = state.players[seat]
         site = state.sites.get(tile)
+        # The dragons are left out of the key on purpose: with them, the outlook's scales made
+        # the search chase dragon moves, and it lost far more often (measured: docs/bots.md).
         key = (tile, p.hand, p.markers, site.markers if site else (p.crystals, state.obelisk))
         if key not in self.gains:
             self.gains[key] = greedy.tile_value(state, seat, tile, LOOK_AHEAD)
