@@ -95,7 +95,8 @@ def reach_worth(gain: float, distance: int, steps: int, flit: bool) -> float:
     away = max(0, distance - steps)
     if away and flit:
         return gain - FLIGHT_COST
-    return gain * LATER ** -(-away // 2)
+    turns_away = -(-away // 2)  # two steps a turn, rounded up
+    return gain * LATER ** turns_away
 
 
 def _step_towards(world: Game, here: str, target: str) -> str:

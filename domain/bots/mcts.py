@@ -108,8 +108,9 @@ class Outlook:
     """What the cards kept at the end of a searched turn could gain next turn: greedy's
     value of each tile, seen from where the figure stopped (``greedy.reach_worth``). It is
     computed with the hand left after this turn's payments, so that a card spent now is not
-    counted again as next turn's promise. Tile values are cached for one decision by what
-    they depend on."""
+    counted again as next turn's promise. Tile values are cached for one decision by the
+    tile, the hand, the markers left and the site's markers (or, at the Courtyard, the
+    crystals and the obelisk); where dragons stand is deliberately not part of the key."""
 
     def __init__(self) -> None:
         self.gains: dict[tuple[object, ...], float] = {}
@@ -202,7 +203,9 @@ def choose(observation: Game, seat: int, rng: random.Random, budget: float = 0.2
             untried = [c for c in legal if c not in node.children]
             if untried:
                 command = max(untried, key=lambda c: node.priors.get(c, -1e9))  # type: ignore[union-attr]
-                node.children[command] = node = Node(available=1, prior=node.priors.get(command, -10.0))
+                child = Node(available=1, prior=node.priors.get(command, -10.0))
+                node.children[command] = child
+                node = child
             else:
                 node, command = max(((node.children[c], c) for c in legal), key=lambda nc: nc[0].ucb(nc[0].available))
             path.append(node)
