@@ -4,7 +4,7 @@ largest gain of ``heuristic.value`` one step (or one tile) ahead."""
 from __future__ import annotations
 
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from .. import commands as cmd
 from ..catalogue import BUILDINGS
@@ -16,6 +16,8 @@ from ..peoples import CARDS, Colour
 from ..state import Game, Phase, copy_with
 from .heuristic import value
 from .observation import determinize
+
+Judge = Callable[[Game, int], float]  #: how good a state is for a seat; greedy's is ``value``
 
 FLIGHT_COST = 1.5  #: a Flit 1 spent to fly is a card not spent on a contribution
 
@@ -43,39 +45,39 @@ def candidates(state: Game, seat: int) -> Iterator[cmd.Command]:
     yield from offers_and_actions(state, seat)
 
 
-def best_action(state: Game, seat: int) -> tuple[float, cmd.Command | None]:
+def best_action(state: Game, seat: int, judge: Judge = value) -> tuple[float, cmd.Command | None]:
     """The contribution-phase command that starts the best short plan, if any gains."""
-    base = value(state, seat)
+    base = judge(state, seat)
     best: tuple[float, cmd.Command | None] = (0.0, None)
     for c in candidates(state, seat):
         if isinstance(c, cmd.UseAction) and c.to is not None:
             continue  # the Main Hall's move is judged by the tile plan, not here
         after = apply(state, c)
-        gain = value(after, seat) - base + plan_value(after, seat, 1)
+        gain = judge(after, seat) - base + plan_value(after, seat, 1, judge)
         if gain > best[0]:
             best = (gain, c)
     return best
 
 
-def plan_value(state: Game, seat: int, depth: int) -> float:
+def plan_value(state: Game, seat: int, depth: int, judge: Judge = value) -> float:
     """The best total gain of up to ``depth`` contribution-phase commands from ``state``: a
     short look-ahead, so that a marker placed now counts when the next one completes."""
     if depth == 0 or state.finished:
         return 0.0
-    base = value(state, seat)
+    base = judge(state, seat)
     best = 0.0
     for c in candidates(state, seat):
         if isinstance(c, cmd.UseAction) and c.to is not None:
             continue
         after = apply(state, c)
-        best = max(best, value(after, seat) - base + plan_value(after, seat, depth - 1))
+        best = max(best, judge(after, seat) - base + plan_value(after, seat, depth - 1, judge))
     return best
 
 
-def tile_value(state: Game, seat: int, tile: str, depth: int = 2) -> float:
+def tile_value(state: Game, seat: int, tile: str, depth: int = 2, judge: Judge = value) -> float:
     """What contributing (or offering) at ``tile`` this turn could gain."""
     here = copy_with(state, players=tuple(copy_with(p, position=tile) if p.seat == seat else p for p in state.players))
-    return plan_value(here, seat, depth)
+    return plan_value(here, seat, depth, judge)
 
 
 def discards(state: Game, seat: int) -> tuple[str, ...]:
@@ -99,7 +101,7 @@ def reach_worth(gain: float, distance: int, steps: int, flit: bool) -> float:
     return gain * LATER ** turns_away
 
 
-def _step_towards(world: Game, here: str, target: str) -> str:
+def step_towards(world: Game, here: str, target: str) -> str:
     return next(
         n for n in world.city.neighbours[here]
         if world.city.distances[n][target] == world.city.distances[here][target] - 1
@@ -125,7 +127,7 @@ def choose(observation: Game, seat: int, rng: random.Random) -> cmd.Command:
             if distances[target] > turn.steps and flit:
                 return cmd.FlyFigure(seat, flit, target)
             if turn.steps > 0:
-                return cmd.Move(seat, _step_towards(world, here, target))
+                return cmd.Move(seat, step_towards(world, here, target))
     _, action = best_action(world, seat)
     if action is not None and not turn.relocated:
         return action

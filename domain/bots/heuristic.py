@@ -42,7 +42,9 @@ def building_share(state: Game, seat: int, building: str) -> float:
     return share * (0.4 + 0.6 * filled)
 
 
-def value(state: Game, seat: int) -> float:
+def value(state: Game, seat: int, card_value: float = CARD_VALUE) -> float:
+    """Crystals, offerings, scales, shares of unfinished buildings, spare markers and the
+    cards in hand at ``card_value`` per point (mcts weighs cards lower than greedy)."""
     p = state.players[seat]
     if state.result is not None:
         if seat in state.result.winners:
@@ -53,7 +55,7 @@ def value(state: Game, seat: int) -> float:
         if not site.reconstructed and seat in site.markers:
             v += building_share(state, seat, building)
     v += sum(SPARE_MARKERS[: p.markers])
-    v += CARD_VALUE * sum(CARDS[c].value for c in p.hand + p.aside if c in CARDS)
+    v += card_value * sum(CARDS[c].value for c in p.hand + p.aside if c in CARDS)
     return v
 
 
