@@ -91,3 +91,25 @@ def test_mcts_outlook_counts_only_the_cards_kept():
     assert with_hand > 0
     assert without_hand == 0  # no cards and no crystals: nothing to contribute or offer
     assert outlook.potential(broke, seat, me.hand[:2], broke) <= with_hand + 1e-9  # float sums
+
+
+def test_mcts_default_policy_walks_to_where_its_cards_pay():
+    """A simulated turn that starts with steps left walks to a tile where the hand can
+    contribute, instead of ending where it stands (which made standing still look as good)."""
+    from domain.bots.mcts import Outlook, _finish_turn
+    from domain.catalogue import BUILDINGS
+
+    state = fold(new_game(Options(2), b"walk"))
+    seat = state.turn.seat
+    here = state.players[seat].position
+    near = next(b for b, d in state.city.distances[here].items()
+                if d == 2 and b in state.sites and all(s.colour for s in BUILDINGS[b].spaces))
+    wanted = {s.colour for s in BUILDINGS[near].spaces}
+    hand = tuple(c for c in sorted(CARDS) if CARDS[c].colour in wanted and CARDS[c].value == 3)
+    players = tuple(replace(p, hand=hand) if p.seat == seat else p for p in state.players)
+    state = replace(state, players=players)
+
+    before_end, _, _ = _finish_turn(state, seat, Outlook())
+    me = before_end.players[seat]
+    assert state.city.distances[here][me.position] >= 1
+    assert me.markers < 10 or me.crystals > 0  # it contributed where it went
