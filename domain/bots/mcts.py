@@ -140,22 +140,30 @@ class Outlook:
             return 0.0
         kept = tuple(c for c in before_end.players[seat].hand if c not in discards)
         players = tuple(copy_with(p, hand=kept) if p.seat == seat else p for p in final.players)
-        next_turn = copy_with(final, players=players, turn=Turn(seat=seat))
-        steps = next_turn.turn.steps  # type: ignore[union-attr]
+        turn = Turn(seat=seat)
+        next_turn = copy_with(final, players=players, turn=turn)
         flit = any(CARDS[c].colour is Colour.GREY and CARDS[c].value == 1 for c in kept)
         here = final.players[seat].position
         return max(
-            (greedy.reach_worth(self.gain(next_turn, seat, tile), d, steps, flit)
+            (greedy.reach_worth(self.gain(next_turn, seat, tile), d, turn.steps, flit)
              for tile, d in final.city.distances[here].items()),
             default=0.0,
         )
+
+
+def _my_turn(state: Game, seat: int) -> bool:
+    """Whether ``seat`` is still to play in ``state`` (the game goes on, the turn is its own)."""
+    return not state.finished and state.turn is not None and state.turn.seat == seat
 
 
 def _walk(state: Game, seat: int, outlook: Outlook) -> Game:
     """Walk to the tile within the steps left that promises most (the outlook's cached
     gains), so that a first step is judged by where it leads, not by standing still."""
     turn = state.turn
-    if turn is None or turn.phase is not Phase.MOVEMENT or turn.relocated or turn.steps <= 0:
+    if not _my_turn(state, seat):
+        return state
+    assert turn is not None
+    if turn.phase is not Phase.MOVEMENT or turn.relocated or turn.steps <= 0:
         return state
     here = state.players[seat].position
     distances = state.city.distances[here]
@@ -170,16 +178,15 @@ def _walk(state: Game, seat: int, outlook: Outlook) -> Game:
 def _finish_turn(state: Game, seat: int, outlook: Outlook) -> tuple[Game, tuple[str, ...], Game]:
     """The default policy: walk to the best tile in reach, contribute greedily there, then
     the Reset. Returns the state before the Reset, the cards discarded, and the state after it."""
-    if not state.finished and state.turn is not None and state.turn.seat == seat:
-        state = _walk(state, seat, outlook)
+    state = _walk(state, seat, outlook)
     for _ in range(MAX_DEPTH):
-        if state.finished or state.turn is None or state.turn.seat != seat:
+        if not _my_turn(state, seat):
             return state, (), state
         _, action = greedy.best_action(state, seat, judge)
-        if action is None or state.turn.relocated:
+        if action is None or state.turn.relocated:  # type: ignore[union-attr]
             break
         state = greedy.apply(state, action)
-    if state.finished or state.turn is None or state.turn.seat != seat:
+    if not _my_turn(state, seat):
         return state, (), state
     discards = greedy.discards(state, seat)
     return state, discards, greedy.apply(state, cmd.EndTurn(seat, discards))
@@ -219,7 +226,7 @@ def choose(observation: Game, seat: int, rng: random.Random, budget: float = 0.2
         path = [root]
         ended: tuple[Game, tuple[str, ...], Game] | None = None
         for _ in range(MAX_DEPTH):
-            if state.finished or state.turn is None or state.turn.seat != seat:
+            if not _my_turn(state, seat):
                 break
             legal = candidates(state, seat)
             if node.priors is None:
