@@ -1,4 +1,4 @@
-"""API speed under gunicorn (2 workers, as in the Procfile), side by side with a bare Flask
+"""API speed under gunicorn (2 gevent workers, as in the Procfile), side by side with a bare Flask
 endpoint served the same way in the same run: the ratio is the figure.
 
 Measures "get my view" (GET /games/{id} with a seat token) and "post a command" (POST
@@ -13,7 +13,6 @@ import http.client
 import json
 import os
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -22,33 +21,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from events.embedded import free_port, redis_for  # noqa: E402
-
-
-def serve(app: str, env: dict[str, str]) -> tuple[subprocess.Popen, int]:
-    port = free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "--workers", "2", "--worker-class", "gthread", "--threads", "8",
-         "--bind", f"127.0.0.1:{port}", "--log-level", "warning", app],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            c.request("GET", "/healthz" if "service" in app else "/bare")
-            c.getresponse().read()
-            return proc, port
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{app} did not start")
-
-
-def call(conn: http.client.HTTPConnection, method: str, path: str, body=None, headers=None):  # type: ignore[no-untyped-def]
-    conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers or {})
-    response = conn.getresponse()
-    data = response.read()
-    return response.status, data
+from bench.server import call, serve  # noqa: E402
+from events.embedded import redis_for  # noqa: E402
 
 
 def load(port: int, clients: int, seconds: float, make_worker) -> tuple[float, list[float]]:  # type: ignore[no-untyped-def]
@@ -138,7 +112,7 @@ def run(args: argparse.Namespace, url: str) -> None:
                                      lambda conn: (lambda: call(conn, "GET", "/bare")))
         base_rate = (base_rate + base2_rate) / 2
         base_lat = base_lat + base2_lat
-        print(f"gunicorn 2 workers x 8 threads, {args.clients} keep-alive clients, {args.seconds:.0f} s each, one machine")
+        print(f"gunicorn 2 gevent workers, {args.clients} keep-alive clients, {args.seconds:.0f} s each, one machine")
         b = sorted(base_lat)
         print(f"{'bare Flask endpoint':22s} {base_rate:8.0f} req/s  p50 {statistics.median(b) * 1000:6.2f} ms  "
               f"p99 {b[int(len(b) * 0.99) - 1] * 1000:6.2f} ms   (baseline, measured before and after)")

@@ -71,6 +71,11 @@ def _text(value: Any) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+def decode_entry(fields: dict[Any, Any]) -> StoredEvent:
+    """A stream entry's fields as read by XRANGE or XREAD."""
+    return from_record({_text(k): _text(v) for k, v in fields.items()})
+
+
 class RedisStore(EventStore):
     """Works with redis-py clients: a real server, a cluster client, or fakeredis."""
 
@@ -104,7 +109,7 @@ class RedisStore(EventStore):
             until = min(until, 2**63 - 1)
         end = f"0-{until}" if until is not None else "+"
         entries: list[tuple[Any, dict[Any, Any]]] = self.client.xrange(keys.stream(game), f"0-{after + 1}", end)
-        return [from_record({_text(k): _text(v) for k, v in fields.items()}) for _, fields in entries]
+        return [decode_entry(fields) for _, fields in entries]
 
     def version(self, game: str) -> int:
         return int(self.client.xlen(keys.stream(game)))

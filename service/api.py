@@ -2,9 +2,7 @@
 store's, and every error becomes a problem response in service/problems.py."""
 from __future__ import annotations
 
-import json
-import time
-from collections.abc import Iterator
+import re
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
@@ -16,15 +14,12 @@ from domain.audit import audit
 from events import keys
 from events.serialization import StoredEvent
 
-from . import schemas
-from .codec import command_from_json, command_to_json, event_to_json
+from . import live, schemas
+from .codec import command_from_json, command_to_json, dumps, event_to_json
 from .errors import NotFinished, NotFound, PreconditionRequired, Unauthorized
 from .games import GameService, SeatSpec
 
 api = Blueprint("api", __name__)
-MAX_WAIT = 30.0          #: seconds a long poll may wait
-SSE_SECONDS = 25.0       #: an SSE response ends after this; clients resume with Last-Event-ID
-PAGE = 200
 MAX_VERSION = 2**53 - 1  #: the largest version a JSON client can hold exactly
 
 
@@ -37,7 +32,7 @@ def _json(schema: Any, data: Any, status: int = 200, headers: dict[str, str] | N
     JSON-ready by the domain and written as they are; the contract tests check every one
     against openapi.yaml."""
     body = data if isinstance(schema, _PREBUILT) else schema.dump(data)
-    response = current_app.response_class(json.dumps(body), status=status, mimetype="application/json")
+    response = current_app.response_class(dumps(body), status=status, mimetype="application/json")
     for k, v in (headers or {}).items():
         response.headers[k] = v
     return response
@@ -198,42 +193,39 @@ def post_command(game: str) -> Response:
 
 # -- follow ---------------------------------------------------------------------------------
 
+_VERSION_TEXT = re.compile(r"[0-9]{1,16}")
+_SECONDS_TEXT = re.compile(r"[0-9]{1,3}(\.[0-9]{1,6})?")
+
 
 def _after() -> int:
-    raw = request.args.get("after", request.headers.get("Last-Event-ID", "0"))
-    try:
-        after = int(raw)
-    except ValueError:
-        raise ValidationError({"after": ["must be a whole number (a version)"]})
-    if not 0 <= after <= MAX_VERSION:
-        raise ValidationError({"after": [f"must be a version from 0 to {MAX_VERSION}"]})
-    return after
+    """``after`` (query), else a non-empty ``Last-Event-ID`` (what EventSource sends on a
+    reconnect), else 0; an empty Last-Event-ID counts as absent."""
+    field, raw = "after", request.args.get("after")
+    if raw is None:
+        field, raw = "Last-Event-ID", request.headers.get("Last-Event-ID", "").strip()
+        if not raw:
+            return 0
+    if not _VERSION_TEXT.fullmatch(raw) or int(raw) > MAX_VERSION:
+        raise ValidationError({field: [f"must be a version: a whole number from 0 to {MAX_VERSION}"]})
+    return int(raw)
 
 
-def _wait_for(game: str, after: int, seconds: float) -> None:
-    """Block until the stream has an event after ``after`` or ``seconds`` pass."""
-    ms = int(seconds * 1000)
-    if ms <= 0:
-        return  # BLOCK 0 would mean "forever"
-    service().client.xread({keys.stream(game): f"0-{after}"}, count=1, block=ms)
+def _wait() -> float:
+    raw = request.args.get("wait", "0")
+    if not _SECONDS_TEXT.fullmatch(raw) or float(raw) > live.MAX_WAIT:
+        raise ValidationError({"wait": [f"must be a number of seconds from 0 to {live.MAX_WAIT:g}"]})
+    return float(raw)
 
 
 @api.get("/games/<game>/events")
 def events(game: str) -> Response:
     seat = _seat(game, required=False)
     after = _after()
-    try:
-        wait = min(float(request.args.get("wait", "0")), MAX_WAIT)
-    except ValueError:
-        raise ValidationError({"wait": ["must be a number of seconds"]})
+    wait = _wait()
     svc = service()
     svc.state(game)  # 404 for an unknown game
-    stored = svc.store.read(game, after=after, until=after + PAGE)
-    if not stored and wait > 0:
-        _wait_for(game, after, wait)
-        stored = svc.store.read(game, after=after, until=after + PAGE)
-    version = svc.store.version(game)
-    body = {"game": game, "version": version, "events": _events(stored, seat, revealed=False),
+    stored, version = live.poll(current_app.extensions["bluemoon"], game, after, wait)
+    body = {"game": game, "version": version, "events": [live.served(s, seat) for s in stored],
             "next_after": stored[-1].seq if stored else after}
     return _json(schemas.EventPage(), body)
 
@@ -242,24 +234,11 @@ def events(game: str) -> Response:
 def stream(game: str) -> Response:
     seat = _seat(game, required=False)
     after = _after()
-    svc = service()
-    svc.state(game)
-
-    def generate() -> Iterator[str]:
-        position = after
-        deadline = time.monotonic() + SSE_SECONDS
-        yield "retry: 1000\n\n"
-        while time.monotonic() < deadline:
-            stored = svc.store.read(game, after=position, until=position + PAGE)
-            for s in stored:
-                doc = event_to_json(s, redact(s.event, seat))
-                yield f"id: {s.seq}\nevent: {s.type}\ndata: {json.dumps(doc)}\n\n"
-                position = s.seq
-            if not stored:
-                _wait_for(game, position, min(5.0, max(0.0, deadline - time.monotonic())))
-                yield ": keep-alive\n\n"
-
-    return Response(stream_with_context(generate()), mimetype="text/event-stream",
+    service().state(game)
+    config = current_app.config
+    frames = live.frames(current_app.extensions["bluemoon"], game, seat, after,
+                         lifetime=config["SSE_SECONDS"], keepalive=config["SSE_KEEPALIVE"])
+    return Response(stream_with_context(frames), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 
 

@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask, Response, g, request, send_from_directory
 
-from . import problems
+from . import live, problems
 from .api import api
 from .bootstrap import build
 from .ratelimit import RateLimiter
@@ -24,6 +24,8 @@ DEFAULTS: dict[str, Any] = {
     "REDIS_URL": None,
     "REDIS_CLIENT": None,              # a client to use instead (fakeredis in unit tests)
     "ON_TURN": None,                   # a turn hook instead of RQ (tests)
+    "SSE_SECONDS": live.SSE_SECONDS,    # an SSE response's lifetime (BLUEMOON_SSE_SECONDS)
+    "SSE_KEEPALIVE": live.SSE_KEEPALIVE,  # seconds between keep-alive comments (BLUEMOON_SSE_KEEPALIVE)
 }
 
 
@@ -84,6 +86,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(DEFAULTS)
     if os.environ.get("RATE_LIMIT"):
         app.config["RATE_LIMIT"] = int(os.environ["RATE_LIMIT"])  # 0 turns the limit off
+    for name in ("SSE_SECONDS", "SSE_KEEPALIVE"):
+        if os.environ.get(f"BLUEMOON_{name}"):
+            app.config[name] = float(os.environ[f"BLUEMOON_{name}"])
     app.config.update(config or {})
     components = build(app.config["REDIS_URL"], client=app.config["REDIS_CLIENT"], on_turn=app.config["ON_TURN"])
     app.extensions["bluemoon"] = components

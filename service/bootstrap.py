@@ -12,9 +12,19 @@ from typing import Any
 
 import redis
 
+from events.feed import BLOCK_MS, Feed
 from events.redis_store import RedisStore
 
 from .games import GameService, TurnHook
+
+#: Socket timeouts of the service's own calls (short reads and Lua appends): during an outage
+#: they fail within seconds, and the API answers 503 instead of hanging.
+CALL_TIMEOUTS: dict[str, Any] = {"socket_timeout": 5.0, "socket_connect_timeout": 2.0, "health_check_interval": 30}
+#: Connections per process: a burst of requests waits up to POOL_WAIT seconds for one
+#: instead of failing (redis-py's plain pool refuses past its limit).
+POOL_SIZE, POOL_WAIT = 50, 5.0
+#: The feed's reader blocks in XREAD for BLOCK_MS: its socket must wait longer than that.
+READER_TIMEOUTS: dict[str, Any] = {"socket_timeout": BLOCK_MS / 1000 + 5.0, "socket_connect_timeout": 2.0}
 
 
 @dataclass
@@ -23,6 +33,7 @@ class Components:
     store: RedisStore
     service: GameService
     url: str
+    feed: Feed
 
 
 def redis_url() -> str:
@@ -45,10 +56,15 @@ def build(url: str | None = None, client: Any = None, on_turn: TurnHook | None =
     (fakeredis in unit tests); ``queue`` hands bot turns to RQ unless ``on_turn`` is given."""
     if client is None:
         url = url or redis_url()
-        client = redis.Redis.from_url(url)
+        pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL_SIZE, timeout=POOL_WAIT, **CALL_TIMEOUTS)
+        client = redis.Redis(connection_pool=pool)
+        feed = Feed(client, lambda: redis.Redis.from_url(url, **READER_TIMEOUTS))
+    else:
+        feed = Feed(client, lambda: client)
     store = RedisStore(client)
     if on_turn is None and queue:
         from workers.queueing import RQTurns
 
         on_turn = RQTurns(client)
-    return Components(client, store, GameService(client, store, on_turn), url or "")
+    service = GameService(client, store, on_turn, on_append=feed.publish)
+    return Components(client, store, service, url or "", feed)

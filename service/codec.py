@@ -9,9 +9,16 @@ import dataclasses
 import json
 from typing import Any
 
+import orjson
+
 from domain import COMMAND_NAMES, COMMAND_TYPES, Command, Event
 from domain.commands import Contribute, Recolour
 from events.serialization import StoredEvent, payload
+
+
+def dumps(doc: Any) -> bytes:
+    """JSON as served: orjson writes views and event pages several times faster than json."""
+    return orjson.dumps(doc, option=orjson.OPT_NON_STR_KEYS)
 
 
 def command_to_json(command: Command) -> dict[str, Any]:

@@ -77,11 +77,15 @@ class Outcome:
 
 
 class GameService:
-    def __init__(self, client: Any, store: EventStore, on_turn: TurnHook | None = None) -> None:
+    def __init__(
+        self, client: Any, store: EventStore, on_turn: TurnHook | None = None,
+        on_append: Callable[[str, list[StoredEvent]], None] | None = None,
+    ) -> None:
         self.client = client
         self.store = store
         self.index = GameIndex(client)
         self.on_turn = on_turn
+        self.on_append = on_append  #: told of every append (the live feed of this process)
 
     # -- creation and seats ---------------------------------------------------------------
 
@@ -253,6 +257,8 @@ class GameService:
         for s in stored:
             new_state = evolve(new_state, s.event)
         self.store._remember(game, new_state)
+        if self.on_append is not None:
+            self.on_append(game, stored)
         settings = self._after_append(game, new_state, turn_started=any(isinstance(s.event, TurnStarted) for s in stored))
         return Outcome(stored, new_state, duplicate=False, seats=settings["seats"])
 

@@ -15,8 +15,8 @@ import time
 
 
 def commands(port: int, workers: int, url: str) -> list[list[str]]:
-    web = [sys.executable, "-m", "gunicorn", "--workers", str(workers), "--worker-class", "gthread",
-           "--threads", "8", "--bind", f"127.0.0.1:{port}", "service.app:create_app()"]
+    web = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
+           "--workers", str(workers), "--bind", f"127.0.0.1:{port}"]
     worker = [sys.executable, "-m", "rq.cli", "worker", "--with-scheduler", "--url", url, "bluemoon"]
     return [web, worker]
 

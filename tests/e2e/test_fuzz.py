@@ -13,13 +13,13 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-import service.api as api_module
+from service import live
 from service.app import create_app
 
-api_module.SSE_SECONDS = 0.2  # keep streamed responses short under fuzzing
-api_module.MAX_WAIT = 0.2
+live.MAX_WAIT = 0.2  # keep long polls short under fuzzing (longer waits get a documented 422)
 
-APP = create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "ON_TURN": lambda ticket: None, "RATE_LIMIT": 0})
+APP = create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "ON_TURN": lambda ticket: None, "RATE_LIMIT": 0,
+                  "SSE_SECONDS": 0.2})
 with APP.test_client() as _client:
     _created = _client.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "open"}]}).get_json()
 GAME = _created["game"]

@@ -82,10 +82,8 @@ def test_no_endpoint_leaks_hands_deck_seed_or_crystals_before_the_end(api, game)
     assert api.get(f"/games/{g}/audit").status_code == 409
 
 
-def test_the_sse_stream_is_redacted_too(api, game, monkeypatch):
-    import service.api as module
-
-    monkeypatch.setattr(module, "SSE_SECONDS", 0.3)
+def test_the_sse_stream_is_redacted_too(api, game):
+    api.app.config["SSE_SECONDS"] = 0.3
     g, tokens = game
     state = _secrets(api, g)
     seat = 0

@@ -1,0 +1,51 @@
+"""Start the web process as the Procfile does (gunicorn with service/gunicorn_conf.py), for
+the benchmarks: the service, or bench/bare_app.py as a baseline served the same way."""
+from __future__ import annotations
+
+import http.client
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from events.embedded import free_port
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def serve(app: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    """gunicorn serving ``app`` on a free port, once it answers."""
+    port = free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
+         "--log-level", "warning", app],
+        cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+            c.request("GET", "/healthz" if "service" in app else "/bare")
+            c.getresponse().read()
+            return proc, port
+        except OSError:
+            time.sleep(0.2)
+    raise RuntimeError(f"{app} did not start")
+
+
+def call(conn: http.client.HTTPConnection, method: str, path: str, body: Any = None,
+         headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+    """One request on a keep-alive connection, reconnecting once if the server closed it
+    while idle."""
+    for attempt in (1, 2):
+        try:
+            conn.request(method, path, body=None if body is None else json.dumps(body), headers=headers or {})
+            response = conn.getresponse()
+            return response.status, response.read()
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            conn.close()
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")

@@ -1,0 +1,191 @@
+"""Live updates for many watchers with one Redis read per process.
+
+Every long poll and SSE stream of a web process waits here, not on Redis: one background
+thread (a greenlet under gunicorn's gevent worker) blocks in a single ``XREAD`` over the
+streams of every game someone watches, and wakes that game's watchers when it grows. A
+waiting watcher costs a Condition waiter, not a thread of its own nor a Redis connection;
+the newest events of each watched game are kept here, so a thousand watchers of one game
+cost one read of each new event.
+
+A game enters the ``XREAD`` when its first watcher arrives (the reader's blocked call is cut
+short with ``CLIENT UNBLOCK`` so it reads the new stream at once) and leaves it with its last
+watcher. The reader reconnects with back-off after an outage; it reads from the last version
+it delivered, so nothing in between is lost.
+"""
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis
+
+from . import keys
+from .redis_store import decode_entry
+from .serialization import StoredEvent
+
+log = logging.getLogger("bluemoon.feed")
+
+BLOCK_MS = 5_000   #: how long one XREAD blocks; its client's socket timeout must exceed it
+RECENT = 256       #: newest events kept per watched game, served to watchers without a read
+PAGE = 200         #: events one XREAD takes per stream
+
+
+@dataclass
+class _Watched:
+    """A game with watchers in this process: the newest version known and its last events."""
+
+    version: int
+    changed: threading.Condition
+    watchers: int = 0
+    recent: deque[StoredEvent] = field(default_factory=lambda: deque(maxlen=RECENT))
+
+
+class Feed:
+    """Wakes every watcher of a game when its stream grows (see module doc).
+
+    ``client`` serves the short reads (a stream's length, catching a watcher up);
+    ``reader`` is the reader thread's own client, whose socket timeout exceeds ``block_ms``.
+    """
+
+    def __init__(self, client: Any, reader: Callable[[], Any], block_ms: int = BLOCK_MS) -> None:
+        self._client = client
+        self._reader = reader
+        self._block_ms = block_ms
+        self._lock = threading.Lock()
+        self._games: dict[str, _Watched] = {}
+        self._work = threading.Condition(self._lock)  #: the reader sleeps here with nothing to watch
+        self._reader_id: int | None = None
+        self._generation = 0       #: bumped when a game is added
+        self._read_generation = 0  #: the generation the reader's current XREAD covers
+        self._thread: threading.Thread | None = None
+
+    # -- watchers --------------------------------------------------------------------------
+
+    @contextmanager
+    def watching(self, game: str) -> Iterator[None]:
+        """Register a watcher of ``game`` for the duration of the block."""
+        self._start()
+        with self._lock:
+            watched = self._games.get(game)
+            new = watched is None
+            if watched is None:
+                watched = self._games[game] = _Watched(0, threading.Condition(self._lock))
+            watched.watchers += 1
+        try:
+            if new:
+                self._seed(game, watched)
+            yield
+        finally:
+            with self._lock:
+                watched.watchers -= 1
+                if watched.watchers == 0 and self._games.get(game) is watched:
+                    del self._games[game]
+
+    def _seed(self, game: str, watched: _Watched) -> None:
+        """Learn the stream's length, then make the reader include the new stream now: cut
+        its blocked XREAD short, retrying while it is between two reads."""
+        version = int(self._client.xlen(keys.stream(game)))
+        with self._lock:
+            watched.version = max(watched.version, version)
+            self._generation += 1
+            mine = self._generation
+            self._work.notify()
+        for _ in range(100):
+            with self._lock:
+                reader_id = self._reader_id
+                if reader_id is None or self._read_generation >= mine:
+                    return
+            try:
+                if self._client.client_unblock(reader_id):
+                    return
+            except redis.RedisError:  # the reader then sees the new game after its block
+                return
+            time.sleep(0.002)
+
+    def wait(self, game: str, after: int, timeout: float) -> int:
+        """Block until ``game`` (watched by the caller) is known past version ``after``, or
+        ``timeout`` seconds pass; returns the newest version known."""
+        deadline = time.monotonic() + timeout
+        with self._lock:
+            watched = self._games[game]
+            while watched.version <= after:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    break
+                watched.changed.wait(left)
+            return watched.version
+
+    def since(self, game: str, after: int) -> list[StoredEvent] | None:
+        """The kept events of ``game`` after version ``after``, or None when the kept window
+        does not reach back that far (the caller reads the store)."""
+        with self._lock:
+            watched = self._games.get(game)
+            if watched is None or after >= watched.version:
+                return [] if watched is not None else None
+            recent = watched.recent
+            if not recent or recent[0].seq > after + 1 or recent[-1].seq != watched.version:
+                return None
+            return [s for s in recent if s.seq > after]
+
+    def publish(self, game: str, stored: list[StoredEvent]) -> None:
+        """Events this process just appended: its own watchers need not wait for the read."""
+        self._deliver(game, stored)
+
+    # -- the reader ------------------------------------------------------------------------
+
+    def _deliver(self, game: str, stored: list[StoredEvent]) -> None:
+        with self._lock:
+            watched = self._games.get(game)
+            if watched is None or not stored:
+                return
+            fresh = [s for s in stored if s.seq > watched.version]
+            if not fresh:
+                return
+            if fresh[0].seq != watched.version + 1:
+                watched.recent.clear()  # a gap: keep only a contiguous window
+            watched.recent.extend(fresh)
+            watched.version = fresh[-1].seq
+            watched.changed.notify_all()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._thread is not None:
+                return
+            self._thread = threading.Thread(target=self._run, name="bluemoon-feed", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        client = None
+        pause = 0.1
+        while True:
+            with self._lock:
+                while not self._games:
+                    self._work.wait()
+                streams = {keys.stream(g): f"0-{w.version}" for g, w in self._games.items()}
+                self._read_generation = self._generation
+            try:
+                if client is None:
+                    client = self._reader()
+                    reader_id = int(client.client_id())
+                    with self._lock:
+                        self._reader_id = reader_id
+                reply = client.xread(streams, count=PAGE, block=self._block_ms)
+            except redis.RedisError as error:
+                log.warning("feed reader: %s; retrying in %.1f s", error, pause)
+                with self._lock:
+                    self._reader_id = None
+                client = None
+                time.sleep(pause)
+                pause = min(pause * 2, 5.0)
+                continue
+            pause = 0.1
+            for name, entries in reply or []:
+                stream = name.decode() if isinstance(name, bytes) else name
+                game = stream[len("{game:"): stream.index("}")]
+                self._deliver(game, [decode_entry(fields) for _, fields in entries])

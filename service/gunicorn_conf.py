@@ -1,0 +1,28 @@
+"""gunicorn's settings for the web process: the Procfile, ``bluemoon`` and the benchmarks
+all start it with ``-c python:service.gunicorn_conf``.
+
+gevent workers: each request is a greenlet, so SSE streams and long polls wait without a
+thread each, and all of a process's watchers share one Redis read (events/feed.py). See
+docs/operations.md for the choice and its limits.
+"""
+from __future__ import annotations
+
+import os
+import resource
+
+wsgi_app = "service.app:create_app()"
+bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
+workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+worker_class = "gevent"
+worker_connections = 10_000  #: open connections per worker; gunicorn's default 1,000 caps watchers
+timeout = 60                 #: a worker that stops answering gunicorn's heartbeat this long is restarted
+graceful_timeout = 10        #: open streams get this long to end on a restart; clients resume
+keepalive = 5
+
+
+def on_starting(server: object) -> None:
+    """Each connection is a file descriptor: allow as many as the system lets us."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = worker_connections + 1024
+    if soft < wanted:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(wanted, hard) if hard != resource.RLIM_INFINITY else wanted, hard))
