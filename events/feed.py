@@ -176,7 +176,7 @@ class Feed:
                     with self._lock:
                         self._reader_id = reader_id
                 reply = client.xread(streams, count=PAGE, block=self._block_ms)
-            except redis.RedisError as error:
+            except Exception as error:  # noqa: BLE001 - the reader must outlive any failure, or every watcher starves
                 log.warning("feed reader: %s; retrying in %.1f s", error, pause)
                 with self._lock:
                     self._reader_id = None
@@ -188,4 +188,7 @@ class Feed:
             for name, entries in reply or []:
                 stream = name.decode() if isinstance(name, bytes) else name
                 game = stream[len("{game:"): stream.index("}")]
-                self._deliver(game, [decode_entry(fields) for _, fields in entries])
+                try:
+                    self._deliver(game, [decode_entry(fields) for _, fields in entries])
+                except Exception:  # noqa: BLE001 - an unreadable record must not stop the other games' feeds
+                    log.exception("feed reader: cannot read %s", stream)

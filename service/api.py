@@ -2,6 +2,7 @@
 store's, and every error becomes a problem response in service/problems.py."""
 from __future__ import annotations
 
+import math
 import re
 from typing import Any
 
@@ -194,7 +195,6 @@ def post_command(game: str) -> Response:
 # -- follow ---------------------------------------------------------------------------------
 
 _VERSION_TEXT = re.compile(r"[0-9]{1,16}")
-_SECONDS_TEXT = re.compile(r"[0-9]{1,3}(\.[0-9]{1,6})?")
 
 
 def _after() -> int:
@@ -211,10 +211,14 @@ def _after() -> int:
 
 
 def _wait() -> float:
-    raw = request.args.get("wait", "0")
-    if not _SECONDS_TEXT.fullmatch(raw) or float(raw) > live.MAX_WAIT:
-        raise ValidationError({"wait": [f"must be a number of seconds from 0 to {live.MAX_WAIT:g}"]})
-    return float(raw)
+    try:
+        wait = float(request.args.get("wait", "0"))
+    except ValueError:
+        wait = math.nan
+    longest = current_app.config["MAX_WAIT"]
+    if not 0 <= wait <= longest:  # also refuses nan
+        raise ValidationError({"wait": [f"must be a number of seconds from 0 to {longest:g}"]})
+    return wait
 
 
 @api.get("/games/<game>/events")

@@ -24,6 +24,7 @@ DEFAULTS: dict[str, Any] = {
     "REDIS_URL": None,
     "REDIS_CLIENT": None,              # a client to use instead (fakeredis in unit tests)
     "ON_TURN": None,                   # a turn hook instead of RQ (tests)
+    "MAX_WAIT": live.MAX_WAIT,          # the longest long poll, seconds
     "SSE_SECONDS": live.SSE_SECONDS,    # an SSE response's lifetime (BLUEMOON_SSE_SECONDS)
     "SSE_KEEPALIVE": live.SSE_KEEPALIVE,  # seconds between keep-alive comments (BLUEMOON_SSE_KEEPALIVE)
 }

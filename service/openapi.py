@@ -13,7 +13,8 @@ import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 
-from . import schemas
+from . import live, schemas
+from .api import MAX_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
 PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
@@ -113,28 +114,46 @@ def paths() -> dict[str, dict[str, Any]]:
         },
         "/games/{game}/events": {
             "get": {
-                "operationId": "listEvents", "summary": "Events after a version, redacted for you; long-poll with wait.",
+                "operationId": "listEvents",
+                "summary": "Events after a version, redacted for you; long-poll with wait.",
+                "description": (
+                    f"At most {live.PAGE} events per page, oldest first; pass `next_after` as `after` for the "
+                    f"next page. With `wait`, when there is no event after `after` yet, the request waits up to "
+                    f"`wait` seconds (at most {live.MAX_WAIT:g}) for one, and answers 200 with an empty page if "
+                    "none comes."),
                 "security": OPTIONAL_AUTH,
                 "parameters": [
                     GAME,
-                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1, "default": 0}},
-                    {"name": "wait", "in": "query", "schema": {"type": "number", "minimum": 0, "maximum": 30, "default": 0},
-                     "description": "Seconds to wait for a new event when there is none yet."},
+                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION, "default": 0},
+                     "description": "The last version you have; events after it are returned."},
+                    {"name": "wait", "in": "query",
+                     "schema": {"type": "number", "minimum": 0, "maximum": live.MAX_WAIT, "default": 0},
+                     "description": f"Seconds (0 to {live.MAX_WAIT:g}) to wait for a new event when there is none yet."},
                 ],
-                "responses": {"200": {"description": "A page of events.", "content": _json("EventPage")}, **_problems(403, 404, 422)},
+                "responses": {"200": {"description": "A page of events (empty when `wait` passed with none).",
+                                      "content": _json("EventPage")}, **_problems(403, 404, 422)},
             }
         },
         "/games/{game}/stream": {
             "get": {
                 "operationId": "streamEvents",
                 "summary": "Server-Sent Events: each event as 'id: <seq>', 'event: <type>', 'data: <Event JSON>'; resume with Last-Event-ID.",
+                "description": (
+                    f"The stream starts with `retry: {live.SSE_RETRY_MS}` (EventSource reconnects after "
+                    f"{live.SSE_RETRY_MS} ms), then sends every event after `after` (or after `Last-Event-ID`), "
+                    f"then each new event as it happens. When {live.SSE_KEEPALIVE:g} s pass without an event it "
+                    f"sends a comment line (`: keep-alive`). After {live.SSE_SECONDS:g} s the stream ends "
+                    "cleanly with a comment; EventSource then reconnects with `Last-Event-ID` and misses nothing."),
                 "security": OPTIONAL_AUTH,
                 "parameters": [
                     GAME,
-                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": 2**53 - 1}},
-                    {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string"}},
+                    {"name": "after", "in": "query", "schema": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION},
+                     "description": "Start after this version; takes precedence over Last-Event-ID."},
+                    {"name": "Last-Event-ID", "in": "header", "schema": {"type": "string", "pattern": "^ *[0-9]{0,15} *$"},
+                     "description": "The last event id received (what EventSource sends when it reconnects). "
+                                    "Empty counts as absent: the stream starts after version 0."},
                 ],
-                "responses": {"200": {"description": "An event stream that ends after about 25 s; reconnect to resume. "
+                "responses": {"200": {"description": f"An event stream that ends after {live.SSE_SECONDS:g} s; reconnect to resume. "
                                                      "The schema is that of one event of the stream.",
                                       "content": {"text/event-stream": {"schema": SSE_EVENT}}},
                               **_problems(403, 404, 422)},

@@ -1,8 +1,20 @@
 from __future__ import annotations
 
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+
 import fakeredis
 import pytest
 import redis
+
+from events.embedded import free_port
 
 from service.app import create_app
 from tests.e2e.client import CheckedClient
@@ -28,3 +40,56 @@ def api_real(redis_url):
     client = redis.Redis.from_url(redis_url)
     yield _client(client)
     client.close()
+
+
+def call(base: str, method: str, path: str, body=None, token=None, headers=None, timeout: float = 30):
+    """One request over real HTTP: (status, JSON body)."""
+    data = None if body is None else json.dumps(body).encode()
+    request = urllib.request.Request(base + path, data=data, method=method)
+    request.add_header("Content-Type", "application/json")
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    for k, v in (headers or {}).items():
+        request.add_header(k, v)
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, json.loads(response.read() or b"null")
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"null")
+
+
+@pytest.fixture
+def start_service(tmp_path) -> Iterator[Callable[..., str]]:
+    """Start the whole service as the README says (``python -m service.run``: gunicorn with
+    the Procfile's settings, an RQ worker, the embedded Redis); ``env`` adds variables.
+    Returns its base URL; everything is stopped at the end of the test."""
+    started: list[subprocess.Popen] = []
+
+    def start(**env: str) -> str:
+        port = free_port()
+        environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
+        environ.update(BLUEMOON_DATA=str(tmp_path / f"redis-{len(started)}"), **env)
+        proc = subprocess.Popen([sys.executable, "-m", "service.run", "--port", str(port)], env=environ,
+                                start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        started.append(proc)
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                if call(base, "GET", "/readyz")[0] == 200:
+                    return base
+            except (urllib.error.URLError, ConnectionError):
+                pass
+            assert proc.poll() is None and time.monotonic() < deadline, "the service did not start"
+            time.sleep(0.2)
+
+    yield start
+    for proc in started:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(30)
+
+
+@pytest.fixture
+def server(start_service) -> str:
+    """The service with its default settings."""
+    return start_service()

@@ -2,55 +2,9 @@
 Redis), played over real HTTP: create a game with a bot, play a turn, see the bot reply."""
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
-import sys
 import time
-import urllib.error
-import urllib.request
 
-import pytest
-
-from events.embedded import free_port
-
-
-def call(base: str, method: str, path: str, body=None, token=None, headers=None):
-    data = None if body is None else json.dumps(body).encode()
-    request = urllib.request.Request(base + path, data=data, method=method)
-    request.add_header("Content-Type", "application/json")
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
-    for k, v in (headers or {}).items():
-        request.add_header(k, v)
-    try:
-        with urllib.request.urlopen(request, timeout=30) as response:
-            return response.status, json.loads(response.read() or b"null")
-    except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null")
-
-
-@pytest.fixture
-def server(tmp_path):
-    port = free_port()
-    env = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-    env["BLUEMOON_DATA"] = str(tmp_path / "redis")
-    proc = subprocess.Popen([sys.executable, "-m", "service.run", "--port", str(port)], env=env,
-                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while True:
-        try:
-            if call(base, "GET", "/readyz")[0] == 200:
-                break
-        except (urllib.error.URLError, ConnectionError):
-            pass
-        assert proc.poll() is None and time.monotonic() < deadline, "the service did not start"
-        time.sleep(0.2)
-    yield base
-    os.killpg(proc.pid, signal.SIGTERM)
-    proc.wait(30)
+from tests.e2e.conftest import call
 
 
 def test_the_readme_quick_start_over_real_http(server):

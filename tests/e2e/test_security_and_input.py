@@ -211,3 +211,44 @@ def test_huge_versions_are_refused_cleanly(api, game):
     assert api.get(f"/games/{g}/events?after={2**64}").status_code == 422
     assert api.get(f"/games/{g}/stream?after=-1").status_code == 422
     assert api.get(f"/games/{g}/versions/{2**70}").status_code == 404
+
+
+@pytest.mark.parametrize("path, field", [
+    ("events?after=abc", "after"),
+    ("events?after=-1", "after"),
+    ("events?after=1.5", "after"),
+    ("events?wait=1e9", "wait"),
+    ("events?wait=inf", "wait"),
+    ("events?wait=nan", "wait"),
+    ("events?wait=-1", "wait"),
+    ("events?wait=30.5", "wait"),
+    ("events?wait=soon", "wait"),
+    ("stream?after=abc", "after"),
+])
+def test_bad_feed_parameters_get_a_problem_naming_the_field(api, game, path, field):
+    g, _ = game
+    r = api.get(f"/games/{g}/{path}")
+    assert r.status_code == 422 and r.mimetype == "application/problem+json"
+    assert field in r.json["errors"], r.json
+
+
+@pytest.mark.parametrize("header", ["garbage", "-3", "1.0", "99999999999999999999"])
+def test_a_garbage_last_event_id_gets_a_problem_naming_the_header(api, game, header):
+    g, _ = game
+    r = api.get(f"/games/{g}/stream", headers={"Last-Event-ID": header})
+    assert r.status_code == 422 and "Last-Event-ID" in r.json["errors"], r.json
+
+
+def test_an_empty_last_event_id_counts_as_absent(api, game):
+    api.app.config["SSE_SECONDS"] = 0.2
+    g, _ = game
+    text = api.get(f"/games/{g}/stream", headers={"Last-Event-ID": ""}).get_data(as_text=True)
+    assert "id: 1\n" in text
+
+
+def test_a_long_poll_may_wait_the_documented_maximum_but_no_longer(api, game):
+    g, _ = game
+    from service import live
+
+    assert api.get(f"/games/{g}/events?wait={live.MAX_WAIT:g}&after=0").status_code == 200  # events exist: no wait
+    assert api.get(f"/games/{g}/events?wait={live.MAX_WAIT + 0.001}&after=0").status_code == 422

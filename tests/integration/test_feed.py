@@ -1,0 +1,57 @@
+"""The live feed on a real Redis: one blocking read per process wakes every watcher."""
+from __future__ import annotations
+
+import threading
+import uuid
+
+import redis
+
+from domain import Edition, Options, new_game
+from events.feed import BLOCK_MS, Feed
+from events.redis_store import RedisStore
+from service.bootstrap import CALL_TIMEOUTS, READER_TIMEOUTS, build
+
+
+def started_game(store: RedisStore) -> tuple[str, int]:
+    game = uuid.uuid4().hex
+    events = new_game(Options(2, Edition.CMON), b"s" * 32)
+    store.append(game, 0, events)
+    return game, len(events)
+
+
+def test_every_redis_client_has_timeouts_chosen_for_its_use(redis_url):
+    components = build(redis_url, queue=False)
+    kwargs = components.client.connection_pool.connection_kwargs
+    assert kwargs["socket_timeout"] == CALL_TIMEOUTS["socket_timeout"] and kwargs["socket_connect_timeout"]
+    reader = components.feed._reader()
+    assert reader.connection_pool.connection_kwargs["socket_timeout"] > BLOCK_MS / 1000  # outlasts its XREAD BLOCK
+    assert READER_TIMEOUTS["socket_connect_timeout"]
+
+
+def test_a_game_watched_while_the_reader_blocks_is_read_at_once(real_redis, redis_url):
+    store = RedisStore(real_redis)
+    feed = Feed(real_redis, lambda: redis.Redis.from_url(redis_url, socket_timeout=30), block_ms=20_000)
+    quiet, _ = started_game(store)
+    busy, version = started_game(store)
+    with feed.watching(quiet):
+        feed.wait(quiet, 10**6, 0.5)  # the reader is now blocked for 20 s on the quiet game alone
+        with feed.watching(busy):
+            threading.Timer(0.3, lambda: store.append(busy, version, new_game(Options(2, Edition.CMON), b"t" * 32)[:1])).start()
+            # far sooner than the reader's 20 s block: it was cut short to add the new stream
+            assert feed.wait(busy, version, 5.0) == version + 1
+            assert [s.seq for s in feed.since(busy, version)] == [version + 1]
+
+
+def test_the_reader_survives_a_killed_connection_and_misses_nothing(real_redis, redis_url):
+    store = RedisStore(real_redis)
+    feed = Feed(real_redis, lambda: redis.Redis.from_url(redis_url, socket_timeout=30), block_ms=1000)
+    game, version = started_game(store)
+    with feed.watching(game):
+        feed.wait(game, version, 0.3)
+        reader_id = feed._reader_id
+        assert reader_id is not None
+        assert real_redis.client_kill_filter(_id=reader_id) == 1  # the fault happened
+        store.append(game, version, new_game(Options(2, Edition.CMON), b"u" * 32)[:2])
+        assert feed.wait(game, version, 10.0) == version + 2
+        assert feed._reader_id != reader_id  # a new connection
+        assert [s.seq for s in feed.since(game, version)] == [version + 1, version + 2]
