@@ -2,6 +2,7 @@
 store's, and every error becomes a problem response in service/problems.py."""
 from __future__ import annotations
 
+import functools
 import math
 import re
 from typing import Any
@@ -28,11 +29,11 @@ def service() -> GameService:
     return current_app.extensions["bluemoon"].service  # type: ignore[no-any-return]
 
 
-def _json(schema: Any, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+def _json(schema: type, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
     """A JSON response documented by ``schema``. Large bodies (views, event pages) are built
     JSON-ready by the domain and written as they are; the contract tests check every one
     against openapi.yaml."""
-    body = data if isinstance(schema, _PREBUILT) else schema.dump(data)
+    body = data if schema in _PREBUILT else _dumper(schema).dump(data)
     response = current_app.response_class(dumps(body), status=status, mimetype="application/json")
     for k, v in (headers or {}).items():
         response.headers[k] = v
@@ -42,11 +43,17 @@ def _json(schema: Any, data: Any, status: int = 200, headers: dict[str, str] | N
 _PREBUILT = (schemas.GameView, schemas.CommandResult, schemas.EventPage, schemas.Log, schemas.Legal)
 
 
-def _body(schema: Any) -> dict[str, Any]:
+@functools.cache
+def _dumper(schema: type) -> Any:
+    """One instance per schema: building a marshmallow schema costs more than using it."""
+    return schema()
+
+
+def _body(schema: type) -> dict[str, Any]:
     if not request.is_json:
         raise UnsupportedMediaType("send a JSON body with 'Content-Type: application/json'")
     data = request.get_json(silent=False)
-    return schema.load(data if data is not None else {})  # type: ignore[no-any-return]
+    return _dumper(schema).load(data if data is not None else {})  # type: ignore[no-any-return]
 
 
 def _tokens() -> list[str]:
@@ -57,12 +64,15 @@ def _tokens() -> list[str]:
 
 
 def _seat(game: str, required: bool) -> int | None:
+    return _access(game, required)[0]
+
+
+def _access(game: str, required: bool) -> tuple[int | None, dict[str, Any]]:
+    """The caller's seat (None for a spectator) and the game's settings, in one round trip."""
     tokens = _tokens()
-    if not tokens:
-        if required:
-            raise Unauthorized("send 'Authorization: Bearer <seat token>'")
-        return None
-    return service().seat_of(game, tokens[0])
+    if not tokens and required:
+        raise Unauthorized("send 'Authorization: Bearer <seat token>'")
+    return service().access(game, tokens[0] if tokens else None)
 
 
 def _view(game: str, state: Any, seat: int | None, seats: list[dict[str, Any]] | None = None) -> dict[str, Any]:
@@ -85,7 +95,7 @@ def _etag(version: int) -> dict[str, str]:
 
 @api.post("/games")
 def create_game() -> Response:
-    doc = _body(schemas.CreateGame())
+    doc = _body(schemas.CreateGame)
     seats = [SeatSpec(s["kind"], s.get("name"), s.get("level") or ("greedy" if s["kind"] == "bot" else None)) for s in doc["seats"]]
     options = Options(len(seats), Edition(doc["edition"]), doc["expansion"], Layout(doc["layout"]))
     setup = doc.get("setup") or {}
@@ -103,7 +113,7 @@ def create_game() -> Response:
         seat["open"] = seat["kind"] == "open"
         if "invite" in seat:
             seat["invite_url"] = f"/games/{created.game}/seats/{seat['seat']}/join"
-    return _json(schemas.Created(), created.__dict__, 201, {"Location": f"/games/{created.game}", **_etag(created.version)})
+    return _json(schemas.Created, created.__dict__, 201, {"Location": f"/games/{created.game}", **_etag(created.version)})
 
 
 @api.get("/games")
@@ -126,24 +136,24 @@ def list_games() -> Response:
         if my_turn and not summary["my_turn"]:
             continue
         games.append(summary)
-    return _json(schemas.GameList(), {"games": games})
+    return _json(schemas.GameList, {"games": games})
 
 
 @api.get("/games/<game>")
 def get_game(game: str) -> Response:
+    seat, settings = _access(game, required=False)
     state = service().state(game)
-    seat = _seat(game, required=False)
     etag = f'"{state.version}"'
     if request.headers.get("If-None-Match") == etag:
         return Response(status=304, headers={"ETag": etag})
-    return _json(schemas.GameView(), _view(game, state, seat), headers=_etag(state.version))
+    return _json(schemas.GameView, _view(game, state, seat, settings["seats"]), headers=_etag(state.version))
 
 
 @api.post("/games/<game>/seats/<int:seat>/join")
 def join(game: str, seat: int) -> Response:
-    doc = _body(schemas.Join())
+    doc = _body(schemas.Join)
     token = service().join(game, seat, doc["invite"], doc.get("name"))
-    return _json(schemas.Joined(), {"game": game, "seat": seat, "token": token}, 201)
+    return _json(schemas.Joined, {"game": game, "seat": seat, "token": token}, 201)
 
 
 # -- play -----------------------------------------------------------------------------------
@@ -154,7 +164,7 @@ def legal(game: str) -> Response:
     seat = _seat(game, required=True)
     state = service().state(game)
     commands = [command_to_json(c) for c in legal_commands(state, seat)]  # type: ignore[arg-type]
-    return _json(schemas.Legal(), {"game": game, "version": state.version, "seat": seat, "commands": commands},
+    return _json(schemas.Legal, {"game": game, "version": state.version, "seat": seat, "commands": commands},
                  headers=_etag(state.version))
 
 
@@ -173,7 +183,7 @@ def _expected(doc: dict[str, Any]) -> int:
 @api.post("/games/<game>/commands")
 def post_command(game: str) -> Response:
     seat = _seat(game, required=True)
-    doc = _body(schemas.CommandRequest())
+    doc = _body(schemas.CommandRequest)
     expected = _expected(doc)
     doc.pop("expected_version", None)
     key = request.headers.get("Idempotency-Key")
@@ -189,7 +199,7 @@ def post_command(game: str) -> Response:
         "events": _events(outcome.events, seat, revealed=False),
         "view": _view(game, state, seat, outcome.seats),
     }
-    return _json(schemas.CommandResult(), body, headers=_etag(state.version))
+    return _json(schemas.CommandResult, body, headers=_etag(state.version))
 
 
 # -- follow ---------------------------------------------------------------------------------
@@ -231,7 +241,7 @@ def events(game: str) -> Response:
     stored, version = live.poll(current_app.extensions["bluemoon"], game, after, wait)
     body = {"game": game, "version": version, "events": [live.served(s, seat) for s in stored],
             "next_after": stored[-1].seq if stored else after}
-    return _json(schemas.EventPage(), body)
+    return _json(schemas.EventPage, body)
 
 
 @api.get("/games/<game>/stream")
@@ -258,7 +268,7 @@ def at_version(game: str, version: int) -> Response:
         svc.state(game)
     if not 1 <= version <= current:
         raise NotFound(f"version must be 1..{current}")
-    return _json(schemas.GameView(), _view(game, svc.state_at(game, version), seat), headers=_etag(version))
+    return _json(schemas.GameView, _view(game, svc.state_at(game, version), seat), headers=_etag(version))
 
 
 def _finished_log(game: str) -> tuple[Any, list[StoredEvent]]:
@@ -273,7 +283,7 @@ def _finished_log(game: str) -> tuple[Any, list[StoredEvent]]:
 def log(game: str) -> Response:
     state, stored = _finished_log(game)
     body = {"game": game, "seed": state.seed, "commitment": state.commitment, "events": _events(stored, None, revealed=True)}
-    return _json(schemas.Log(), body)
+    return _json(schemas.Log, body)
 
 
 @api.get("/games/<game>/audit")
@@ -281,7 +291,7 @@ def audit_game(game: str) -> Response:
     _, stored = _finished_log(game)
     checks = audit([s.event for s in stored])
     body = {"game": game, "verified": all(c.ok for c in checks), "checks": [c.__dict__ for c in checks]}
-    return _json(schemas.Audit(), body)
+    return _json(schemas.Audit, body)
 
 
 # -- operations -----------------------------------------------------------------------------
@@ -289,7 +299,7 @@ def audit_game(game: str) -> Response:
 
 @api.get("/healthz")
 def healthz() -> Response:
-    return _json(schemas.Health(), {"status": "ok"})
+    return _json(schemas.Health, {"status": "ok"})
 
 
 @api.get("/readyz")
@@ -300,4 +310,4 @@ def readyz() -> Response:
         from .problems import problem
 
         return problem(503, "not_ready", "Not ready", f"Redis is unreachable: {type(error).__name__}")
-    return _json(schemas.Health(), {"status": "ready"})
+    return _json(schemas.Health, {"status": "ready"})
