@@ -13,6 +13,11 @@ class CommandError(Exception):
         self.detail = detail
         self.field = field
 
+    def __reduce__(self) -> tuple[type, tuple[str, str, str | None]]:
+        """Rebuild from all three arguments, so a refusal crosses process boundaries (RQ's
+        failed jobs, multiprocessing) intact."""
+        return (type(self), (self.code, self.detail, self.field))
+
 
 class InvalidCommand(CommandError):
     """The command is malformed: an unknown card, building or space, a wrong shape."""

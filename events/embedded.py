@@ -34,6 +34,33 @@ def free_port(below: int = 55000) -> int:
             return port
 
 
+def server_argv(data_dir: Path, port: int, persist: bool = True) -> list[str]:
+    """The redis-server command line: loopback only, never evicting; with ``persist`` an
+    append-only file in ``data_dir`` that replays every write on a restart."""
+    args = [server_binary(), "--bind", "127.0.0.1", "--port", str(port), "--dir", str(data_dir),
+            "--maxmemory-policy", "noeviction", "--save", ""]
+    if persist:
+        args += ["--appendonly", "yes", "--appendfsync", "everysec"]
+    return args
+
+
+def wait_for(port: int, process: subprocess.Popen[bytes], seconds: float = 10) -> None:
+    """Return once the server on ``port`` answers; fail if ``process`` exits first."""
+    client = redis.Redis(host="127.0.0.1", port=port)
+    deadline = time.monotonic() + seconds
+    try:
+        while True:
+            try:
+                client.ping()
+                return
+            except redis.ConnectionError:
+                if process.poll() is not None or time.monotonic() > deadline:
+                    raise RuntimeError("the embedded redis-server did not start")
+                time.sleep(0.02)
+    finally:
+        client.close()
+
+
 class EmbeddedRedis:
     """A redis-server child process on 127.0.0.1; ``stop()`` ends it."""
 
@@ -41,29 +68,10 @@ class EmbeddedRedis:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
-        args = [
-            server_binary(), "--bind", "127.0.0.1", "--port", str(self.port), "--dir", str(self.data_dir),
-            "--maxmemory-policy", "noeviction", "--save", "",
-        ]
-        if persist:
-            args += ["--appendonly", "yes", "--appendfsync", "everysec"]
+        args = server_argv(self.data_dir, self.port, persist)
         self.process = subprocess.Popen([*args, *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.url = f"redis://127.0.0.1:{self.port}/0"
-        self._wait()
-
-    def _wait(self) -> None:
-        client = redis.Redis(host="127.0.0.1", port=self.port)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                client.ping()
-                return
-            except redis.ConnectionError:
-                if self.process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the embedded redis-server did not start")
-                time.sleep(0.02)
-            finally:
-                client.close()
+        wait_for(self.port, self.process)
 
     def stop(self) -> None:
         if self.process.poll() is None:

@@ -29,3 +29,9 @@ def meta(game: str) -> str:
 INDEX = "{index}:games"            # sorted set: game id -> creation time
 INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary (status, turn, version)
 TOKENS = "{index}:tokens"          # hash: sha256(seat token) -> "game:seat"
+
+#: The outbox: work that appended events asked for (a bot's turn, a turn's deadline), written
+#: by the append script with the events. One entry per game, due at a time; a claim leases it.
+OUTBOX = "{outbox}:payloads"   # hash: game id -> JSON payload
+OUTBOX_DUE = "{outbox}:due"    # sorted set: game id -> due (epoch ms); a claim moves it to the lease's end
+OUTBOX_TRIES = "{outbox}:tries"  # hash: game id -> claims of the current payload

@@ -16,15 +16,22 @@ from .store import Appended, EventStore, IdempotencyConflict, InvalidRecord, Wro
 
 FIELDS = ("type", "schema", "at", "actor", "meta", "data")
 
-# KEYS: stream, commands. ARGV: expected, command id, command hash, game, count, then
-# count * len(FIELDS) values. Every check comes before the first write, so a refused or
-# malformed append writes nothing.
+# KEYS: stream, commands, and (with an outbox write) the outbox's payloads, due and tries.
+# ARGV: expected, command id, command hash, game, count, then count * len(FIELDS) values, then
+# optionally the outbox write: 'set' with payload and due (ms), or 'clear'. Every check comes
+# before the first write, so a refused or malformed append writes nothing; the outbox entry
+# is written with the events or not at all.
 APPEND = """
 local expected = tonumber(ARGV[1])
 local cid, chash, game, n = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
 local width = 6
-if expected == nil or n == nil or n < 1 or #ARGV ~= 5 + n * width then
+local tail = 5 + (n or 0) * width
+if expected == nil or n == nil or n < 1 or (#ARGV ~= tail and #ARGV ~= tail + 3) then
   return redis.error_reply('INVALID append arguments')
+end
+local outbox = ARGV[tail + 1]
+if outbox ~= nil and outbox ~= 'set' and outbox ~= 'clear' then
+  return redis.error_reply('INVALID outbox write')
 end
 for i = 0, n - 1 do
   local base = 5 + i * width
@@ -53,6 +60,15 @@ for i = 0, n - 1 do
 end
 if cid ~= '' then
   redis.call('HSET', KEYS[2], cid, chash .. '|' .. (current + 1) .. '|' .. (current + n))
+end
+if outbox == 'set' then
+  redis.call('HSET', KEYS[3], game, ARGV[tail + 2])
+  redis.call('ZADD', KEYS[4], tonumber(ARGV[tail + 3]), game)
+  redis.call('HDEL', KEYS[5], game)
+elseif outbox == 'clear' then
+  redis.call('HDEL', KEYS[3], game)
+  redis.call('ZREM', KEYS[4], game)
+  redis.call('HDEL', KEYS[5], game)
 end
 return {'ok', current + 1, current + n}
 """
@@ -85,12 +101,16 @@ class RedisStore(EventStore):
         self._append = client.register_script(APPEND)
         self._snapshot = client.register_script(SNAPSHOT)
 
-    def _append_records(self, game, expected, records, command_id, command_hash):  # type: ignore[no-untyped-def]
+    def _append_records(self, game, expected, records, command_id, command_hash, outbox):  # type: ignore[no-untyped-def]
         args: list[Any] = [expected, command_id, command_hash, game, len(records)]
         for r in records:
             args += [r.get(f, "{}") if f == "meta" else r[f] for f in FIELDS]
+        names = [keys.stream(game), keys.commands(game)]
+        if outbox is not None:  # the outbox keys share no slot with the game: one Redis node only
+            names += [keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES]
+            args += ["clear", "", 0] if outbox.payload is None else ["set", outbox.payload, outbox.due_ms]
         try:
-            status, first, last = self._append(keys=[keys.stream(game), keys.commands(game)], args=args)
+            status, first, last = self._append(keys=names, args=args)
         except redis.ResponseError as error:
             if "INVALID" in str(error):
                 raise InvalidRecord(str(error)) from error
@@ -113,6 +133,11 @@ class RedisStore(EventStore):
 
     def version(self, game: str) -> int:
         return int(self.client.xlen(keys.stream(game)))
+
+    def outbox_entry(self, game: str) -> tuple[str, int] | None:
+        payload = self.client.hget(keys.OUTBOX, game)
+        due = self.client.zscore(keys.OUTBOX_DUE, game)
+        return None if payload is None or due is None else (_text(payload), int(due))
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
         seen = self.client.hget(keys.commands(game), command_id)

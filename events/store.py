@@ -12,7 +12,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from domain import Event, Game, evolve
+from domain import Event, Game, evolve, fold
 
 from .serialization import StoredEvent, from_record, now, to_record
 from .snapshots import SNAPSHOT_SCHEMA, decode_state, encode_state
@@ -39,6 +39,10 @@ class IdempotencyConflict(StoreError):
     """A command id was reused for a different command."""
 
 
+class StreamBehind(StoreError):
+    """The stream is shorter than a state this process knew: Redis lost its last writes."""
+
+
 class InvalidRecord(StoreError):
     """A record failed validation; nothing was written."""
 
@@ -52,6 +56,17 @@ class Appended:
     last: int
     duplicate: bool = False
     stored: list[StoredEvent] = field(default_factory=list)  #: what was written (not on a replay)
+
+
+@dataclass(frozen=True, slots=True)
+class OutboxWrite:
+    """What an append does to its game's outbox entry (the work the events ask for, such as
+    a bot's turn), in the same atomic write: set it to ``payload`` due at ``due_ms`` (epoch
+    milliseconds), or clear it (``payload`` None). The dispatcher (workers/dispatcher.py)
+    turns due entries into jobs, so no acknowledged command can lose the work it started."""
+
+    payload: str | None
+    due_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +86,13 @@ class EventStore(ABC):
 
     @abstractmethod
     def _append_records(
-        self, game: str, expected: int, records: list[dict[str, str]], command_id: str, command_hash: str
+        self, game: str, expected: int, records: list[dict[str, str]], command_id: str, command_hash: str,
+        outbox: OutboxWrite | None,
     ) -> Appended: ...
+
+    @abstractmethod
+    def outbox_entry(self, game: str) -> tuple[str, int] | None:
+        """The game's pending outbox payload and when it is due (epoch ms), if any."""
 
     @abstractmethod
     def read(self, game: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
@@ -105,14 +125,16 @@ class EventStore(ABC):
         command_id: str = "",
         command_hash: str = "",
         meta: str = "{}",
+        outbox: OutboxWrite | None = None,
     ) -> Appended:
-        """Append atomically if the stream is at ``expected``; a known command id with the
-        same hash returns its original outcome and writes nothing."""
+        """Append atomically if the stream is at ``expected``, writing ``outbox`` with the
+        events; a known command id with the same hash returns its original outcome and writes
+        nothing."""
         if not events:
             raise InvalidRecord("nothing to append")
         at = now()
         records = [to_record(e, game, expected + i + 1, actor, command_id, at, meta) for i, e in enumerate(events)]
-        outcome = self._append_records(game, expected, records, command_id, command_hash)
+        outcome = self._append_records(game, expected, records, command_id, command_hash, outbox)
         if outcome.duplicate:
             return outcome
         stored = [
@@ -135,27 +157,44 @@ class EventStore(ABC):
     def load(self, game: str, *, snapshots: bool = True) -> Game | None:
         """The current state: the newest known state (this process's cache, else the
         snapshot) plus the events after it, writing a fresh snapshot once SNAPSHOT_EVERY
-        events follow the last one; ``snapshots=False`` folds from the start and writes nothing."""
+        events follow the last one; ``snapshots=False`` folds from the start and writes nothing.
+
+        A known state is trusted only while the stream still holds its last event: a stream
+        that came back shorter (Redis lost its last writes in a crash, a failover or a
+        restore) drops it, and the game is folded again from the stream as it now is."""
         if not snapshots:
             return self._fold(game, None)
         state = self._cache.get(game)
+        snapshotted = self._snapshotted.get(game, 0)
         if state is None:
             snap = self.snapshot(game)
             state = snap.state if snap else None
-            self._snapshotted[game] = snap.version if snap else 0
-        state = self._fold(game, state)
+            snapshotted = snap.version if snap else 0
+        try:
+            state = self._fold(game, state)
+        except StreamBehind:
+            self._forget(game)
+            state, snapshotted = self._fold(game, None), 0
         if state is None:
             return None
-        if state.version - self._snapshotted.get(game, 0) >= SNAPSHOT_EVERY:
+        if state.version - snapshotted >= SNAPSHOT_EVERY:
             self.save_snapshot(game, state)
-            self._snapshotted[game] = state.version
+            snapshotted = state.version
+        self._snapshotted[game] = snapshotted
         self._remember(game, state)
         return state
 
     def _fold(self, game: str, state: Game | None) -> Game | None:
-        """``state`` (None: nothing yet) with the events after it applied."""
-        for stored in self.read(game, after=state.version if state else 0):
-            state = evolve(state, stored.event)
+        """``state`` (None: nothing yet) with the events after it applied; StreamBehind when
+        the stream no longer holds ``state``'s last event."""
+        if state is None:
+            everything = self.read(game)
+            return fold(s.event for s in everything) if everything else None
+        stored = self.read(game, after=state.version - 1)
+        if not stored or stored[0].seq != state.version:
+            raise StreamBehind(f"{game}: the stream is shorter than version {state.version}")
+        for s in stored[1:]:
+            state = evolve(state, s.event)
         return state
 
     def _remember(self, game: str, state: Game) -> None:
@@ -164,7 +203,13 @@ class EventStore(ABC):
             cache[game] = state
             cache.move_to_end(game)
             while len(cache) > STATE_CACHE:
-                cache.popitem(last=False)
+                gone, _ = cache.popitem(last=False)
+                self._snapshotted.pop(gone, None)
+
+    def _forget(self, game: str) -> None:
+        with _CACHE_LOCK:
+            self._cache.pop(game, None)
+            self._snapshotted.pop(game, None)
 
     def state_at(self, game: str, version: int) -> Game | None:
         """The state after ``version`` events (time travel), folded from the start."""
@@ -188,9 +233,10 @@ class InMemoryStore(EventStore):
         self._streams: dict[str, list[dict[str, str]]] = {}
         self._commands: dict[str, dict[str, tuple[str, Appended]]] = {}
         self._snapshots: dict[str, tuple[int, int, str]] = {}
+        self._outbox: dict[str, tuple[str, int]] = {}
         self._lock = threading.Lock()
 
-    def _append_records(self, game, expected, records, command_id, command_hash):  # type: ignore[no-untyped-def]
+    def _append_records(self, game, expected, records, command_id, command_hash, outbox):  # type: ignore[no-untyped-def]
         with self._lock:
             _check(records)
             seen = self._commands.get(game, {}).get(command_id) if command_id else None
@@ -202,6 +248,10 @@ class InMemoryStore(EventStore):
             if len(stream) != expected:
                 raise WrongExpectedVersion(expected, len(stream))
             stream.extend(records)
+            if outbox is not None and outbox.payload is None:
+                self._outbox.pop(game, None)
+            elif outbox is not None:
+                self._outbox[game] = (outbox.payload, outbox.due_ms)
             outcome = Appended(expected + 1, expected + len(records))
             if command_id:
                 self._commands.setdefault(game, {})[command_id] = (command_hash, outcome)
@@ -213,6 +263,9 @@ class InMemoryStore(EventStore):
 
     def version(self, game: str) -> int:
         return len(self._streams.get(game, []))
+
+    def outbox_entry(self, game: str) -> tuple[str, int] | None:
+        return self._outbox.get(game)
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
         return self._commands.get(game, {}).get(command_id)

@@ -8,6 +8,7 @@ import re
 from typing import Any
 
 from flask import Blueprint, Response, current_app, request, stream_with_context
+import redis
 from marshmallow import ValidationError
 from werkzeug.exceptions import UnsupportedMediaType
 
@@ -20,6 +21,7 @@ from . import live, schemas
 from .codec import command_from_json, command_to_json, dumps, event_to_json
 from .errors import NotFinished, NotFound, PreconditionRequired, Unauthorized
 from .games import GameService, SeatSpec
+from .problems import unavailable
 
 api = Blueprint("api", __name__)
 MAX_VERSION = 2**53 - 1  #: the largest version a JSON client can hold exactly
@@ -304,10 +306,9 @@ def healthz() -> Response:
 
 @api.get("/readyz")
 def readyz() -> Response:
+    """Ready when Redis answers; reports whether it is configured to keep games."""
     try:
         service().client.ping()
-    except Exception as error:  # any failure to reach Redis means not ready
-        from .problems import problem
-
-        return problem(503, "not_ready", "Not ready", f"Redis is unreachable: {type(error).__name__}")
-    return _json(schemas.Health, {"status": "ready"})
+    except redis.RedisError as error:
+        return unavailable(f"Redis is unreachable: {type(error).__name__}")
+    return _json(schemas.Health, {"status": "ready", "redis": current_app.extensions["redis_check"]})

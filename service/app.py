@@ -15,6 +15,7 @@ from flask import Flask, Response, g, request, send_from_directory
 from . import live, problems
 from .api import api
 from .bootstrap import build
+from .checks import refuse_unsafe_redis
 from .ratelimit import RateLimiter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,6 +94,10 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.config.update(config or {})
     components = build(app.config["REDIS_URL"], client=app.config["REDIS_CLIENT"], on_turn=app.config["ON_TURN"])
     app.extensions["bluemoon"] = components
+    if app.config["REDIS_CLIENT"] is None:  # a real Redis: refuse one that may lose games
+        app.extensions["redis_check"] = refuse_unsafe_redis(components.url)
+    else:
+        app.extensions["redis_check"] = {"status": "unknown", "detail": "a client given by the caller (tests)"}
     app.extensions["ratelimit"] = RateLimiter(components.client, app.config["RATE_LIMIT"])
     _logging(app)
     problems.register(app)

@@ -12,18 +12,21 @@ import os
 import secrets
 import uuid
 from collections.abc import Callable
+import dataclasses
+import logging
 from dataclasses import dataclass
 from typing import Any
 
 import redis
 
-from domain import Command, Event, Game, Options, decide, evolve, new_game
+from domain import Command, Event, Game, Options, decide, evolve, fold, new_game
 from domain.city import Cell
 from domain.events import TurnStarted
 from events import keys
 from events.projection import GameIndex
 from events.serialization import StoredEvent, now
-from events.store import EventStore, IdempotencyConflict, WrongExpectedVersion
+from events.outbox import Outbox, now_ms
+from events.store import EventStore, IdempotencyConflict, OutboxWrite, WrongExpectedVersion
 
 from .codec import command_to_json
 from .errors import Forbidden, NotFound, SeatTaken, Unauthorized
@@ -31,7 +34,8 @@ from .errors import Forbidden, NotFound, SeatTaken, Unauthorized
 
 @dataclass(frozen=True)
 class TurnTicket:
-    """A turn the workers must play: a bot's, or a human's whose deadline may pass."""
+    """A turn the workers must play: a bot's, or a human's whose deadline has passed. It is
+    the payload of the game's outbox entry, written with the events that start the turn."""
 
     game: str
     version: int   #: the version when the turn started
@@ -39,10 +43,25 @@ class TurnTicket:
     turn: int      #: the turn number; a job for a turn that is over does nothing
     level: str     #: bot level, or ``pass`` to end a late human's turn
     reason: str    #: ``bot`` or ``deadline``
-    delay: int = 0  #: seconds to wait first (the deadline)
+    tries: int = 1  #: which claim of the outbox entry this is (2 and more: an earlier job died)
+    played_as: str | None = None  #: the level the job plays, when a fallback replaces ``level``
+
+    def payload(self) -> str:
+        """The outbox entry's text: the turn, without how this claim plays it."""
+        doc = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("tries", "played_as")}
+        return json.dumps(doc, sort_keys=True)
+
+    @classmethod
+    def from_payload(cls, payload: str, tries: int = 1) -> "TurnTicket":
+        return cls(**json.loads(payload), tries=tries)
+
+    @property
+    def job_id(self) -> str:
+        return f"{self.reason}-{self.game}-{self.version}-{self.tries}"
 
 
 TurnHook = Callable[[TurnTicket], None]
+log = logging.getLogger("bluemoon.games")
 
 
 def digest(secret: str) -> str:
@@ -86,6 +105,7 @@ class GameService:
         self.index = GameIndex(client)
         self.on_turn = on_turn
         self.on_append = on_append  #: told of every append (the live feed of this process)
+        self.outbox = Outbox(client)
 
     # -- creation and seats ---------------------------------------------------------------
 
@@ -129,10 +149,11 @@ class GameService:
         self.client.hset(keys.meta(game), mapping=meta)
         if tokens:
             self.client.hset(keys.TOKENS, mapping=tokens)
-        self.store.append(game, 0, events, actor="system", command_id="create", command_hash="create")
-        state = self.store.load(game)
-        assert state is not None
-        self._after_append(game, state, turn_started=True)
+        state = fold(events)
+        settings = {k: json.loads(v) for k, v in meta.items()}
+        outbox = self._outbox_write(game, state, settings)
+        self.store.append(game, 0, events, actor="system", command_id="create", command_hash="create", outbox=outbox)
+        self._after_append(game, state, settings, outbox)
         return Created(game, state.version, public)
 
     def seats(self, game: str) -> list[dict[str, Any]]:
@@ -245,9 +266,11 @@ class GameService:
         key: str | None,
         actor: str | None = None,
         meta: str = "{}",
+        settings: dict[str, Any] | None = None,
     ) -> Outcome:
         """Apply ``command`` exactly once. A retried ``key`` returns the original outcome;
-        ``expected`` (the version the client played against) guards against lost updates."""
+        ``expected`` (the version the client played against) guards against lost updates.
+        The work the events start (a bot's turn, a deadline) is written with them (the outbox)."""
         command_hash = digest(json.dumps([command.seat, command_to_json(command)], sort_keys=True))
         if key:
             seen = self.store.command(game, key)
@@ -257,10 +280,15 @@ class GameService:
         if expected is not None and expected != state.version:
             raise WrongExpectedVersion(expected, state.version)
         events: list[Event] = decide(state, command)
+        new_state = state
+        for event in events:
+            new_state = evolve(new_state, event)
+        settings = settings if settings is not None else self.settings(game)
+        outbox = self._outbox_write(game, new_state, settings) if _starts_work(events, new_state) else None
         try:
             appended = self.store.append(
                 game, state.version, events, actor=actor or str(command.seat),
-                command_id=key or "", command_hash=command_hash, meta=meta,
+                command_id=key or "", command_hash=command_hash, meta=meta, outbox=outbox,
             )
         except WrongExpectedVersion:
             seen = self.store.command(game, key) if key else None
@@ -270,37 +298,87 @@ class GameService:
         if appended.duplicate:
             return self._replay(game, key or "", command_hash, (command_hash, appended))
         stored = appended.stored
-        new_state = state
-        for s in stored:
-            new_state = evolve(new_state, s.event)
         self.store._remember(game, new_state)
         if self.on_append is not None:
             self.on_append(game, stored)
-        settings = self._after_append(game, new_state, turn_started=any(isinstance(s.event, TurnStarted) for s in stored))
+        self._after_append(game, new_state, settings, outbox)
         return Outcome(stored, new_state, duplicate=False, seats=settings["seats"])
 
     def _replay(self, game: str, key: str, command_hash: str, seen: tuple[str, Any]) -> Outcome:
         recorded_hash, outcome = seen
         if recorded_hash != command_hash:
             raise IdempotencyConflict(f"Idempotency-Key {key} was used for a different command")
+        self.dispatch(game)  # a retry re-ensures the work its command started
         return Outcome(
             self.store.read(game, after=outcome.first - 1, until=outcome.last),
             self.state_at(game, outcome.last),
             duplicate=True,
         )
 
-    def _after_append(self, game: str, state: Game, *, turn_started: bool) -> dict[str, Any]:
-        """Update the index; when a turn starts, hand a bot's turn (or the deadline of a
-        human's) to the workers. Returns the game's settings."""
-        settings = self.settings(game)
-        self.index.record(game, state, settings["created"])
-        if not turn_started or state.finished or state.turn is None or self.on_turn is None:
-            return settings
+    def _outbox_write(self, game: str, state: Game, settings: dict[str, Any]) -> OutboxWrite:
+        """The outbox entry for ``state``'s turn: a bot's turn (due now), a human's deadline
+        (due when it passes), or none."""
         turn = state.turn
+        if state.finished or turn is None:
+            return OutboxWrite(None)
         seat = settings["seats"][turn.seat]
         if seat["kind"] == "bot":
-            self.on_turn(TurnTicket(game, state.version, turn.seat, turn.number, seat.get("level") or "greedy", "bot"))
-        elif settings.get("turn_deadline"):
-            level = settings.get("deadline_level") or "pass"
-            self.on_turn(TurnTicket(game, state.version, turn.seat, turn.number, level, "deadline", settings["turn_deadline"]))
-        return settings
+            ticket = TurnTicket(game, state.version, turn.seat, turn.number, seat.get("level") or "greedy", "bot")
+            return OutboxWrite(ticket.payload(), now_ms())
+        if settings.get("turn_deadline"):
+            ticket = TurnTicket(game, state.version, turn.seat, turn.number, settings.get("deadline_level") or "pass", "deadline")
+            return OutboxWrite(ticket.payload(), now_ms() + int(settings["turn_deadline"]) * 1000)
+        return OutboxWrite(None)
+
+    def _after_append(self, game: str, state: Game, settings: dict[str, Any], outbox: OutboxWrite | None) -> None:
+        """Update the index; hand a bot's turn that is due now to the workers at once (the
+        dispatcher would, a moment later)."""
+        self.index.record(game, state, settings["created"])
+        if outbox is not None and outbox.payload is not None and outbox.due_ms <= now_ms():
+            self.dispatch(game)
+
+    def dispatch(self, game: str | None = None) -> int:
+        """Hand due outbox entries (only ``game``'s, if given) to the turn queue; returns how
+        many. A failure here loses nothing: the entry stays leased and is claimed again when
+        the lease ends."""
+        if self.on_turn is None:
+            return 0
+        handed = 0
+        try:
+            for claim in self.outbox.claim(game):
+                handed += self._hand_on(TurnTicket.from_payload(claim.payload, claim.tries), claim.payload)
+        except Exception as error:  # noqa: BLE001 - the command is applied; the lease covers this
+            log.warning("could not hand on the turn of %s now: %s (it is claimed again after the lease)", game or "any game", error)
+        return handed
+
+    def _hand_on(self, ticket: TurnTicket, payload: str) -> int:
+        """Enqueue the claimed turn, unless the previous claim's job is merely still queued."""
+        waiting = getattr(self.on_turn, "waiting", None)
+        if ticket.tries > 1 and waiting is not None and waiting(dataclasses.replace(ticket, tries=ticket.tries - 1)):
+            self.outbox.renew(ticket.game, payload, tries=ticket.tries - 1)  # still queued, not lost
+            return 0
+        fallback = fallback_level(ticket)
+        if fallback != ticket.level:
+            log.warning("turn %s of %s: claim %d, playing it as %s instead of %s",
+                        ticket.turn, ticket.game, ticket.tries, fallback, ticket.level)
+        assert self.on_turn is not None
+        self.on_turn(dataclasses.replace(ticket, played_as=fallback))
+        return 1
+
+
+#: Claims of one turn after which its bot level gives way: a job that died twice (a crash in
+#: the bot, a killed worker) is played by greedy, and after that the turn is simply ended.
+GREEDY_AFTER, PASS_AFTER = 2, 3
+
+
+def fallback_level(ticket: TurnTicket) -> str:
+    if ticket.tries > PASS_AFTER:
+        return "pass"
+    if ticket.tries > GREEDY_AFTER and ticket.level not in ("pass", "random"):
+        return "greedy"
+    return ticket.level
+
+
+def _starts_work(events: list[Event], state: Game) -> bool:
+    """Whether these events change what the workers must do: a turn starts, or the game ends."""
+    return state.finished or any(isinstance(e, TurnStarted) for e in events)

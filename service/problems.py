@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import redis
 from flask import Flask, Response, jsonify, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
@@ -28,6 +29,15 @@ def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Re
     response = jsonify(body)
     response.status_code = status
     response.mimetype = MEDIA_TYPE
+    return response
+
+
+RETRY_AFTER = 5  #: seconds a client should wait after a 503
+
+
+def unavailable(detail: str) -> Response:
+    response = problem(503, "unavailable", "Service unavailable", detail)
+    response.headers["Retry-After"] = str(RETRY_AFTER)
     return response
 
 
@@ -78,6 +88,12 @@ def register(app: Flask) -> None:
         if error.code == 429 and getattr(error, "retry_after", None):
             response.headers["Retry-After"] = str(error.retry_after)  # type: ignore[attr-defined]
         return response
+
+    @app.errorhandler(redis.ConnectionError)
+    @app.errorhandler(redis.TimeoutError)
+    def _unavailable(error: redis.RedisError) -> Response:
+        app.logger.warning("Redis unavailable: %s", error)
+        return unavailable(f"the game store is unreachable ({type(error).__name__}); nothing was changed, retry shortly")
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:

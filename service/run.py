@@ -1,60 +1,139 @@
 """Run the whole service on one machine: ``bluemoon`` (or ``python -m service.run``).
 
-Starts an embedded redis-server unless REDIS_URL is set, then the web process (gunicorn, the
-Procfile's ``web`` line) and one RQ worker (the ``worker`` line), and stops them all on
-Ctrl-C or SIGTERM.
+Starts an embedded redis-server unless REDIS_URL is set, the web process (gunicorn, the
+Procfile's ``web`` line) and the worker processes (the ``worker`` line), and supervises them:
+a child that exits is started again after a back-off that doubles from 0.5 s to 10 s (and
+resets once it has run 30 s), with a log line each time. The embedded redis-server restarts
+on the same port and data folder, so its append-only file replays every acknowledged write.
+``bluemoon`` gives up, stopping the rest and exiting 1, only when one child fails to stay up
+more than ``--give-up`` times in a row; Ctrl-C or SIGTERM stops everything and exits 0.
 """
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
+from pathlib import Path
+
+log = logging.getLogger("bluemoon.run")
+STEADY = 30.0      #: seconds a child must run for its failures to be forgotten
+FIRST_PAUSE, LONGEST_PAUSE = 0.5, 10.0
 
 
-def commands(port: int, workers: int, url: str) -> list[list[str]]:
+@dataclass
+class Child:
+    """One supervised process and its restart bookkeeping."""
+
+    name: str
+    argv: list[str]
+    process: subprocess.Popen[bytes] | None = None
+    started: float = 0.0
+    failures: int = 0      #: exits in a row, each before it had run STEADY seconds
+    restart_at: float = 0.0
+
+    def start(self, env: dict[str, str]) -> None:
+        self.process = subprocess.Popen(self.argv, env=env)
+        self.started = time.monotonic()
+        log.info("started %s (pid %d)", self.name, self.process.pid)
+
+    def exited(self) -> int | None:
+        return None if self.process is None else self.process.poll()
+
+    def stop(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+
+
+def commands(port: int, web_workers: int, bot_workers: int) -> list[Child]:
     web = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
-           "--workers", str(workers), "--bind", f"127.0.0.1:{port}"]
-    worker = [sys.executable, "-m", "rq.cli", "worker", "--with-scheduler", "--url", url, "bluemoon"]
-    return [web, worker]
+           "--workers", str(web_workers), "--bind", f"127.0.0.1:{port}"]
+    worker = [sys.executable, "-m", "workers.run"]
+    return [Child("web", web)] + [Child(f"worker-{i + 1}", worker) for i in range(bot_workers)]
+
+
+def embedded_redis() -> tuple[Child, str]:
+    """The embedded redis-server as a supervised child, on a fixed port in its data folder
+    (written beside the data so other local processes find it)."""
+    from events.embedded import free_port, server_argv
+
+    folder = Path(os.environ.get("BLUEMOON_DATA", "var/redis")).resolve()
+    folder.mkdir(parents=True, exist_ok=True)
+    port = free_port()
+    (folder / "embedded.port").write_text(str(port))
+    return Child("redis", server_argv(folder, port)), f"redis://127.0.0.1:{port}/0"
+
+
+def supervise(children: list[Child], env: dict[str, str], give_up: int, stopping: list[bool]) -> int:
+    """Keep every child running until asked to stop (0) or one keeps failing (1)."""
+    while not stopping:
+        now = time.monotonic()
+        for child in children:
+            status = child.exited()
+            if status is not None:
+                ran = now - child.started
+                child.failures = 1 if ran >= STEADY else child.failures + 1
+                if child.failures > give_up:
+                    log.error("%s exited with status %s %d times in a row; giving up", child.name, status, child.failures)
+                    return 1
+                pause = min(FIRST_PAUSE * 2 ** (child.failures - 1), LONGEST_PAUSE)
+                log.warning("%s exited with status %s after %.1f s; restarting in %.1f s", child.name, status, ran, pause)
+                child.process, child.restart_at = None, now + pause
+            if child.process is None and now >= child.restart_at:
+                child.start(env)
+        time.sleep(0.1)
+    return 0
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--bot-workers", type=int, default=1)
+    parser.add_argument("--give-up", type=int, default=8, help="failures in a row after which bluemoon stops")
     args = parser.parse_args(argv)
-    from .bootstrap import redis_url
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s bluemoon %(levelname)s %(message)s")
+    children = commands(args.port, args.web_workers, args.bot_workers)
+    url = os.environ.get("REDIS_URL")
+    if not url:
+        from events.embedded import wait_for
 
-    url = redis_url()  # starts the embedded server when REDIS_URL is unset
+        redis_child, url = embedded_redis()
+        redis_child.start(dict(os.environ))
+        assert redis_child.process is not None
+        wait_for(int(url.rsplit(":", 1)[1].split("/")[0]), redis_child.process)
+        children.insert(0, redis_child)
     env = {**os.environ, "REDIS_URL": url}
-    web, worker = commands(args.port, args.web_workers, url)
-    children = [subprocess.Popen(web, env=env)] + [subprocess.Popen(worker, env=env) for _ in range(args.bot_workers)]
-    print(f"Blue Moon City on http://127.0.0.1:{args.port} (docs at /docs), Redis at {url}", flush=True)
-    stopping = False
+    from .checks import UnsafeRedis, refuse_unsafe_redis
+
+    try:
+        refuse_unsafe_redis(url)
+    except UnsafeRedis as error:
+        print(f"bluemoon: {error}", file=sys.stderr, flush=True)
+        for child in children:
+            child.stop()
+        return 2
+    stopping: list[bool] = []
 
     def stop(*_: object) -> None:
-        nonlocal stopping
-        stopping = True
+        stopping.append(True)
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    print(f"Blue Moon City on http://127.0.0.1:{args.port} (docs at /docs), Redis at {url}", flush=True)
     try:
-        while not stopping and all(c.poll() is None for c in children):
-            time.sleep(0.2)
+        return supervise(children, env, args.give_up, stopping)
     finally:
-        for c in children:
-            if c.poll() is None:
-                c.terminate()
-        for c in children:
-            try:
-                c.wait(10)
-            except subprocess.TimeoutExpired:
-                c.kill()
-    return 0
+        for child in reversed(children):  # Redis last, so the others can finish their writes
+            child.stop()
 
 
 if __name__ == "__main__":

@@ -344,5 +344,13 @@ class Problem(Schema):
     current_version = fields.Integer(metadata={"description": "With stale_version: the game's version now."})
 
 
+class RedisCheck(Schema):
+    status = fields.String(required=True, validate=validate.OneOf(["ok", "unsafe", "unchecked", "unknown"]),
+                           metadata={"description": "Whether Redis keeps games: an append-only file and no eviction "
+                                                    "(`unchecked` where CONFIG is disabled, as on managed Redis)."})
+    detail = fields.String(required=True)
+
+
 class Health(Schema):
     status = fields.String(required=True)
+    redis = fields.Nested(RedisCheck, metadata={"description": "On /readyz: the start-up check of Redis's settings."})

@@ -8,18 +8,24 @@ game ended, or someone else is to move) does nothing.
 from __future__ import annotations
 
 import hashlib
+import hmac
 import json
+import logging
 import os
 import random
 import time
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
-from domain import bots, view
+from domain import Command, Game, bots, legal_commands, view
 from domain.commands import EndTurn
+from domain.errors import CommandError
 from events.store import IdempotencyConflict, WrongExpectedVersion
 
 if TYPE_CHECKING:
     from service.games import GameService
+
+log = logging.getLogger("bluemoon.jobs")
 
 MAX_COMMANDS = 80  #: a turn never takes this many commands; a guard against a bot bug
 BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2}
@@ -44,36 +50,59 @@ def bot_seed(game: str, version: int, seat: int) -> str:
     return f"{game}:{version}:{seat}"
 
 
-def play_turn(game: str, seat: int, turn: int, level: str, reason: str) -> str:
-    """The RQ job: play the turn with the service of this worker process."""
-    return play(_service(), game, seat, turn, level, reason)
+def play_turn(game: str, seat: int, turn: int, level: str, reason: str, payload: str | None = None) -> str:
+    """The RQ job: play the turn with the service of this worker process, renewing the lease
+    on the turn's outbox entry (``payload``) as it goes."""
+    return play(_service(), game, seat, turn, level, reason, payload=payload)
 
 
-def play(service: "GameService", game: str, seat: int, turn: int, level: str, reason: str) -> str:
+def view_hash(state: Game, seat: int) -> str:
+    """An HMAC of the bot's view keyed with the game's seed: secret while the game runs (a
+    plain hash would let anyone test guesses of the bot's hand), checkable by anyone once
+    the seed is revealed at the end."""
+    message = json.dumps(view(state, seat), sort_keys=True).encode()
+    return hmac.new(state.seed.encode(), message, hashlib.sha256).hexdigest()
+
+
+def candidates(state: Game, seat: int, level: str, rnd: random.Random) -> Iterator[tuple[str, Command]]:
+    """The commands to try, in order: the level's choice, then greedy's, then ending the turn.
+    A bot that raises or picks an illegal command is logged and replaced, so no game ever
+    waits on a crashed bot."""
+    for fallback in dict.fromkeys([level, "greedy"]):
+        if fallback == "pass":
+            break
+        try:
+            yield fallback, bots.choose(state, seat, fallback, rnd)
+        except Exception:  # noqa: BLE001 - any bot failure falls back to a simpler player
+            log.exception("bot %s failed at version %d; falling back", fallback, state.version)
+    yield "pass", next(c for c in legal_commands(state, seat) if isinstance(c, EndTurn))
+
+
+def play(service: "GameService", game: str, seat: int, turn: int, level: str, reason: str,
+         payload: str | None = None) -> str:
     """Play ``seat``'s turn number ``turn`` to its end, exactly once (see module doc)."""
     delay = float(os.environ.get("BOT_STEP_DELAY", "0"))  # pace bots so they look human
     for _ in range(MAX_COMMANDS):
         state = service.state(game)
         if state.finished or state.turn is None or state.turn.seat != seat or state.turn.number != turn:
             return "done"
-        if level == "pass":
-            command = EndTurn(seat)
-        else:
-            command = bots.choose(state, seat, level, random.Random(bot_seed(game, state.version, seat)))
-        meta = {
-            "level": level,
-            "reason": reason,
-            "budget": BUDGETS.get(level, 0.0),
-            "seed": bot_seed(game, state.version, seat),
-            "view": hashlib.sha256(json.dumps(view(state, seat), sort_keys=True).encode()).hexdigest(),
-        }
-        try:
-            service.submit(
-                game, command, expected=state.version, key=f"bot:{game}:{state.version}:{seat}",
-                actor=f"{'bot' if reason == 'bot' else 'deadline'}:{level}", meta=json.dumps(meta),
-            )
-        except (WrongExpectedVersion, IdempotencyConflict):
-            continue  # another copy of this job moved first: look again
+        if payload is not None:
+            service.outbox.renew(game, payload)
+        seed = bot_seed(game, state.version, seat)
+        meta = {"reason": reason, "seed": seed, "view": view_hash(state, seat)}
+        command: Command | None = None
+        for played, command in candidates(state, seat, level, random.Random(seed)):
+            meta.update(level=played, budget=BUDGETS.get(played, 0.0))
+            try:
+                service.submit(
+                    game, command, expected=state.version, key=f"bot:{game}:{state.version}:{seat}",
+                    actor=f"{'bot' if reason == 'bot' else 'deadline'}:{played}", meta=json.dumps(meta),
+                )
+                break
+            except (WrongExpectedVersion, IdempotencyConflict):
+                break  # another copy of this job moved first: look again
+            except CommandError as error:
+                log.error("%s chose a refused command in %s at version %d: %s", played, game, state.version, error)
         if delay and not isinstance(command, EndTurn):
             time.sleep(delay)
     raise RuntimeError(f"turn {turn} of seat {seat} in {game} did not end after {MAX_COMMANDS} commands")

@@ -1,30 +1,38 @@
-"""Handing turns to RQ: one job per turn, its id unique per game and version."""
+"""Handing turns to RQ: one job per claim of a turn's outbox entry (service/games.py)."""
 from __future__ import annotations
 
 import os
-from datetime import timedelta
 from typing import Any
 
-from rq import Queue, Retry
+from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
 
 from service.games import TurnTicket
 
 QUEUE = os.environ.get("BLUEMOON_QUEUE", "bluemoon")
 JOB_TIMEOUT = 60       #: seconds; a bot turn takes far less
-RETRY = Retry(max=3, interval=[1, 3, 10])
 
 
 class RQTurns:
-    """The GameService's turn hook: enqueue ``workers.jobs.play_turn`` for each ticket."""
+    """The GameService's turn hook: enqueue ``workers.jobs.play_turn`` for each ticket. No RQ
+    retry: a job that dies stops renewing its outbox lease, and the dispatcher claims the turn
+    again (with a fallback level after repeated failures)."""
 
     def __init__(self, connection: Any, queue: str = QUEUE) -> None:
         self.queue = Queue(queue, connection=connection)
 
     def __call__(self, ticket: TurnTicket) -> None:
-        job_id = f"{ticket.reason}-{ticket.game}-{ticket.version}"
-        args = (ticket.game, ticket.seat, ticket.turn, ticket.level, ticket.reason)
-        options: dict[str, Any] = dict(job_id=job_id, job_timeout=JOB_TIMEOUT, retry=RETRY, result_ttl=600)
-        if ticket.delay:
-            self.queue.enqueue_in(timedelta(seconds=ticket.delay), "workers.jobs.play_turn", *args, **options)
-        else:
-            self.queue.enqueue("workers.jobs.play_turn", *args, **options)
+        self.queue.enqueue(
+            "workers.jobs.play_turn", ticket.game, ticket.seat, ticket.turn, ticket.played_as or ticket.level, ticket.reason,
+            payload=ticket.payload(),
+            job_id=ticket.job_id, job_timeout=JOB_TIMEOUT, result_ttl=600, failure_ttl=86_400,
+        )
+
+    def waiting(self, ticket: TurnTicket) -> bool:
+        """Whether ``ticket``'s job is still waiting for a worker (not lost, just queued)."""
+        try:
+            status = Job.fetch(ticket.job_id, connection=self.queue.connection).get_status()
+        except NoSuchJobError:
+            return False
+        return status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)

@@ -67,7 +67,7 @@ class CheckedClient:
         while self.tickets:
             t = self.tickets.pop(0)
             if t.reason == "bot":
-                play(service, t.game, t.seat, t.turn, t.level, t.reason)
+                play(service, t.game, t.seat, t.turn, t.played_as or t.level, t.reason)
                 played += 1
         return played
 

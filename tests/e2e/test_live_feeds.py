@@ -42,8 +42,10 @@ def test_a_long_poll_on_a_quiet_game_waits_its_whole_wait_then_answers_200_with_
 def test_a_long_poll_wakes_with_the_events_another_client_plays(server):
     game, tokens, version = two_humans(server)
     played: list[int] = []
-    threading.Timer(1.5, lambda: played.append(end_turn(server, game, tokens, version))).start()
+    player = threading.Timer(1.5, lambda: played.append(end_turn(server, game, tokens, version)))
+    player.start()
     status, page = call(server, "GET", f"/games/{game}/events?after={version}&wait=25", token=tokens[1])
+    player.join()
     assert status == 200 and page["events"], page
     assert [e["seq"] for e in page["events"]] == list(range(version + 1, page["next_after"] + 1))
     assert played and page["next_after"] == played[0]

@@ -31,7 +31,7 @@ def _worker(queue):
 def test_a_bot_turn_is_enqueued_and_played_by_a_worker(rq_env):
     client, queue, service = rq_env
     created = service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0)
-    assert queue.count == 1 and queue.job_ids == [f"bot-{created.game}-{created.version}"]
+    assert queue.count == 1 and queue.job_ids == [f"bot-{created.game}-{created.version}-1"]
     _worker(queue).work(burst=True)
     state = service.state(created.game)
     assert state.turn.seat == 1 and state.turn.number == 2
@@ -88,22 +88,23 @@ def test_a_retried_job_resumes_a_turn_half_played(rq_env):
     assert_each_bot_command_applied_once_at_its_version(service, created.game)
 
 
-def test_the_deadline_job_is_scheduled_and_passes_an_overdue_turn(rq_env):
+def test_the_deadline_is_an_outbox_entry_that_passes_an_overdue_turn_once_due(rq_env, monkeypatch):
     client, queue, service = rq_env
     created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0, turn_deadline=60)
-    registry = queue.scheduled_job_registry
-    assert registry.get_job_ids() == [f"deadline-{created.game}-{created.version}"]
-    when = registry.get_scheduled_time(registry.get_job_ids()[0])
-    assert 50 <= (when - datetime.now(timezone.utc)).total_seconds() <= 61
-    job = queue.fetch_job(registry.get_job_ids()[0])
-    registry.remove(job)
-    queue.enqueue_job(job)  # the deadline passes
+    payload, due = service.store.outbox_entry(created.game)
+    assert json.loads(payload)["reason"] == "deadline"
+    assert 59_000 <= due - datetime.now(timezone.utc).timestamp() * 1000 <= 61_000
+    assert service.dispatch() == 0 and queue.count == 0  # not due yet
+    import events.outbox
+
+    monkeypatch.setattr(events.outbox, "now_ms", lambda: due + 1)  # the deadline passes
+    assert service.dispatch() == 1 and queue.job_ids == [f"deadline-{created.game}-{created.version}-1"]
     _worker(queue).work(burst=True)
     stored = service.store.read(created.game)
     assert [s.actor for s in stored if s.type == "TurnEnded"] == ["deadline:pass"]
     assert service.state(created.game).turn.seat == 1
-    # the next human turn has its own deadline
-    assert f"deadline-{created.game}-{service.store.version(created.game)}" in registry.get_job_ids()
+    # the next human turn has its own deadline, written with the events that started it
+    assert json.loads(service.store.outbox_entry(created.game)[0])["version"] == service.store.version(created.game)
 
 
 def test_a_deadline_after_the_human_has_played_does_nothing(rq_env):

@@ -1,0 +1,88 @@
+"""Claiming the outbox: the work that appended events asked for, leased to one dispatcher at a
+time.
+
+The append script writes a game's entry (a JSON payload, due at a time) with the events that
+cause it (events/redis_store.py). A claim takes entries that are due and moves each one's due
+time to the end of a lease, counting the claim; whoever claimed must hand the work on (enqueue
+a job) before the lease ends, and the job renews the lease while it works. If the claimer or
+the job dies, the lease runs out and the next claim takes the entry again. An entry leaves the
+outbox only when a later append replaces or clears it: when the work is done, the events say so.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from . import keys
+
+#: How long a claim or a renewal holds an entry: a job that stops renewing for this long (its
+#: worker killed, say) has its work claimed again. A bot's command takes well under a second.
+LEASE_MS = 10_000
+
+# KEYS: payloads, due, tries. ARGV: now (ms), lease (ms), limit, game ('' for any due entry).
+CLAIM = """
+local now, lease, limit, only = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local games
+if only ~= '' then
+  local due = redis.call('ZSCORE', KEYS[2], only)
+  if due and tonumber(due) <= now then games = {only} else games = {} end
+else
+  games = redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now, 'LIMIT', 0, limit)
+end
+local out = {}
+for _, game in ipairs(games) do
+  redis.call('ZADD', KEYS[2], now + lease, game)
+  local tries = redis.call('HINCRBY', KEYS[3], game, 1)
+  table.insert(out, game)
+  table.insert(out, redis.call('HGET', KEYS[1], game) or '')
+  table.insert(out, tries)
+end
+return out
+"""
+
+# KEYS: payloads, due, tries. ARGV: game, payload the renewer works for, new due (ms), tries
+# ('' to keep). Only the same payload is renewed: a newer one belongs to newer work.
+RENEW = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[1])
+if ARGV[4] ~= '' then redis.call('HSET', KEYS[3], ARGV[1], ARGV[4]) end
+return 1
+"""
+
+
+@dataclass(frozen=True)
+class Claim:
+    game: str
+    payload: str
+    tries: int  #: 1 for the first claim of this payload, 2 when it is claimed again, ...
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Outbox:
+    def __init__(self, client: Any, lease_ms: int = LEASE_MS) -> None:
+        self.client = client
+        self.lease_ms = lease_ms
+        self._claim = client.register_script(CLAIM)
+        self._renew = client.register_script(RENEW)
+
+    def claim(self, game: str | None = None, limit: int = 100) -> list[Claim]:
+        """Lease the entries that are due (only ``game``'s, if given)."""
+        flat = self._claim(keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES],
+                           args=[now_ms(), self.lease_ms, limit, game or ""])
+        claims = []
+        for i in range(0, len(flat), 3):
+            name, payload = (v.decode() if isinstance(v, bytes) else v for v in flat[i:i + 2])
+            if payload:
+                claims.append(Claim(name, payload, int(flat[i + 2])))
+        return claims
+
+    def renew(self, game: str, payload: str, tries: int | None = None) -> bool:
+        """Hold ``game``'s entry for another lease while working on it; False when the entry
+        is no longer that payload (the work is over). ``tries`` resets the claim count (a claim
+        that found the previous job still waiting hands the count back)."""
+        return bool(self._renew(keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES],
+                                args=[game, payload, now_ms() + self.lease_ms, "" if tries is None else tries]))

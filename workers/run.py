@@ -1,0 +1,80 @@
+"""The worker process (``bluemoon-worker``, the Procfile's ``worker`` line): an RQ worker that
+plays turns, and beside it the outbox dispatcher that turns due turns into jobs.
+
+Both outlive a Redis outage: RQ's worker quits its loop when it loses Redis, so it is started
+again, with back-off, until Redis answers; the dispatcher retries on its own. SIGTERM or
+Ctrl-C stops both (RQ lets the current job finish).
+"""
+from __future__ import annotations
+
+import argparse
+import logging
+import signal
+import threading
+
+import redis
+from rq import Worker
+
+from service.bootstrap import build, redis_url
+
+from .queueing import QUEUE
+
+log = logging.getLogger("bluemoon.worker")
+DISPATCH_EVERY = 0.2  #: seconds between two looks at the outbox (a bot's turn is usually handed on at once by the web process)
+
+
+def dispatch_forever(url: str, stop: threading.Event, every: float = DISPATCH_EVERY) -> None:
+    """Hand every due outbox entry to RQ, for ever: bot turns whose first hand-off failed,
+    turns whose job died (their lease ran out) and human turns whose deadline passed."""
+    service = build(url).service
+    pause = every
+    while not stop.is_set():
+        try:
+            handed = service.dispatch()
+            pause = every
+        except redis.RedisError as error:  # dispatch() logs its own; this is an outage in claim
+            log.warning("dispatcher: %s; retrying in %.1f s", error, pause)
+            handed, pause = 0, min(pause * 2, 5.0)
+        if not handed:
+            stop.wait(pause)
+
+
+def work(url: str, queue: str, stop: threading.Event) -> None:
+    """Run RQ's worker until asked to stop, starting it again after a lost connection."""
+    pause = 0.5
+    while not stop.is_set():
+        worker = None
+        try:
+            worker = Worker([queue], connection=redis.Redis.from_url(url, socket_connect_timeout=2.0))
+            worker.work(with_scheduler=False, logging_level="WARNING")
+        except redis.RedisError as error:
+            log.warning("worker: %s", error)
+        _stop_on_signals(stop)  # RQ's handlers were for that worker only
+        if worker is not None and (worker._stop_requested or worker._shutdown_requested_date is not None):
+            stop.set()
+            return
+        log.warning("worker: lost Redis; starting again in %.1f s", pause)
+        stop.wait(pause)
+        pause = min(pause * 2, 5.0)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--queue", default=QUEUE)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    url = redis_url()
+    stop = threading.Event()
+    _stop_on_signals(stop)
+    threading.Thread(target=dispatch_forever, args=(url, stop), name="dispatcher", daemon=True).start()
+    work(url, args.queue, stop)
+    return 0
+
+
+def _stop_on_signals(stop: threading.Event) -> None:
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda *_: stop.set())
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
