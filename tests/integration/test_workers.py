@@ -1,5 +1,7 @@
-"""Real `rq worker` processes on the real Redis: bots play on their own, and a worker killed
-with SIGKILL mid-turn leads, after RQ's retry, to exactly one move for that turn."""
+"""Real worker processes (`bluemoon-worker`: RQ's worker and the outbox dispatcher) on the
+real Redis: bots play on their own; a worker and its work-horse killed with SIGKILL mid-turn
+cost one lease, after which the turn resumes and is played exactly once; a hand-off that
+fails after the append, or a dispatcher that dies after its claim, loses nothing."""
 from __future__ import annotations
 
 import os
@@ -9,13 +11,15 @@ import sys
 import time
 import uuid
 
+from pathlib import Path
+
 import pytest
 import redis
-from rq import Queue
 
 from domain import Options
 from domain.options import Layout
 from domain.peoples import CANONICAL_DECK
+from events.outbox import Outbox
 from service.bootstrap import build
 from service.games import SeatSpec
 from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
@@ -34,24 +38,41 @@ def service(redis_url, queue_name):
     client.close()
 
 
+def gone(pid: int) -> bool:
+    """No such process any more (or only its zombie, waiting to be reaped)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
 class Workers:
-    """Start and stop `rq worker` processes as an operator would."""
+    """Start and kill worker processes as an operator (or bluemoon's supervisor) would."""
 
     def __init__(self, url: str, queue: str) -> None:
         self.url, self.queue, self.procs = url, queue, []
 
     def start(self, **env: str) -> subprocess.Popen:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "rq.cli", "worker", "--with-scheduler", "--url", self.url, "--quiet", self.queue],
-            env={**os.environ, "REDIS_URL": self.url, **env}, start_new_session=True,
+            [sys.executable, "-m", "workers.run", "--queue", self.queue],
+            env={**os.environ, "REDIS_URL": self.url, "BLUEMOON_QUEUE": self.queue, **env}, start_new_session=True,
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
         )
         self.procs.append(proc)
         return proc
 
-    def kill(self, proc: subprocess.Popen) -> None:
-        os.killpg(proc.pid, signal.SIGKILL)  # the worker and its work-horse, no goodbye
+    def kill_with_horse(self, proc: subprocess.Popen) -> int:
+        """SIGKILL the worker and the work-horse it forked (RQ puts the horse in a process
+        group of its own, so killing the worker's group alone would spare it); returns the
+        horse's pid once both are gone."""
+        horses = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
+        assert len(horses) == 1, f"expected one work-horse busy with the turn, found {horses}"
+        horse = int(horses[0])
+        os.kill(proc.pid, signal.SIGKILL)
+        os.kill(horse, signal.SIGKILL)
         proc.wait()
+        wait_until(lambda: gone(horse), 5, "the horse to die")
+        return horse
 
     def stop_all(self) -> None:
         for proc in self.procs:
@@ -101,39 +122,77 @@ def test_a_game_of_four_bots_plays_to_its_end(service, workers):
     assert_each_bot_command_applied_once_at_its_version(service, created.game)
 
 
-def test_a_worker_killed_mid_turn_leads_to_exactly_one_move_after_the_retry(service, workers, redis_url, queue_name):
-    # Seat 1, a greedy bot, starts with eight red cards next to the Earth Temple: it walks there
-    # and contributes several times, so its turn takes several commands.
+def slow_bot_game(service) -> str:
+    """Seat 1, a greedy bot, starts with eight red cards next to the Earth Temple: it walks there
+    and contributes several times, so its turn takes several commands."""
     reds = ["red-3a", "red-3b", "red-3c", "red-2a", "red-2b", "red-2c", "red-1a", "red-1b"]
     rest = [c for c in CANONICAL_DECK if c not in reds]
     deck = rest[:8] + reds + rest[8:]
     grid_state = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")])  # any standard grid
     grid = dict(service.state(grid_state.game).city.placement)
-    created = service.create(
+    return service.create(
         Options(2, layout=Layout.EXPLICIT), [SeatSpec("human"), SeatSpec("bot", level="greedy")],
         grid=grid, deck=deck, first_player=1,
-    )
+    ).game
+
+
+def test_a_worker_and_its_horse_killed_mid_turn_cost_one_lease_then_the_turn_is_played_once(service, workers):
+    game = slow_bot_game(service)
     slow = workers.start(BOT_STEP_DELAY="1.5")
 
     def bot_has_moved():
-        return [s for s in service.store.read(created.game) if s.actor == "bot:greedy"]
+        return [s for s in service.store.read(game) if s.actor == "bot:greedy"]
 
     wait_until(bot_has_moved, 30, "the bot's first command")
-    assert not [s for s in service.store.read(created.game) if s.type == "TurnEnded"], "still mid-turn"
-    workers.kill(slow)
-    mid_turn = service.store.version(created.game)
+    assert not [s for s in service.store.read(game) if s.type == "TurnEnded"], "still mid-turn"
+    horse = workers.kill_with_horse(slow)
+    killed_at, mid_turn = time.monotonic(), service.store.version(game)
+    time.sleep(2)
+    assert service.store.version(game) == mid_turn and gone(horse)
+    workers.start()  # what bluemoon's supervisor does when a worker exits
+    state = wait_until(lambda: (s := service.state(game)).turn.seat == 0 and s, 30, "the turn to resume and end")
+    assert time.monotonic() - killed_at < 30
+    assert [s.type for s in service.store.read(game)].count("TurnEnded") == 1
+    assert service.store.version(game) > mid_turn
+    assert_each_bot_command_applied_once_at_its_version(service, game)
+    assert state.turn.number == 2
 
+
+class FailingHandOff:
+    """A turn queue whose enqueue fails, as if RQ's Redis call broke right after the append."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, ticket) -> None:
+        self.calls += 1
+        raise ConnectionError("enqueue failed after the append")
+
+
+def test_a_hand_off_that_fails_after_the_append_still_gets_the_bot_turn_played_once(redis_url, workers):
     client = redis.Redis.from_url(redis_url)
-    queue = Queue(queue_name, connection=client)
+    failing = FailingHandOff()
+    service = build(client=client, on_turn=failing).service
+    created = service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0)
+    assert failing.calls == 1  # the fault happened: the append stood, the enqueue did not
+    assert service.store.outbox_entry(created.game) is not None
     workers.start()
-    # RQ notices an abandoned job once its heartbeat lapses (about a minute); run the same
-    # maintenance step now with the clock moved past that point.
-    wait_until(lambda: queue.started_job_registry.get_job_ids(), 5, "the abandoned job in the registry")
-    queue.started_job_registry.cleanup(timestamp=time.time() + 3600)
-    state = wait_until(lambda: (s := service.state(created.game)).turn.seat == 0 and s, 60, "the retried turn to end")
-    stored = service.store.read(created.game)
-    assert [s.type for s in stored].count("TurnEnded") == 1
-    assert service.store.version(created.game) > mid_turn
+    state = wait_until(lambda: (s := service.state(created.game)).turn.seat == 1 and s, 30, "the bot's turn")
+    assert state.turn.number == 2
+    assert [s.actor for s in service.store.read(created.game) if s.type == "TurnEnded"] == ["bot:greedy"]
+    assert_each_bot_command_applied_once_at_its_version(service, created.game)
+    client.close()
+
+
+def test_a_dispatcher_that_dies_between_its_claim_and_the_enqueue_loses_nothing(redis_url, workers):
+    client = redis.Redis.from_url(redis_url)
+    service = build(client=client, queue=False).service  # appends write the outbox; nobody hands on
+    created = service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0)
+    claims = Outbox(client).claim(created.game)  # a dispatcher claims the turn ... and dies here
+    assert [c.game for c in claims] == [created.game] and Outbox(client).claim(created.game) == []  # leased
+    workers.start()
+    state = wait_until(lambda: (s := service.state(created.game)).turn.seat == 1 and s, 30, "the bot's turn")
+    assert [s.actor for s in service.store.read(created.game) if s.type == "TurnEnded"] == ["bot:greedy"]
     assert_each_bot_command_applied_once_at_its_version(service, created.game)
     assert state.turn.number == 2
     client.close()
