@@ -1,0 +1,122 @@
+"""The whole service (`bluemoon`) through faults of its parts: Redis down for 10 s, the
+embedded redis-server killed, a child that keeps failing."""
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import redis
+
+from events.embedded import EmbeddedRedis, free_port
+from service.run import Child, supervise
+from tests.e2e.conftest import call
+from tests.integration.test_workers import gone, wait_until
+from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
+
+
+def raw(base: str, path: str) -> tuple[int, dict[str, str], dict]:
+    """GET ``path``: status, headers and JSON body, whatever the status."""
+    try:
+        with urllib.request.urlopen(base + path, timeout=30) as response:
+            return response.status, dict(response.headers), json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, dict(error.headers), json.loads(error.read())
+
+
+class Reader:
+    """Reads a game from Redis directly, as an auditor would."""
+
+    def __init__(self, url: str) -> None:
+        from service.bootstrap import build
+
+        self.service = build(url, queue=False).service
+
+
+def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_lost_or_doubled(start_service, tmp_path):
+    port = free_port()
+    store = tmp_path / "outage-redis"
+    server = EmbeddedRedis(store, port=port)
+    base = start_service(REDIS_URL=server.url, BOT_STEP_DELAY="1")
+    status, created = call(base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}],
+                                                    "setup": {"first_player": 0}})
+    game, token = created["game"], created["seats"][0]["token"]
+    status, played = call(base, "POST", f"/games/{game}/commands", {"type": "end_turn", "discards": []}, token=token,
+                          headers={"If-Match": f'"{created["version"]}"', "Idempotency-Key": "ana-1"})
+    assert status == 200
+    acknowledged = played["version"]
+    reader = Reader(server.url)
+    wait_until(lambda: reader.service.store.version(game) > acknowledged, 30, "the bot's first command")
+    time.sleep(1.2)  # past the append-only file's one-second fsync
+
+    server.stop()
+    try:
+        redis.Redis(port=port, socket_connect_timeout=1).ping()
+        raise AssertionError("Redis still answers")
+    except redis.ConnectionError:
+        pass  # the outage is real
+    down_at = time.monotonic()
+    status, headers, body = raw(base, f"/games/{game}")
+    assert status == 503 and headers["Content-Type"] == "application/problem+json", body
+    assert int(headers["Retry-After"]) > 0 and body["code"] == "unavailable"
+    status, headers, body = raw(base, "/readyz")
+    assert status == 503 and headers["Content-Type"] == "application/problem+json"
+    time.sleep(max(0.0, 10 - (time.monotonic() - down_at)))
+
+    server = EmbeddedRedis(store, port=port)  # Redis returns, its append-only file replayed
+    try:
+        back_at = time.monotonic()
+        wait_until(lambda: raw(base, "/readyz")[0] == 200, 30, "/readyz to recover")
+        view = wait_until(lambda: (v := raw(base, f"/games/{game}"))[0] == 200 and v[2]["turn"]["seat"] == 0 and v[2],
+                          30, "the bot's turn to be played after the outage")
+        assert time.monotonic() - back_at < 30
+        reader = Reader(server.url)
+        stored = reader.service.store.read(game)
+        assert len(stored) >= acknowledged  # nothing acknowledged was lost
+        assert [s.actor for s in stored if s.type == "TurnEnded"] == ["0", "bot:greedy"]  # nor doubled
+        assert_each_bot_command_applied_once_at_its_version(reader.service, game)
+        status, again = call(base, "POST", f"/games/{game}/commands", {"type": "end_turn", "discards": []}, token=token,
+                             headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": "ana-2"})
+        assert status == 200 and again["view"]["turn"]["seat"] == 1
+    finally:
+        server.stop()
+
+
+def test_bluemoon_restarts_a_killed_embedded_redis_server_and_its_games_survive(start_service, tmp_path):
+    base = start_service()
+    status, created = call(base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
+    game = created["game"]
+    time.sleep(1.2)  # past the append-only file's one-second fsync
+    port = (tmp_path / "redis-0" / "embedded.port").read_text().strip()
+    pid = next(int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p).startswith("/")
+               and "redis-server" in _cmdline(p) and f":{port}" in _cmdline(p))
+    os.kill(pid, signal.SIGKILL)
+    wait_until(lambda: gone(pid), 5, "redis-server to die")
+    wait_until(lambda: raw(base, "/readyz")[0] == 200, 20, "Redis to be restarted by bluemoon")
+    status, _, view = raw(base, f"/games/{game}")
+    assert status == 200 and view["version"] == created["version"]
+
+
+def _cmdline(proc: Path) -> str:
+    try:
+        return (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+def test_the_supervisor_restarts_with_back_off_and_gives_up_with_status_1(caplog):
+    failing = Child("failing", [sys.executable, "-c", "raise SystemExit(3)"])
+    with caplog.at_level(logging.INFO, logger="bluemoon.run"):
+        started = time.monotonic()
+        assert supervise([failing], dict(os.environ), give_up=3, stopping=[]) == 1
+    restarts = [r.getMessage() for r in caplog.records if "restarting in" in r.getMessage()]
+    assert all(m.startswith("failing exited with status 3") for m in restarts)
+    assert [m.rsplit("restarting in ", 1)[1] for m in restarts] == ["0.5 s", "1.0 s", "2.0 s"]
+    assert "giving up" in caplog.records[-1].getMessage()
+    assert time.monotonic() - started >= 3.5  # 0.5 + 1 + 2 s of back-off
