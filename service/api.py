@@ -10,7 +10,7 @@ from typing import Any
 from flask import Blueprint, Response, current_app, request, stream_with_context
 import redis
 from marshmallow import ValidationError
-from werkzeug.exceptions import UnsupportedMediaType
+from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from domain import Edition, Layout, Options, legal_commands, redact, view
 from domain.audit import audit
@@ -54,7 +54,10 @@ def _dumper(schema: type) -> Any:
 def _body(schema: type) -> dict[str, Any]:
     if not request.is_json:
         raise UnsupportedMediaType("send a JSON body with 'Content-Type: application/json'")
-    data = request.get_json(silent=False)
+    try:
+        data = request.get_json(silent=False)
+    except RecursionError:  # json's parser recurses once per level of nesting
+        raise BadRequest("the JSON body is nested too deeply; a command is a flat object") from None
     return _dumper(schema).load(data if data is not None else {})  # type: ignore[no-any-return]
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 import time
 import uuid
@@ -11,14 +12,18 @@ from pathlib import Path
 from typing import Any
 
 from flask import Flask, Response, g, request, send_from_directory
+from werkzeug.exceptions import RequestURITooLarge
 
 from . import live, problems
 from .api import api
 from .bootstrap import build
 from .checks import refuse_unsafe_redis
+from .errors import NotFound
 from .ratelimit import RateLimiter
 
 ROOT = Path(__file__).resolve().parent.parent
+MAX_URL = 2048                           #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
+GAME_ID = re.compile(r"[0-9a-f]{32}")    #: the ids GameService.create makes
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,  # commands are small; anything bigger is refused (413)
     "RATE_LIMIT": 600,                 # requests per minute per client on writes (429 beyond)
@@ -103,6 +108,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     problems.register(app)
     app.register_blueprint(api)
     _docs(app)
+
+    @app.before_request
+    def _sane_url() -> None:
+        """Refuse what can name no game before any work: an over-long URL (414) or a game id
+        that is not one the service makes (404, without asking Redis or remembering it)."""
+        if len(request.full_path) > MAX_URL:
+            raise RequestURITooLarge(f"the URL has {len(request.full_path)} characters; at most {MAX_URL} are read")
+        game = (request.view_args or {}).get("game")
+        if game is not None and not GAME_ID.fullmatch(game):
+            raise NotFound("no such game: a game id is 32 lowercase hexadecimal characters")
 
     @app.before_request
     def _limit() -> None:

@@ -62,6 +62,7 @@ class TurnTicket:
 
 TurnHook = Callable[[TurnTicket], None]
 log = logging.getLogger("bluemoon.games")
+NOT_A_SEAT = "the token is not a seat of this game"
 
 
 def digest(secret: str) -> str:
@@ -215,11 +216,11 @@ class GameService:
 
     @staticmethod
     def _seat_from(game: str, found: Any) -> int:
-        if found is None:
-            raise Forbidden("unknown token")
-        owner, seat = (found.decode() if isinstance(found, bytes) else found).rsplit(":", 1)
+        """A token that is not one of this game's seats gets one answer, whether it is
+        unknown or another game's: the answer must not tell that a token is valid elsewhere."""
+        owner, _, seat = (found.decode() if isinstance(found, bytes) else found or "").rpartition(":")
         if owner != game:
-            raise Forbidden("this token belongs to another game")
+            raise Forbidden(NOT_A_SEAT)
         return int(seat)
 
     def games_of(self, tokens: list[str]) -> dict[str, int]:

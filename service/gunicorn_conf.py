@@ -18,6 +18,7 @@ worker_connections = 10_000  #: open connections per worker; gunicorn's default 
 timeout = 60                 #: a worker that stops answering gunicorn's heartbeat this long is restarted
 graceful_timeout = 10        #: open streams get this long to end on a restart; clients resume
 keepalive = 5
+limit_request_line = 0       #: no limit here: the app answers an over-long URL with a 414 problem document
 
 
 def on_starting(server: object) -> None:

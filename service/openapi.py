@@ -25,14 +25,19 @@ def _json(schema: str) -> dict[str, Any]:
 
 
 def _problems(*codes: int) -> dict[str, Any]:
+    """The problems an operation answers with: ``codes``, and on every operation 414 (an
+    over-long URL) and 503 (Redis unreachable, with Retry-After)."""
     text = {
         400: "Unreadable request (bad JSON).", 401: "No seat token.", 403: "The token may not do this.",
         404: "No such game, seat or version.", 409: "Illegal move (code names the rule), stale version, seat taken, or not finished.",
         412: "If-Match named a stale version.", 413: "Body too large.", 415: "Body is not JSON.",
         422: "Malformed request: see errors.", 428: "No expected version given.", 429: "Too many writes.",
-        503: "Redis unreachable.",
+        414: "The URL is longer than 2,048 characters.",
+        503: "The game store (Redis) is unreachable; nothing was changed. Retry after Retry-After seconds.",
     }
-    return {str(c): {"description": text[c], "content": PROBLEM} for c in codes}
+    found = {str(c): {"description": text[c], "content": PROBLEM} for c in sorted({*codes, 414, 503})}
+    found["503"]["headers"] = {"Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}}
+    return found
 
 
 SSE_EVENT = {
@@ -187,7 +192,8 @@ def paths() -> dict[str, dict[str, Any]]:
                           "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
         "/healthz": {"get": {"operationId": "health", "summary": "The process is up.",
                              "responses": {"200": {"description": "OK", "content": _json("Health")}}}},
-        "/readyz": {"get": {"operationId": "ready", "summary": "Redis is reachable.",
+        "/readyz": {"get": {"operationId": "ready",
+                            "summary": "Redis is reachable; `redis` says whether it is configured to keep games.",
                             "responses": {"200": {"description": "Ready", "content": _json("Health")}, **_problems(503)}}},
     }
 

@@ -80,7 +80,7 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> Response:
-        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large",
+        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large", 414: "uri_too_long",
                 415: "unsupported_media_type", 429: "rate_limited"}.get(error.code or 500, "http_error")
         response = problem(error.code or 500, code, error.name, error.description or error.name)
         if error.code == 405 and getattr(error, "valid_methods", None):

@@ -33,3 +33,8 @@ def test_the_readme_quick_start_over_real_http(server):
         raise AssertionError("the bot did not reply")
     status, view = call(server, "GET", f"/games/{game}", token=token)
     assert view["turn"]["seat"] == 0 and view["turn"]["number"] == 3
+
+
+def test_a_10000_character_game_id_gets_a_json_problem_from_the_real_server(server):
+    status, body = call(server, "GET", "/games/" + "a" * 10_000)
+    assert status == 414 and body["code"] == "uri_too_long"  # JSON, not gunicorn's HTML page

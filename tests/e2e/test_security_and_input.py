@@ -252,3 +252,35 @@ def test_a_long_poll_may_wait_the_documented_maximum_but_no_longer(api, game):
 
     assert api.get(f"/games/{g}/events?wait={live.MAX_WAIT:g}&after=0").status_code == 200  # events exist: no wait
     assert api.get(f"/games/{g}/events?wait={live.MAX_WAIT + 0.001}&after=0").status_code == 422
+
+
+@pytest.mark.parametrize("depth, status", [(100_000, 413), (10_000, 400)])  # over / under the 64 kB body limit
+def test_deeply_nested_json_gets_a_4xx_problem_and_changes_nothing(api, game, depth, status):
+    g, tokens = game
+    before = api.get(f"/games/{g}").json["version"]
+    for nested in ("[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
+        r = api.post(f"/games/{g}/commands", token=tokens[0], data=nested, content_type="application/json",
+                     headers={"If-Match": f'"{before}"'})
+        assert r.status_code == status and r.mimetype == "application/problem+json", r.data[:200]
+        r = api.post("/games", data=nested, content_type="application/json")
+        assert r.status_code == status and r.mimetype == "application/problem+json"
+    assert api.get(f"/games/{g}").json["version"] == before
+
+
+def test_a_10000_character_game_id_gets_a_414_problem(api):
+    r = api.get("/games/" + "a" * 10_000)
+    assert r.status_code == 414 and r.mimetype == "application/problem+json" and r.json["code"] == "uri_too_long"
+
+
+def test_a_game_id_the_service_never_makes_is_not_found_without_a_lookup(api):
+    r = api.get("/games/not-a-game-id")
+    assert r.status_code == 404 and r.mimetype == "application/problem+json"
+
+
+def test_a_token_of_another_game_gets_the_same_403_as_an_unknown_token(api, game):
+    g, tokens = game
+    other = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    foreign = api.get(f"/games/{g}/legal", token=other["seats"][0]["token"])
+    unknown = api.get(f"/games/{g}/legal", token="x" * 43)
+    assert foreign.status_code == unknown.status_code == 403
+    assert {k: v for k, v in foreign.json.items()} == {k: v for k, v in unknown.json.items()}
