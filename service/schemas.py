@@ -292,7 +292,8 @@ class Event(Schema):
     at = fields.String(required=True)
     actor = fields.String(required=True)
     meta = fields.Dict(required=True, metadata={"description": "How the command was chosen: for bots the level, budget, "
-                                                "generator seed and a hash of the bot's view, so anyone can re-run the choice."})
+                                                "generator seed and an HMAC of the bot's view keyed with the game's seed (checkable once the seed "
+                                                "is revealed at the end), so anyone can re-run the choice."})
     data = fields.Dict(required=True, metadata={"description": "The event's fields, redacted for you (hidden values are null). See docs/rules.md."})
 
 

@@ -30,7 +30,10 @@ def apply(state: Game, command: cmd.Command) -> Game:
 
 def candidates(state: Game, seat: int) -> Iterator[cmd.Command]:
     """Contribution-phase commands worth judging: per open space and colour the payment
-    (without Hoax tricks) that spends the least card value; offerings; building actions."""
+    (without Hoax tricks) that spends the least card value; offerings; building actions. None
+    after a Main Hall move: only the Reset is left then (R13)."""
+    if state.turn is not None and state.turn.relocated:
+        return
     player = state.players[seat]
     site = state.sites.get(player.position)
     if site is not None and not site.reconstructed and player.markers > 0:

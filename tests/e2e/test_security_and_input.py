@@ -284,3 +284,29 @@ def test_a_token_of_another_game_gets_the_same_403_as_an_unknown_token(api, game
     unknown = api.get(f"/games/{g}/legal", token="x" * 43)
     assert foreign.status_code == unknown.status_code == 403
     assert {k: v for k, v in foreign.json.items()} == {k: v for k, v in unknown.json.items()}
+
+
+def test_bot_events_carry_no_hash_of_the_bots_view_that_public_data_and_a_guessed_hand_could_match(api):
+    import hashlib
+    import hmac
+    import json as json_module
+
+    from domain import view
+
+    created = api.post("/games", json={"seats": [{"kind": "bot", "level": "greedy"}, {"kind": "human"}],
+                                       "setup": {"first_player": 0}}).json
+    g, token = created["game"], created["seats"][1]["token"]
+    assert api.run_workers() == 1
+    feed = api.get(f"/games/{g}/events?after=0", token=token).json["events"]
+    bot_events = [e for e in feed if e["actor"] == "bot:greedy"]
+    assert bot_events
+    service = api.app.extensions["bluemoon"].service
+    seed = service.state(g).seed
+    text = json_module.dumps(feed)
+    for event in bot_events:
+        version = int(service.store.read(g, after=event["seq"] - 1, until=event["seq"])[0].command.split(":")[2])
+        seen = json_module.dumps(view(service.state_at(g, version), 0), sort_keys=True).encode()
+        # the guess that used to work: the plain SHA-256 of the bot's true view
+        assert hashlib.sha256(seen).hexdigest() not in text
+        # what is there is keyed with the seed, which is revealed with the log at the end
+        assert event["meta"]["view"] == hmac.new(seed.encode(), seen, hashlib.sha256).hexdigest()

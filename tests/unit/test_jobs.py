@@ -116,3 +116,40 @@ def test_a_deadline_after_the_human_has_played_does_nothing(rq_env):
     version = service.store.version(created.game)
     assert play(service, created.game, 0, 1, "pass", "deadline") == "done"
     assert service.store.version(created.game) == version
+
+
+def test_a_bot_that_raises_falls_back_to_greedy_logs_it_and_the_turn_ends(rq_env, monkeypatch, caplog):
+    import workers.jobs
+    from domain import IllegalCommand
+
+    client, queue, service = rq_env
+    created = service.create(Options(2), [SeatSpec("bot", level="mcts"), SeatSpec("human")], first_player=0)
+    real = workers.jobs.bots.choose
+
+    def broken(state, seat, level, rnd, **kw):
+        if level == "mcts":
+            raise IllegalCommand("relocated", "a bug inside the search")
+        return real(state, seat, level, rnd, **kw)
+
+    monkeypatch.setattr(workers.jobs.bots, "choose", broken)
+    assert play(service, created.game, 0, 1, "mcts", "bot") == "done"
+    assert service.state(created.game).turn.seat == 1
+    actors = {s.actor for s in service.store.read(created.game) if s.actor.startswith("bot:")}
+    assert actors == {"bot:greedy"}
+    assert any("bot mcts failed" in r.getMessage() for r in caplog.records)
+
+
+def test_a_turn_claimed_again_and_again_falls_back_to_greedy_then_to_ending_the_turn(monkeypatch):
+    import events.outbox
+
+    client = fakeredis.FakeRedis()
+    handed = []
+    service = build(client=client, on_turn=handed.append).service
+    created = service.create(Options(2), [SeatSpec("bot", level="mcts"), SeatSpec("human")], first_player=0)
+    clock = [events.outbox.now_ms()]
+    monkeypatch.setattr(events.outbox, "now_ms", lambda: clock[0])
+    for _ in range(4):  # each job dies: its lease runs out and the turn is claimed again
+        clock[0] += events.outbox.LEASE_MS + 1
+        assert service.dispatch() == 1
+    assert [(t.tries, t.played_as) for t in handed] == [(1, "mcts"), (2, "mcts"), (3, "greedy"), (4, "pass"), (5, "pass")]
+    assert {t.job_id for t in handed} == {f"bot-{created.game}-{created.version}-{n}" for n in range(1, 6)}
