@@ -14,19 +14,19 @@ from typing import Any
 from flask import Flask, Response, g, request, send_from_directory
 from werkzeug.exceptions import RequestURITooLarge
 
-from . import live, problems
+from . import live, problems, ratelimit
 from .api import api
 from .bootstrap import build
 from .checks import refuse_unsafe_redis
 from .errors import NotFound
-from .ratelimit import RateLimiter
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_URL = 2048                           #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
 GAME_ID = re.compile(r"[0-9a-f]{32}")    #: the ids GameService.create makes
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,  # commands are small; anything bigger is refused (413)
-    "RATE_LIMIT": 600,                 # requests per minute per client on writes (429 beyond)
+    "RATE_LIMIT": 1,                   # 0 turns rate limits off; the limits: service/ratelimit.py LIMITS
+    "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", "0")),  # proxies whose X-Forwarded-For is believed
     "REDIS_URL": None,
     "REDIS_CLIENT": None,              # a client to use instead (fakeredis in unit tests)
     "ON_TURN": None,                   # a turn hook instead of RQ (tests)
@@ -103,9 +103,9 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.extensions["redis_check"] = refuse_unsafe_redis(components.url)
     else:
         app.extensions["redis_check"] = {"status": "unknown", "detail": "a client given by the caller (tests)"}
-    app.extensions["ratelimit"] = RateLimiter(components.client, app.config["RATE_LIMIT"])
     _logging(app)
     problems.register(app)
+    ratelimit.install(app, api, components.url if app.config["REDIS_CLIENT"] is None else "memory://")
     app.register_blueprint(api)
     _docs(app)
 
@@ -118,10 +118,5 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         game = (request.view_args or {}).get("game")
         if game is not None and not GAME_ID.fullmatch(game):
             raise NotFound("no such game: a game id is 32 lowercase hexadecimal characters")
-
-    @app.before_request
-    def _limit() -> None:
-        if request.method in ("POST", "PUT", "PATCH", "DELETE"):
-            app.extensions["ratelimit"].check(request.headers.get("Authorization") or request.remote_addr or "anon")
 
     return app

@@ -24,20 +24,45 @@ def _json(schema: str) -> dict[str, Any]:
     return {"application/json": {"schema": {"$ref": f"#/components/schemas/{schema}"}}}
 
 
-def _problems(*codes: int) -> dict[str, Any]:
+def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
     """The problems an operation answers with: ``codes``, and on every operation 414 (an
-    over-long URL) and 503 (Redis unreachable, with Retry-After)."""
+    over-long URL) and 503 (Redis unreachable, with Retry-After); 429 where rate limited."""
     text = {
         400: "Unreadable request (bad JSON).", 401: "No seat token.", 403: "The token may not do this.",
         404: "No such game, seat or version.", 409: "Illegal move (code names the rule), stale version, seat taken, or not finished.",
         412: "If-Match named a stale version.", 413: "Body too large.", 415: "Body is not JSON.",
-        422: "Malformed request: see errors.", 428: "No expected version given.", 429: "Too many writes.",
+        422: "Malformed request: see errors.", 428: "No expected version given.",
+        429: "Too many requests from this address or with this token (reads and writes are counted apart): "
+             "wait Retry-After seconds. Limits: see the API description.",
         414: "The URL is longer than 2,048 characters.",
         503: "The game store (Redis) is unreachable; nothing was changed. Retry after Retry-After seconds.",
     }
-    found = {str(c): {"description": text[c], "content": PROBLEM} for c in sorted({*codes, 414, 503})}
-    found["503"]["headers"] = {"Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}}
+    found = {str(c): {"description": text[c], "content": PROBLEM} for c in sorted({*codes, 414, 503, *([429] if limited else [])})}
+    found["503"]["headers"] = {"Retry-After": RETRY_AFTER}
+    if limited:
+        found["429"]["headers"] = {"Retry-After": RETRY_AFTER, **RATE_HEADERS}
     return found
+
+
+def _limits_text() -> str:
+    from .ratelimit import LIMITS
+
+    return (
+        "\n\n**Rate limits** (fixed one-minute windows, shared by every web process): per client address, "
+        f"{LIMITS['RATE_LIMIT_READS']} reads (GET) and {LIMITS['RATE_LIMIT_WRITES']} writes; per valid seat token, "
+        f"{LIMITS['RATE_LIMIT_TOKEN_READS']} reads and {LIMITS['RATE_LIMIT_TOKEN_WRITES']} writes. A made-up token "
+        "counts against the address only. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and "
+        "`RateLimit-Reset`; a 429 carries `Retry-After`. `/healthz` and `/readyz` are not limited.\n"
+    )
+
+
+RETRY_AFTER = {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}
+RATE_HEADERS = {
+    "RateLimit-Limit": {"description": "Requests allowed in the current window by the tightest limit that applies.",
+                        "schema": {"type": "integer"}},
+    "RateLimit-Remaining": {"description": "Requests left in that window.", "schema": {"type": "integer"}},
+    "RateLimit-Reset": {"description": "When that window ends, in seconds since the Unix epoch.", "schema": {"type": "integer"}},
+}
 
 
 SSE_EVENT = {
@@ -194,7 +219,7 @@ def paths() -> dict[str, dict[str, Any]]:
                              "responses": {"200": {"description": "OK", "content": _json("Health")}}}},
         "/readyz": {"get": {"operationId": "ready",
                             "summary": "Redis is reachable; `redis` says whether it is configured to keep games.",
-                            "responses": {"200": {"description": "Ready", "content": _json("Health")}, **_problems(503)}}},
+                            "responses": {"200": {"description": "Ready", "content": _json("Health")}, **_problems(503, limited=False)}}},
     }
 
 
@@ -210,7 +235,7 @@ def build_spec() -> dict[str, Any]:
         version="1.0.0",
         openapi_version="3.0.3",
         plugins=[MarshmallowPlugin()],
-        info={"description": (Path(__file__).parent / "api_intro.md").read_text()},
+        info={"description": (Path(__file__).parent / "api_intro.md").read_text() + _limits_text()},
     )
     spec.components.security_scheme("seatToken", {"type": "http", "scheme": "bearer",
                                                    "description": "The seat token returned when the game was created or the seat joined."})

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import fakeredis
 import pytest
 
 from events.keys import TOKENS
@@ -176,14 +177,38 @@ def test_unknown_game_is_404(api):
     assert r.status_code == 404 and r.json["code"] == "not_found"
 
 
-def test_writes_are_rate_limited(api):
-    from service.ratelimit import RateLimiter
+def limited_api(**limits):
+    from service.app import create_app
+    from tests.e2e.client import CheckedClient
 
-    api.app.extensions["ratelimit"] = RateLimiter(api.app.extensions["bluemoon"].client, 3)
-    codes = [api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot"}]}).status_code for _ in range(5)]
-    assert codes[:3] == [201] * 3 and codes[3:] == [429, 429]
-    r = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot"}]})
-    assert r.json["code"] == "rate_limited" and int(r.headers["Retry-After"]) > 0
+    return CheckedClient(create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "ON_TURN": lambda t: None, **limits}))
+
+
+def test_writes_are_rate_limited_per_address_with_retry_after_and_ratelimit_headers():
+    api = limited_api(RATE_LIMIT_WRITES="3 per minute")
+    responses = [api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot"}]}) for _ in range(5)]
+    assert [r.status_code for r in responses] == [201] * 3 + [429] * 2
+    assert [r.headers["RateLimit-Remaining"] for r in responses[:3]] == ["2", "1", "0"]
+    r = responses[-1]
+    assert r.json["code"] == "rate_limited" and r.mimetype == "application/problem+json"
+    assert int(r.headers["Retry-After"]) > 0 and r.headers["RateLimit-Limit"] == "3"
+    assert api.get("/healthz").status_code == 200  # probes are never limited
+
+
+def test_rotating_made_up_tokens_does_not_escape_the_address_limit():
+    api = limited_api(RATE_LIMIT_WRITES="3 per minute")
+    codes = [api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot"}]},
+                      headers={"Authorization": f"Bearer made-up-{i}"}).status_code for i in range(5)]
+    assert codes == [201] * 3 + [429] * 2
+
+
+def test_reads_are_rate_limited_per_valid_token_as_well_as_per_address():
+    api = limited_api(RATE_LIMIT_TOKEN_READS="2 per minute", RATE_LIMIT_READS="100 per minute")
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    g, (a, b) = created["game"], [s["token"] for s in created["seats"]]
+    assert [api.get(f"/games/{g}", token=a).status_code for _ in range(3)] == [200, 200, 429]
+    assert api.get(f"/games/{g}", token=b).status_code == 200  # another seat has its own budget
+    assert api.get(f"/games/{g}").status_code == 200  # the address is far from its limit
 
 
 def test_join_with_a_wrong_invite_or_a_taken_seat(api):
