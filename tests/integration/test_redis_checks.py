@@ -1,0 +1,61 @@
+"""REDIS_URL mode checks at start that Redis keeps games (an append-only file, no eviction)."""
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+
+import pytest
+
+from events.embedded import EmbeddedRedis
+from service.app import create_app
+from service.checks import UnsafeRedis, refuse_unsafe_redis
+
+
+@pytest.fixture
+def stock_redis(tmp_path):
+    """A Redis as it comes: no append-only file."""
+    server = EmbeddedRedis(tmp_path / "stock", persist=False)
+    yield server
+    server.stop()
+
+
+def test_bluemoon_refuses_a_redis_without_an_append_only_file_naming_the_setting(stock_redis, tmp_path):
+    env = {**os.environ, "REDIS_URL": stock_redis.url, "BLUEMOON_DATA": str(tmp_path / "unused")}
+    env.pop("BLUEMOON_UNSAFE_REDIS", None)
+    done = subprocess.run([sys.executable, "-m", "service.run", "--port", "0"], env=env, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 2
+    assert "appendonly is 'no', must be 'yes'" in done.stderr and "BLUEMOON_UNSAFE_REDIS=1" in done.stderr
+
+
+def test_the_web_process_refuses_it_too_unless_told_to_run_anyway(stock_redis, monkeypatch, caplog):
+    monkeypatch.delenv("BLUEMOON_UNSAFE_REDIS", raising=False)
+    with pytest.raises(UnsafeRedis, match="appendonly"):
+        create_app({"REDIS_URL": stock_redis.url})
+    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")
+    with caplog.at_level(logging.WARNING, logger="bluemoon.checks"):
+        app = create_app({"REDIS_URL": stock_redis.url})
+    assert "Running anyway" in caplog.text
+    ready = app.test_client().get("/readyz").get_json()
+    assert ready["redis"] == {"status": "unsafe", "detail": "appendonly is 'no', must be 'yes'"}
+
+
+def test_a_redis_that_keeps_games_is_reported_ready_and_ok(tmp_path):
+    server = EmbeddedRedis(tmp_path / "safe")
+    try:
+        ready = create_app({"REDIS_URL": server.url}).test_client().get("/readyz").get_json()
+        assert ready["status"] == "ready" and ready["redis"]["status"] == "ok"
+    finally:
+        server.stop()
+
+
+def test_where_config_is_disabled_it_warns_and_runs(tmp_path, caplog):
+    server = EmbeddedRedis(tmp_path / "managed", extra=("--rename-command", "CONFIG", ""))
+    try:
+        with caplog.at_level(logging.WARNING, logger="bluemoon.checks"):
+            result = refuse_unsafe_redis(server.url)
+        assert result["status"] == "unchecked" and "CONFIG is not available" in caplog.text
+    finally:
+        server.stop()
