@@ -21,13 +21,17 @@ def value_of(cards: Sequence[Card], colour: Colour, recoloured: frozenset[str] =
     """What ``cards`` pay towards a space of ``colour``; raises if a card cannot take part.
 
     A card counts its printed value when it has the colour (or is recoloured to it); Khind
-    count 1 as wilds; Mimix 1s and 2s count 3 per pair; anything else is refused.
+    count 1 as wilds; Mimix 1s and 2s count 3 per pair; anything else is refused. On a brown
+    space a Mimix 1 or 2 counts its printed value or joins a pair worth 3, whichever pays more
+    (ruling P14): only two 1s gain by pairing, so each pair of brown 1s adds one.
     """
     total = 0
     mimix = 0
+    brown_ones = 0
     for c in cards:
         if c.colour is colour or c.id in recoloured:
             total += c.value
+            brown_ones += colour is Colour.BROWN and c.value == 1 and c.id not in recoloured
         elif c.colour is Colour.GREEN:
             total += 1
         elif c.colour is Colour.BROWN and c.value < 3:
@@ -36,7 +40,7 @@ def value_of(cards: Sequence[Card], colour: Colour, recoloured: frozenset[str] =
             raise IllegalCommand("wrong_colour", f"{c.id} cannot pay a {colour.value} space", "cards")
     if mimix % 2:
         raise IllegalCommand("lone_mimix", "Mimix cards count only in pairs of 1s and 2s", "cards")
-    return total + 3 * (mimix // 2)
+    return total + 3 * (mimix // 2) + brown_ones // 2
 
 
 def check_hoax(hoax: Sequence[Recolour], cards: Sequence[Card], colour: Colour) -> frozenset[str]:
@@ -120,9 +124,11 @@ def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) ->
             slots.append(("target", kind, v))
     pair_kinds = ((Colour.BROWN, 1), (Colour.BROWN, 2))
     pairs = [(0, 0)]
+    b1, b2 = avail[pair_kinds[0]], avail[pair_kinds[1]]
     if colour is not Colour.BROWN:
-        b1, b2 = avail[pair_kinds[0]], avail[pair_kinds[1]]
         pairs += [(x, n - x) for n in range(2, b1 + b2 + 1, 2) for x in range(0, n + 1) if x <= b1 and n - x <= b2]
+    else:  # on brown only pairs of 1s pay more than their printed value (ruling P14)
+        pairs += [(n, 0) for n in range(2, b1 + 1, 2)]
     seen: set[Payment] = set()
 
     def emit(choice: tuple[tuple[str, Kind, int], ...]) -> Iterator[Payment]:
@@ -202,6 +208,23 @@ def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) ->
         avail[pair_kinds[1]] += b2
     for choice in found:
         for result in emit(choice):
-            if result not in seen:
+            if result not in seen and (colour is not Colour.BROWN or _none_spare(result, colour, need)):
                 seen.add(result)
                 yield result
+
+
+def _none_spare(payment: Payment, colour: Colour, need: int) -> bool:
+    """No card of ``payment`` could be left out. The search knows this for every colour but
+    brown, where a brown 1 may count 1 or half of a pair worth 3, so three brown 1s pay 4 and
+    two of them already pay 3."""
+    cards, hoax = payment
+    recoloured = frozenset(t for r in hoax for t in r.targets)
+    paid = [CARDS[c] for c in cards if c not in {r.card for r in hoax}]
+    for i in range(len(paid)):
+        rest = paid[:i] + paid[i + 1:]
+        try:
+            if paid[i].id not in recoloured and value_of(rest, colour, recoloured) >= need:
+                return False
+        except IllegalCommand:
+            continue
+    return True

@@ -335,3 +335,13 @@ def test_bot_events_carry_no_hash_of_the_bots_view_that_public_data_and_a_guesse
         assert hashlib.sha256(seen).hexdigest() not in text
         # what is there is keyed with the seed, which is revealed with the log at the end
         assert event["meta"]["view"] == hmac.new(seed.encode(), seen, hashlib.sha256).hexdigest()
+
+
+def test_the_address_comes_from_x_forwarded_for_only_behind_the_configured_trusted_proxies():
+    body = {"seats": [{"kind": "human"}, {"kind": "bot"}]}
+
+    def codes(api):
+        return [api.post("/games", json=body, headers={"X-Forwarded-For": f"203.0.113.{i}"}).status_code for i in range(3)]
+
+    assert codes(limited_api(RATE_LIMIT_WRITES="1 per minute")) == [201, 429, 429]  # a client cannot pick its address
+    assert codes(limited_api(RATE_LIMIT_WRITES="1 per minute", TRUSTED_PROXIES=1)) == [201, 201, 201]  # one per client

@@ -4,7 +4,7 @@ from dataclasses import replace
 
 import pytest
 
-from domain import Edition, IllegalCommand, Layout, Options, fold, new_game, redact, rng, view
+from domain import Edition, IllegalCommand, Layout, Options, fold, legal_commands, new_game, redact, rng, view
 from domain import commands as cmd
 from domain import events as ev
 from domain.catalogue import BUILDINGS, Reward
@@ -150,11 +150,33 @@ def test_r6_two_mimix_1s_or_2s_make_a_wild_3_and_mimix_3s_have_no_power():
         assert error.value.code == code
 
 
-def test_r6_mimix_count_printed_values_on_brown_spaces():
+def test_r6_a_mimix_1_and_2_pay_3_on_brown_spaces_printed_or_paired():
     g = _at("city_residence", ("brown-1a", "brown-2a"))
     with pytest.raises(IllegalCommand):
         play(g, cmd.Contribute(0, "city_residence", 0, ("brown-1a", "brown-2a")))  # 3 < 4 on brown
     g, _ = play(g, cmd.Contribute(0, "city_residence", 1, ("brown-1a", "brown-2a")))
+
+
+def test_p14_two_brown_1s_pay_a_brown_3_as_a_mimix_pair_and_two_brown_2s_a_brown_4_at_face_value():
+    # City Residence: brown 4, 3, 2 (amended ruling of 2026-11-26)
+    g = _at("city_residence", ("brown-1a", "brown-1b", "brown-2a", "brown-2b"))
+    paid, _ = play(g, cmd.Contribute(0, "city_residence", 1, ("brown-1a", "brown-1b")))
+    assert paid.sites["city_residence"].markers[1] == 0
+    paid, _ = play(g, cmd.Contribute(0, "city_residence", 0, ("brown-2a", "brown-2b")))
+    assert paid.sites["city_residence"].markers[0] == 0
+    with pytest.raises(IllegalCommand) as short:
+        play(g, cmd.Contribute(0, "city_residence", 0, ("brown-1a", "brown-1b")))  # a pair is 3, not 4
+    assert short.value.code == "not_enough_value"
+    offered = {(c.space, c.cards) for c in legal_commands(g, 0) if isinstance(c, cmd.Contribute)}
+    assert (1, ("brown-1a", "brown-1b")) in offered and (0, ("brown-2a", "brown-2b")) in offered
+
+
+def test_p14_three_brown_1s_are_not_offered_for_a_brown_3_since_two_pay_it():
+    g = _at("city_residence", ("brown-1a", "brown-1b", "brown-1c"))
+    offered = {c.cards for c in legal_commands(g, 0) if isinstance(c, cmd.Contribute) and c.space == 1}
+    assert offered == {("brown-1a", "brown-1b")}
+    offered_for_4 = {c.cards for c in legal_commands(g, 0) if isinstance(c, cmd.Contribute) and c.space == 0}
+    assert offered_for_4 == {("brown-1a", "brown-1b", "brown-1c")}  # a pair and a single 1: 3 + 1
 
 
 def test_r6_hoax_1_recolours_up_to_four_cards_of_one_colour_and_hoax_2_one_card():
