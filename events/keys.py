@@ -35,3 +35,13 @@ TOKENS = "{index}:tokens"          # hash: sha256(seat token) -> "game:seat"
 OUTBOX = "{outbox}:payloads"   # hash: game id -> JSON payload
 OUTBOX_DUE = "{outbox}:due"    # sorted set: game id -> due (epoch ms); a claim moves it to the lease's end
 OUTBOX_TRIES = "{outbox}:tries"  # hash: game id -> claims of the current payload
+
+
+def webhooks(game: str) -> str:
+    """The game's webhooks: webhook id -> JSON (seat, url, kinds, secret, state)."""
+    return tag(game) + ":webhooks"
+
+
+def webhook_log(game: str, hook: str) -> str:
+    """A webhook's last delivery attempts, newest first (a capped list)."""
+    return tag(game) + f":webhook-log:{hook}"

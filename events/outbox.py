@@ -1,8 +1,9 @@
 """Claiming the outbox: the work that appended events asked for, leased to one dispatcher at a
 time.
 
-The append script writes a game's entry (a JSON payload, due at a time) with the events that
-cause it (events/redis_store.py). A claim takes entries that are due and moves each one's due
+The append script writes named entries (a payload, due at a time) with the events that cause
+them (events/redis_store.py): a game's turn under the game's id, each webhook delivery under
+its own name. A claim takes entries that are due and moves each one's due
 time to the end of a lease, counting the claim; whoever claimed must hand the work on (enqueue
 a job) before the lease ends, and the job renews the lease while it works. If the claimer or
 the job dies, the lease runs out and the next claim takes the entry again. An entry leaves the
@@ -21,7 +22,7 @@ from . import keys
 #: worker killed, say) has its work claimed again. A bot's command takes well under a second.
 LEASE_MS = int(os.environ.get("BLUEMOON_TURN_LEASE_MS", "10000"))
 
-# KEYS: payloads, due, tries. ARGV: now (ms), lease (ms), limit, game ('' for any due entry).
+# KEYS: payloads, due, tries. ARGV: now (ms), lease (ms), limit, entry name ('' for any due entry).
 CLAIM = """
 local now, lease, limit, only = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local games
@@ -42,7 +43,7 @@ end
 return out
 """
 
-# KEYS: payloads, due, tries. ARGV: game, payload the renewer works for, new due (ms), tries
+# KEYS: payloads, due, tries. ARGV: name, payload the renewer works for, new due (ms), tries
 # ('' to keep). Only the same payload is renewed: a newer one belongs to newer work.
 RENEW = """
 if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
@@ -52,9 +53,19 @@ return 1
 """
 
 
+# KEYS: payloads, due, tries. ARGV: name, payload. Removes the entry if it still holds payload.
+FINISH = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HDEL', KEYS[1], ARGV[1])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+
+
 @dataclass(frozen=True)
 class Claim:
-    game: str
+    name: str
     payload: str
     tries: int  #: 1 for the first claim of this payload, 2 when it is claimed again, ...
 
@@ -69,11 +80,12 @@ class Outbox:
         self.lease_ms = lease_ms
         self._claim = client.register_script(CLAIM)
         self._renew = client.register_script(RENEW)
+        self._finish = client.register_script(FINISH)
 
-    def claim(self, game: str | None = None, limit: int = 100) -> list[Claim]:
-        """Lease the entries that are due (only ``game``'s, if given)."""
+    def claim(self, name: str | None = None, limit: int = 100) -> list[Claim]:
+        """Lease the entries that are due (only the entry ``name``, if given)."""
         flat = self._claim(keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES],
-                           args=[now_ms(), self.lease_ms, limit, game or ""])
+                           args=[now_ms(), self.lease_ms, limit, name or ""])
         claims = []
         for i in range(0, len(flat), 3):
             name, payload = (v.decode() if isinstance(v, bytes) else v for v in flat[i:i + 2])
@@ -81,9 +93,14 @@ class Outbox:
                 claims.append(Claim(name, payload, int(flat[i + 2])))
         return claims
 
-    def renew(self, game: str, payload: str, tries: int | None = None) -> bool:
-        """Hold ``game``'s entry for another lease while working on it; False when the entry
-        is no longer that payload (the work is over). ``tries`` resets the claim count (a claim
-        that found the previous job still waiting hands the count back)."""
+    def renew(self, name: str, payload: str, tries: int | None = None, due_ms: int | None = None) -> bool:
+        """Hold the entry for another lease while working on it (or until ``due_ms``: a retry
+        later); False when the entry no longer holds that payload (the work is over). ``tries``
+        resets the claim count (a claim that found the previous job still waiting hands it back)."""
+        due = now_ms() + self.lease_ms if due_ms is None else due_ms
         return bool(self._renew(keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES],
-                                args=[game, payload, now_ms() + self.lease_ms, "" if tries is None else tries]))
+                                args=[name, payload, due, "" if tries is None else tries]))
+
+    def finish(self, name: str, payload: str) -> bool:
+        """The work is done: remove the entry, if it still holds ``payload``."""
+        return bool(self._finish(keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES], args=[name, payload]))

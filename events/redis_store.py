@@ -16,22 +16,19 @@ from .store import Appended, EventStore, IdempotencyConflict, InvalidRecord, Wro
 
 FIELDS = ("type", "schema", "at", "actor", "meta", "data")
 
-# KEYS: stream, commands, and (with an outbox write) the outbox's payloads, due and tries.
+# KEYS: stream, commands, and (with outbox writes) the outbox's payloads, due and tries.
 # ARGV: expected, command id, command hash, game, count, then count * len(FIELDS) values, then
-# optionally the outbox write: 'set' with payload and due (ms), or 'clear'. Every check comes
-# before the first write, so a refused or malformed append writes nothing; the outbox entry
-# is written with the events or not at all.
+# optionally the number of outbox writes and for each its entry name, payload ('' clears the
+# entry) and due (ms). Every check comes before the first write, so a refused or malformed
+# append writes nothing; outbox entries are written with the events or not at all.
 APPEND = """
 local expected = tonumber(ARGV[1])
 local cid, chash, game, n = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
 local width = 6
 local tail = 5 + (n or 0) * width
-if expected == nil or n == nil or n < 1 or (#ARGV ~= tail and #ARGV ~= tail + 3) then
+local writes = tonumber(ARGV[tail + 1] or '0')
+if expected == nil or n == nil or n < 1 or writes == nil or (#ARGV ~= tail and #ARGV ~= tail + 1 + 3 * writes) then
   return redis.error_reply('INVALID append arguments')
-end
-local outbox = ARGV[tail + 1]
-if outbox ~= nil and outbox ~= 'set' and outbox ~= 'clear' then
-  return redis.error_reply('INVALID outbox write')
 end
 for i = 0, n - 1 do
   local base = 5 + i * width
@@ -61,14 +58,16 @@ end
 if cid ~= '' then
   redis.call('HSET', KEYS[2], cid, chash .. '|' .. (current + 1) .. '|' .. (current + n))
 end
-if outbox == 'set' then
-  redis.call('HSET', KEYS[3], game, ARGV[tail + 2])
-  redis.call('ZADD', KEYS[4], tonumber(ARGV[tail + 3]), game)
-  redis.call('HDEL', KEYS[5], game)
-elseif outbox == 'clear' then
-  redis.call('HDEL', KEYS[3], game)
-  redis.call('ZREM', KEYS[4], game)
-  redis.call('HDEL', KEYS[5], game)
+for w = 0, writes - 1 do
+  local name, payload, due = ARGV[tail + 2 + 3 * w], ARGV[tail + 3 + 3 * w], ARGV[tail + 4 + 3 * w]
+  if payload == '' then
+    redis.call('HDEL', KEYS[3], name)
+    redis.call('ZREM', KEYS[4], name)
+  else
+    redis.call('HSET', KEYS[3], name, payload)
+    redis.call('ZADD', KEYS[4], tonumber(due), name)
+  end
+  redis.call('HDEL', KEYS[5], name)
 end
 return {'ok', current + 1, current + n}
 """
@@ -106,9 +105,11 @@ class RedisStore(EventStore):
         for r in records:
             args += [r.get(f, "{}") if f == "meta" else r[f] for f in FIELDS]
         names = [keys.stream(game), keys.commands(game)]
-        if outbox is not None:  # the outbox keys share no slot with the game: one Redis node only
+        if outbox:  # the outbox keys share no slot with the game: one Redis node only
             names += [keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES]
-            args += ["clear", "", 0] if outbox.payload is None else ["set", outbox.payload, outbox.due_ms]
+            args.append(len(outbox))
+            for write in outbox:
+                args += [write.name, write.payload or "", write.due_ms]
         try:
             status, first, last = self._append(keys=names, args=args)
         except redis.ResponseError as error:
@@ -134,9 +135,9 @@ class RedisStore(EventStore):
     def version(self, game: str) -> int:
         return int(self.client.xlen(keys.stream(game)))
 
-    def outbox_entry(self, game: str) -> tuple[str, int] | None:
-        payload = self.client.hget(keys.OUTBOX, game)
-        due = self.client.zscore(keys.OUTBOX_DUE, game)
+    def outbox_entry(self, name: str) -> tuple[str, int] | None:
+        payload = self.client.hget(keys.OUTBOX, name)
+        due = self.client.zscore(keys.OUTBOX_DUE, name)
         return None if payload is None or due is None else (_text(payload), int(due))
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:

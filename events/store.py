@@ -9,7 +9,7 @@ from __future__ import annotations
 import threading
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 from domain import Event, Game, evolve, fold
@@ -60,11 +60,12 @@ class Appended:
 
 @dataclass(frozen=True, slots=True)
 class OutboxWrite:
-    """What an append does to its game's outbox entry (the work the events ask for, such as
-    a bot's turn), in the same atomic write: set it to ``payload`` due at ``due_ms`` (epoch
-    milliseconds), or clear it (``payload`` None). The dispatcher (workers/dispatcher.py)
-    turns due entries into jobs, so no acknowledged command can lose the work it started."""
+    """What an append does to one outbox entry (work the events ask for: a bot's turn, a
+    webhook delivery), in the same atomic write: set the entry ``name`` to ``payload`` due at
+    ``due_ms`` (epoch milliseconds), or clear it (``payload`` None). Dispatchers turn due
+    entries into jobs (events/outbox.py), so no acknowledged command loses the work it started."""
 
+    name: str
     payload: str | None
     due_ms: int = 0
 
@@ -87,12 +88,12 @@ class EventStore(ABC):
     @abstractmethod
     def _append_records(
         self, game: str, expected: int, records: list[dict[str, str]], command_id: str, command_hash: str,
-        outbox: OutboxWrite | None,
+        outbox: Sequence[OutboxWrite],
     ) -> Appended: ...
 
     @abstractmethod
-    def outbox_entry(self, game: str) -> tuple[str, int] | None:
-        """The game's pending outbox payload and when it is due (epoch ms), if any."""
+    def outbox_entry(self, name: str) -> tuple[str, int] | None:
+        """The outbox entry's payload and when it is due (epoch ms), if there is one."""
 
     @abstractmethod
     def read(self, game: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
@@ -125,22 +126,24 @@ class EventStore(ABC):
         command_id: str = "",
         command_hash: str = "",
         meta: str = "{}",
-        outbox: OutboxWrite | None = None,
+        outbox: Sequence[OutboxWrite] = (),
+        outbox_for: Callable[[list[StoredEvent]], Sequence[OutboxWrite]] | None = None,
     ) -> Appended:
-        """Append atomically if the stream is at ``expected``, writing ``outbox`` with the
-        events; a known command id with the same hash returns its original outcome and writes
-        nothing."""
+        """Append atomically if the stream is at ``expected``, writing ``outbox`` (and what
+        ``outbox_for`` makes of the events as they will be stored) with the events; a known
+        command id with the same hash returns its original outcome and writes nothing."""
         if not events:
             raise InvalidRecord("nothing to append")
         at = now()
         records = [to_record(e, game, expected + i + 1, actor, command_id, at, meta) for i, e in enumerate(events)]
-        outcome = self._append_records(game, expected, records, command_id, command_hash, outbox)
-        if outcome.duplicate:
-            return outcome
         stored = [
             StoredEvent(game, expected + i + 1, r["type"], int(r["schema"]), at, actor, command_id, meta, e)
             for i, (r, e) in enumerate(zip(records, events))
         ]
+        writes = [*outbox, *(outbox_for(stored) if outbox_for else ())]
+        outcome = self._append_records(game, expected, records, command_id, command_hash, writes)
+        if outcome.duplicate:
+            return outcome
         return replace(outcome, stored=stored)
 
     def save_snapshot(self, game: str, state: Game) -> bool:
@@ -248,10 +251,11 @@ class InMemoryStore(EventStore):
             if len(stream) != expected:
                 raise WrongExpectedVersion(expected, len(stream))
             stream.extend(records)
-            if outbox is not None and outbox.payload is None:
-                self._outbox.pop(game, None)
-            elif outbox is not None:
-                self._outbox[game] = (outbox.payload, outbox.due_ms)
+            for write in outbox:
+                if write.payload is None:
+                    self._outbox.pop(write.name, None)
+                else:
+                    self._outbox[write.name] = (write.payload, write.due_ms)
             outcome = Appended(expected + 1, expected + len(records))
             if command_id:
                 self._commands.setdefault(game, {})[command_id] = (command_hash, outcome)
@@ -264,8 +268,8 @@ class InMemoryStore(EventStore):
     def version(self, game: str) -> int:
         return len(self._streams.get(game, []))
 
-    def outbox_entry(self, game: str) -> tuple[str, int] | None:
-        return self._outbox.get(game)
+    def outbox_entry(self, name: str) -> tuple[str, int] | None:
+        return self._outbox.get(name)
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
         return self._commands.get(game, {}).get(command_id)

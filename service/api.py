@@ -17,7 +17,7 @@ from domain.audit import audit
 from events import keys
 from events.serialization import StoredEvent
 
-from . import live, schemas
+from . import live, schemas, webhooks
 from .codec import command_from_json, command_to_json, dumps, event_to_json
 from .errors import NotFinished, NotFound, PreconditionRequired, Unauthorized
 from .games import GameService, SeatSpec
@@ -259,6 +259,39 @@ def stream(game: str) -> Response:
                          lifetime=config["SSE_SECONDS"], keepalive=config["SSE_KEEPALIVE"])
     return Response(stream_with_context(frames), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+# -- webhooks -------------------------------------------------------------------------------
+
+
+def _hooks() -> webhooks.Webhooks:
+    return webhooks.Webhooks(service().client)
+
+
+@api.post("/games/<game>/webhooks")
+def create_webhook(game: str) -> Response:
+    seat = _seat(game, required=True)
+    doc = _body(schemas.WebhookRequest)
+    hook = _hooks().create(game, seat, doc["url"], doc["events"])  # type: ignore[arg-type]
+    return _json(schemas.WebhookCreated, hook, 201, {"Location": f"/games/{game}/webhooks/{hook['id']}"})
+
+
+@api.get("/games/<game>/webhooks")
+def list_webhooks(game: str) -> Response:
+    seat = _seat(game, required=True)
+    return _json(schemas.WebhookList, {"webhooks": _hooks().of_seat(game, seat)})  # type: ignore[arg-type]
+
+
+@api.delete("/games/<game>/webhooks/<hook>")
+def delete_webhook(game: str, hook: str) -> Response:
+    _hooks().delete(game, _seat(game, required=True), hook)  # type: ignore[arg-type]
+    return Response(status=204)
+
+
+@api.get("/games/<game>/webhooks/<hook>/deliveries")
+def webhook_deliveries(game: str, hook: str) -> Response:
+    seat = _seat(game, required=True)
+    return _json(schemas.DeliveryLog, {"deliveries": _hooks().log(game, seat, hook)})  # type: ignore[arg-type]
 
 
 # -- replay and audit -----------------------------------------------------------------------

@@ -66,5 +66,6 @@ def build(url: str | None = None, client: Any = None, on_turn: TurnHook | None =
         from workers.queueing import RQTurns
 
         on_turn = RQTurns(client)
-    service = GameService(client, store, on_turn, on_append=feed.publish)
+    service = GameService(client, store, on_turn, on_append=feed.publish,
+                          on_delivery=getattr(on_turn, "deliver", None))
     return Components(client, store, service, url or "", feed)

@@ -25,9 +25,10 @@ from domain.events import TurnStarted
 from events import keys
 from events.projection import GameIndex
 from events.serialization import StoredEvent, now
-from events.outbox import Outbox, now_ms
+from events.outbox import Claim, Outbox, now_ms
 from events.store import EventStore, IdempotencyConflict, OutboxWrite, WrongExpectedVersion
 
+from . import webhooks
 from .codec import command_to_json
 from .errors import Forbidden, NotFound, SeatTaken, Unauthorized
 
@@ -100,6 +101,7 @@ class GameService:
     def __init__(
         self, client: Any, store: EventStore, on_turn: TurnHook | None = None,
         on_append: Callable[[str, list[StoredEvent]], None] | None = None,
+        on_delivery: Callable[[Claim], None] | None = None,
     ) -> None:
         self.client = client
         self.store = store
@@ -107,6 +109,7 @@ class GameService:
         self.on_turn = on_turn
         self.on_append = on_append  #: told of every append (the live feed of this process)
         self.outbox = Outbox(client)
+        self.on_delivery = on_delivery  #: enqueues a claimed webhook delivery
 
     # -- creation and seats ---------------------------------------------------------------
 
@@ -151,8 +154,8 @@ class GameService:
         if tokens:
             self.client.hset(keys.TOKENS, mapping=tokens)
         state = fold(events)
-        settings = {k: json.loads(v) for k, v in meta.items()}
-        outbox = self._outbox_write(game, state, settings)
+        settings = {**{k: json.loads(v) for k, v in meta.items()}, "webhooks": []}
+        outbox = [self._outbox_write(game, state, settings)]
         self.store.append(game, 0, events, actor="system", command_id="create", command_hash="create", outbox=outbox)
         self._after_append(game, state, settings, outbox)
         return Created(game, state.version, public)
@@ -208,10 +211,11 @@ class GameService:
         round trip; 404 for an unknown game, 403 for a token that is not this game's."""
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(keys.meta(game))
+            pipe.hvals(keys.webhooks(game))
             if token:
                 pipe.hget(keys.TOKENS, digest(token))
-            raw, *found = pipe.execute()
-        settings = self._settings_from(game, raw)
+            raw, hooks, *found = pipe.execute()
+        settings = self._settings_from(game, raw, hooks)
         return (self._seat_from(game, found[0]) if token else None), settings
 
     @staticmethod
@@ -234,13 +238,20 @@ class GameService:
         return result
 
     def settings(self, game: str) -> dict[str, Any]:
-        return self._settings_from(game, self.client.hgetall(keys.meta(game)))
+        """The game's settings (seats, deadline) and, under ``webhooks``, its webhooks."""
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.hgetall(keys.meta(game))
+            pipe.hvals(keys.webhooks(game))
+            raw, hooks = pipe.execute()
+        return self._settings_from(game, raw, hooks)
 
     @staticmethod
-    def _settings_from(game: str, raw: dict[Any, Any]) -> dict[str, Any]:
+    def _settings_from(game: str, raw: dict[Any, Any], hooks: list[Any]) -> dict[str, Any]:
         if not raw:
             raise NotFound(f"no game {game}")
-        return {(k.decode() if isinstance(k, bytes) else k): json.loads(v) for k, v in raw.items()}
+        settings = {(k.decode() if isinstance(k, bytes) else k): json.loads(v) for k, v in raw.items()}
+        settings["webhooks"] = [json.loads(h) for h in hooks]
+        return settings
 
     # -- reading --------------------------------------------------------------------------
 
@@ -285,11 +296,19 @@ class GameService:
         for event in events:
             new_state = evolve(new_state, event)
         settings = settings if settings is not None else self.settings(game)
-        outbox = self._outbox_write(game, new_state, settings) if _starts_work(events, new_state) else None
+        outbox = [self._outbox_write(game, new_state, settings)] if _starts_work(events, new_state) else []
+        hooks = settings.get("webhooks")
+
+        def deliveries(stored: list[StoredEvent]) -> list[OutboxWrite]:
+            found = webhooks.deliveries(game, hooks, stored, new_state, settings) if hooks else []
+            outbox.extend(found)
+            return found
+
         try:
             appended = self.store.append(
                 game, state.version, events, actor=actor or str(command.seat),
-                command_id=key or "", command_hash=command_hash, meta=meta, outbox=outbox,
+                command_id=key or "", command_hash=command_hash, meta=meta, outbox=list(outbox),
+                outbox_for=deliveries,
             )
         except WrongExpectedVersion:
             seen = self.store.command(game, key) if key else None
@@ -321,36 +340,48 @@ class GameService:
         (due when it passes), or none."""
         turn = state.turn
         if state.finished or turn is None:
-            return OutboxWrite(None)
+            return OutboxWrite(game, None)
         seat = settings["seats"][turn.seat]
         if seat["kind"] == "bot":
             ticket = TurnTicket(game, state.version, turn.seat, turn.number, seat.get("level") or "greedy", "bot")
-            return OutboxWrite(ticket.payload(), now_ms())
+            return OutboxWrite(game, ticket.payload(), now_ms())
         if settings.get("turn_deadline"):
             ticket = TurnTicket(game, state.version, turn.seat, turn.number, settings.get("deadline_level") or "pass", "deadline")
-            return OutboxWrite(ticket.payload(), now_ms() + int(settings["turn_deadline"]) * 1000)
-        return OutboxWrite(None)
+            return OutboxWrite(game, ticket.payload(), now_ms() + int(settings["turn_deadline"]) * 1000)
+        return OutboxWrite(game, None)
 
-    def _after_append(self, game: str, state: Game, settings: dict[str, Any], outbox: OutboxWrite | None) -> None:
-        """Update the index; hand a bot's turn that is due now to the workers at once (the
-        dispatcher would, a moment later)."""
+    def _after_append(self, game: str, state: Game, settings: dict[str, Any], outbox: list[OutboxWrite]) -> None:
+        """Update the index; hand work that is due now (a bot's turn, webhook deliveries) to
+        the workers at once (a dispatcher would, a moment later)."""
         self.index.record(game, state, settings["created"])
-        if outbox is not None and outbox.payload is not None and outbox.due_ms <= now_ms():
-            self.dispatch(game)
+        now = now_ms()
+        for write in outbox:
+            if write.payload is not None and write.due_ms <= now:
+                self.dispatch(write.name)
 
-    def dispatch(self, game: str | None = None) -> int:
-        """Hand due outbox entries (only ``game``'s, if given) to the turn queue; returns how
-        many. A failure here loses nothing: the entry stays leased and is claimed again when
-        the lease ends."""
+    def dispatch(self, name: str | None = None) -> int:
+        """Hand due outbox entries (only the entry ``name``, if given) to the workers; returns
+        how many. A failure here loses nothing: the entry stays leased and is claimed again
+        when the lease ends."""
         if self.on_turn is None:
             return 0
         handed = 0
         try:
-            for claim in self.outbox.claim(game):
-                handed += self._hand_on(TurnTicket.from_payload(claim.payload, claim.tries), claim.payload)
+            for claim in self.outbox.claim(name):
+                if claim.name.startswith("wh:"):
+                    handed += self._deliver(claim)
+                else:
+                    handed += self._hand_on(TurnTicket.from_payload(claim.payload, claim.tries), claim.payload)
         except Exception as error:  # noqa: BLE001 - the command is applied; the lease covers this
-            log.warning("could not hand on the turn of %s now: %s (it is claimed again after the lease)", game or "any game", error)
+            log.warning("could not hand on %s now: %s (it is claimed again after the lease)", name or "due work", error)
         return handed
+
+    def _deliver(self, claim: Claim) -> int:
+        """Enqueue a webhook delivery (its RQ job signs and posts it, and retries it later)."""
+        if self.on_delivery is None:
+            return 0
+        self.on_delivery(claim)
+        return 1
 
     def _hand_on(self, ticket: TurnTicket, payload: str) -> int:
         """Enqueue the claimed turn, unless the previous claim's job is merely still queued."""

@@ -76,6 +76,7 @@ SSE_EVENT = {
 }
 GAME = {"name": "game", "in": "path", "required": True, "schema": {"type": "string"}, "description": "Game id."}
 AUTH = [{"seatToken": []}]
+HOOK = {"name": "hook", "in": "path", "required": True, "schema": {"type": "string"}, "description": "Webhook id."}
 OPTIONAL_AUTH = [{}, {"seatToken": []}]
 ETAG = {"ETag": {"description": "The game's version, quoted.", "schema": {"type": "string"}}}
 
@@ -189,6 +190,42 @@ def paths() -> dict[str, dict[str, Any]]:
                               **_problems(403, 404, 422)},
             }
         },
+        "/games/{game}/webhooks": {
+            "post": {
+                "operationId": "createWebhook",
+                "summary": "Ask to be told by a signed POST (Standard Webhooks) when your turn begins, and more.",
+                "description": "The response holds the signing `secret`, shown only now. Each delivery is a POST with "
+                               "`webhook-id`, `webhook-timestamp` and `webhook-signature` headers (see the top-level "
+                               "`webhooks`); retried with back-off (5 s, 30 s, 2 min, 10 min, 1 h) on a timeout or a "
+                               "non-2xx answer, with the same `webhook-id`; a webhook whose deliveries fail 5 times in a "
+                               "row is disabled.",
+                "security": AUTH, "parameters": [GAME],
+                "requestBody": {"required": True, "content": _json("WebhookRequest")},
+                "responses": {"201": {"description": "Created; keep the secret.", "content": _json("WebhookCreated"),
+                                      "headers": {"Location": {"description": "The webhook.", "schema": {"type": "string"}}}},
+                              **_problems(400, 401, 403, 404, 413, 415, 422)},
+            },
+            "get": {
+                "operationId": "listWebhooks", "summary": "Your seat's webhooks (without their secrets).",
+                "security": AUTH, "parameters": [GAME],
+                "responses": {"200": {"description": "Webhooks.", "content": _json("WebhookList")}, **_problems(401, 403, 404)},
+            },
+        },
+        "/games/{game}/webhooks/{hook}": {
+            "delete": {
+                "operationId": "deleteWebhook", "summary": "Stop a webhook; its pending deliveries are dropped.",
+                "security": AUTH, "parameters": [GAME, HOOK],
+                "responses": {"204": {"description": "Deleted."}, **_problems(401, 403, 404)},
+            },
+        },
+        "/games/{game}/webhooks/{hook}/deliveries": {
+            "get": {
+                "operationId": "listWebhookDeliveries", "summary": "The webhook's last delivery attempts: time, status, duration.",
+                "security": AUTH, "parameters": [GAME, HOOK],
+                "responses": {"200": {"description": "Attempts, newest first.", "content": _json("DeliveryLog")},
+                              **_problems(401, 403, 404)},
+            },
+        },
         "/games/{game}/versions/{version}": {
             "get": {
                 "operationId": "getGameAtVersion", "summary": "The game as you saw it at a past version (time travel).",
@@ -212,7 +249,7 @@ def paths() -> dict[str, dict[str, Any]]:
             }
         },
         "/openapi.yaml": {"get": {"operationId": "openapi", "summary": "This document.",
-                                  "responses": {"200": {"description": "OpenAPI 3.0", "content": {"application/yaml": {"schema": {"type": "string"}}}}}}},
+                                  "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/yaml": {"schema": {"type": "string"}}}}}}},
         "/docs": {"get": {"operationId": "docs", "summary": "Interactive documentation (works offline).",
                           "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}}}},
         "/healthz": {"get": {"operationId": "health", "summary": "The process is up.",
@@ -226,6 +263,7 @@ def paths() -> dict[str, dict[str, Any]]:
 COMPONENTS = [
     "CreateGame", "Created", "Join", "Joined", "GameList", "GameView", "Command", "CommandRequest", "Legal",
     "CommandResult", "EventPage", "Log", "Audit", "Problem", "Health",
+    "WebhookRequest", "WebhookCreated", "WebhookList", "DeliveryLog", "WebhookMessage",
 ]
 
 
@@ -233,7 +271,7 @@ def build_spec() -> dict[str, Any]:
     spec = APISpec(
         title="Blue Moon City",
         version="1.0.0",
-        openapi_version="3.0.3",
+        openapi_version="3.1.0",
         plugins=[MarshmallowPlugin()],
         info={"description": (Path(__file__).parent / "api_intro.md").read_text() + _limits_text()},
     )
@@ -243,7 +281,26 @@ def build_spec() -> dict[str, Any]:
         spec.components.schema(name, schema=getattr(schemas, name))
     for path, operations in paths().items():
         spec.path(path=path, operations=operations)
-    return spec.to_dict()
+    document = spec.to_dict()
+    document["webhooks"] = {kind: _webhook(kind) for kind in schemas.WEBHOOK_KINDS}
+    return document
+
+
+def _webhook(kind: str) -> dict[str, Any]:
+    """A delivery as the receiver gets it (OpenAPI 3.1's top-level ``webhooks``)."""
+    signed = {
+        "webhook-id": "The message id (`msg_…`), the same on every retry: use it to ignore duplicates.",
+        "webhook-timestamp": "Seconds since the Unix epoch when this attempt was signed.",
+        "webhook-signature": "`v1,<base64 HMAC-SHA256 of id.timestamp.body>` keyed with the webhook's secret.",
+    }
+    return {"post": {
+        "operationId": f"on_{kind.replace('.', '_')}",
+        "summary": f"A `{kind}` delivery.",
+        "parameters": [{"name": name, "in": "header", "required": True, "schema": {"type": "string"}, "description": text}
+                       for name, text in signed.items()],
+        "requestBody": {"required": True, "content": _json("WebhookMessage")},
+        "responses": {"2XX": {"description": "Received. Any other answer, or none within 5 s, is retried."}},
+    }}
 
 
 class _NoAliases(yaml.SafeDumper):

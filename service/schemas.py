@@ -355,3 +355,63 @@ class RedisCheck(Schema):
 class Health(Schema):
     status = fields.String(required=True)
     redis = fields.Nested(RedisCheck, metadata={"description": "On /readyz: the start-up check of Redis's settings."})
+
+
+WEBHOOK_KINDS = ["turn.started", "turn.deadline_near", "game.ended", "event"]
+
+
+class WebhookRequest(Strict):
+    url = fields.String(required=True, validate=[validate.Length(min=1, max=2000), validate.URL(schemes={"http", "https"}, require_tld=False)],
+                        metadata={"description": "Where to POST. Hosts that are or resolve to loopback, private, link-local, "
+                                                 "multicast or metadata addresses are refused; redirects are not followed."})
+    events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_KINDS)), required=True,
+                         validate=validate.Length(min=1, max=len(WEBHOOK_KINDS)),
+                         metadata={"description": "Kinds: `turn.started` (your turn began), `turn.deadline_near` (the last "
+                                                  "quarter of your turn's deadline, at most 5 minutes), `game.ended`, `event` "
+                                                  "(every event, redacted for your seat)."})
+
+
+class Webhook(Schema):
+    id = fields.String(required=True)
+    seat = fields.Integer(required=True)
+    url = fields.String(required=True)
+    events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_KINDS)), required=True)
+    created = fields.String(required=True)
+    enabled = fields.Boolean(required=True, metadata={"description": "False once deliveries kept failing."})
+    failures = fields.Integer(required=True, metadata={"description": "Deliveries in a row that failed every try."})
+    disabled_reason = fields.String(required=True, allow_none=True)
+
+
+class WebhookCreated(Webhook):
+    secret = fields.String(required=True, metadata={"description": "The signing secret (`whsec_…`), shown only now: "
+                                                                   "verify each delivery with a Standard Webhooks library."})
+
+
+class WebhookList(Schema):
+    webhooks = fields.List(fields.Nested(Webhook), required=True)
+
+
+class DeliveryAttempt(Schema):
+    at = fields.String(required=True)
+    delivery = fields.String(required=True, metadata={"description": "The message's `webhook-id`, the same on every try."})
+    kind = fields.String(required=True)
+    attempt = fields.Integer(required=True)
+    status = fields.Integer(required=True, allow_none=True, metadata={"description": "The receiver's HTTP status, if it answered."})
+    ms = fields.Float(required=True, metadata={"description": "How long the attempt took."})
+    outcome = fields.String(required=True, validate=validate.OneOf(["delivered", "retrying", "failed"]))
+    error = fields.String(required=True, allow_none=True)
+
+
+class DeliveryLog(Schema):
+    deliveries = fields.List(fields.Nested(DeliveryAttempt), required=True,
+                             metadata={"description": "The last 50 attempts, newest first."})
+
+
+class WebhookMessage(Schema):
+    type = fields.String(required=True, validate=validate.OneOf(WEBHOOK_KINDS))
+    game = fields.String(required=True)
+    version = fields.Integer(required=True, metadata={"description": "The game's version the message is about."})
+    seat = fields.Integer(required=True, metadata={"description": "The webhook's seat; `data` is redacted for it."})
+    data = fields.Dict(required=True, metadata={"description": "`event`: the Event, redacted for the seat; `turn.started`: "
+                                                               "turn, seat, deadline_seconds; `turn.deadline_near`: turn, seat, "
+                                                               "seconds_left; `game.ended`: the GameEnded event."})

@@ -1,6 +1,7 @@
 """Handing turns to RQ: one job per claim of a turn's outbox entry (service/games.py)."""
 from __future__ import annotations
 
+import json
 import os
 from typing import Any
 
@@ -8,6 +9,7 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
+from events.outbox import Claim, Outbox
 from service.games import TurnTicket
 
 QUEUE = os.environ.get("BLUEMOON_QUEUE", "bluemoon")
@@ -31,8 +33,22 @@ class RQTurns:
 
     def waiting(self, ticket: TurnTicket) -> bool:
         """Whether ``ticket``'s job is still waiting for a worker (not lost, just queued)."""
+        return self._waiting(ticket.job_id)
+
+    def deliver(self, claim: Claim) -> None:
+        """Enqueue ``workers.webhooks.deliver`` for a claimed delivery, unless the previous
+        claim's job is merely still queued (then the lease is renewed instead)."""
+        message = json.loads(claim.payload)["id"]
+        job_id = f"wh-{message}-{claim.tries}"
+        if claim.tries > 1 and self._waiting(f"wh-{message}-{claim.tries - 1}"):
+            Outbox(self.queue.connection).renew(claim.name, claim.payload, tries=claim.tries - 1)
+            return
+        self.queue.enqueue("workers.webhooks.deliver", claim.name, claim.payload,
+                           job_id=job_id, job_timeout=30, result_ttl=600, failure_ttl=86_400)
+
+    def _waiting(self, job_id: str) -> bool:
         try:
-            status = Job.fetch(ticket.job_id, connection=self.queue.connection).get_status()
+            status = Job.fetch(job_id, connection=self.queue.connection).get_status()
         except NoSuchJobError:
             return False
         return status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)

@@ -78,7 +78,7 @@ def test_an_append_that_fails_validation_writes_nothing(store, game_id):
     good = [dict(type="GameCreated", schema="1", game=game_id, seq="1", at="t", actor="system", command="", data="{}")]
     bad = good + [dict(good[0], type="")]
     with pytest.raises(InvalidRecord):
-        store._append_records(game_id, 0, bad, "cmd", "h", OutboxWrite("work", 1))
+        store._append_records(game_id, 0, bad, "cmd", "h", [OutboxWrite(game_id, "work", 1)])
     assert store.outbox_entry(game_id) is None
     assert store.version(game_id) == 0 and store.command(game_id, "cmd") is None
     store.append(game_id, 0, events, command_id="cmd", command_hash="h")  # the id is still free
@@ -138,7 +138,7 @@ def test_upcasting_through_the_store(store, game_id):
         "type": "ContributionMade", "schema": "1", "game": game_id, "seq": "2", "at": "t", "actor": "0",
         "command": "", "data": json.dumps({"seat": 0, "building": "royal_palace", "space": 0, "cards": ["red-3a"], "colour": "red"}),
     }
-    store._append_records(game_id, 1, [raw], "", "", None)
+    store._append_records(game_id, 1, [raw], "", "", [])
     assert store.read(game_id, after=1)[0].event.hoax == ()
 
 
@@ -186,14 +186,16 @@ def test_a_long_lived_process_keeps_writing_snapshots(store, game_id):
     assert snap.state == fold(s.event for s in store.read(game_id, until=snap.version))
 
 
-def test_an_outbox_entry_is_written_with_its_events_and_only_with_them(store, game_id):
+def test_outbox_entries_are_written_with_their_events_and_only_with_them(store, game_id):
     events = opening()
-    store.append(game_id, 0, events[:2], outbox=OutboxWrite("bot turn at 2", 1000))
-    assert store.outbox_entry(game_id) == ("bot turn at 2", 1000)
+    other = game_id + ":delivery"
+    store.append(game_id, 0, events[:2], outbox=[OutboxWrite(game_id, "bot turn at 2", 1000), OutboxWrite(other, "hook", 5)])
+    assert store.outbox_entry(game_id) == ("bot turn at 2", 1000) and store.outbox_entry(other) == ("hook", 5)
     with pytest.raises(WrongExpectedVersion):  # refused: neither events nor outbox written
-        store.append(game_id, 0, events[2:], outbox=OutboxWrite("never", 5))
+        store.append(game_id, 0, events[2:], outbox=[OutboxWrite(game_id, "never", 5)])
     assert store.outbox_entry(game_id) == ("bot turn at 2", 1000)
-    store.append(game_id, 2, events[2:3])  # no outbox write: the entry stays
+    store.append(game_id, 2, events[2:3])  # no outbox write: the entries stay
     assert store.outbox_entry(game_id) == ("bot turn at 2", 1000)
-    store.append(game_id, 3, events[3:], outbox=OutboxWrite(None))  # the work is over
+    store.append(game_id, 3, events[3:], outbox=[OutboxWrite(game_id, None)])  # the work is over
     assert store.outbox_entry(game_id) is None and store.version(game_id) == len(events)
+    assert store.outbox_entry(other) == ("hook", 5)

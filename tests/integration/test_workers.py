@@ -189,7 +189,7 @@ def test_a_dispatcher_that_dies_between_its_claim_and_the_enqueue_loses_nothing(
     service = build(client=client, queue=False).service  # appends write the outbox; nobody hands on
     created = service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0)
     claims = Outbox(client).claim(created.game)  # a dispatcher claims the turn ... and dies here
-    assert [c.game for c in claims] == [created.game] and Outbox(client).claim(created.game) == []  # leased
+    assert [c.name for c in claims] == [created.game] and Outbox(client).claim(created.game) == []  # leased
     workers.start()
     state = wait_until(lambda: (s := service.state(created.game)).turn.seat == 1 and s, 30, "the bot's turn")
     assert [s.actor for s in service.store.read(created.game) if s.type == "TurnEnded"] == ["bot:greedy"]

@@ -1,0 +1,163 @@
+"""Webhooks: a seat asks to be told (its turn began, its deadline is near, the game ended,
+every event) by a signed POST to its own server, in the Standard Webhooks form.
+
+Deliveries are outbox entries written by the same append as the events that cause them
+(events/store.py ``OutboxWrite``), so none is lost; workers/webhooks.py delivers them with
+retries. A webhook belongs to one seat and sees only what that seat may see.
+"""
+from __future__ import annotations
+
+import base64
+import ipaddress
+import json
+import os
+import secrets
+import socket
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from domain import Game, redact
+from domain.events import GameEnded, TurnStarted
+from events import keys
+from events.outbox import now_ms
+from events.serialization import StoredEvent, now
+from events.store import OutboxWrite
+
+from .codec import event_to_json
+from .errors import NotFound, ServiceError
+
+KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
+MAX_PER_SEAT = 10
+DEADLINE_WARNING = 0.25  #: "near" is the last quarter of the turn's deadline (at most 5 minutes)
+LOG_SIZE = 50            #: delivery attempts kept per webhook
+
+
+class UnsafeUrl(ServiceError):
+    status, code, title = 422, "unsafe_webhook_url", "The webhook URL is not allowed"
+
+
+def allowed_hosts() -> set[str]:
+    """Hosts exempt from the address check (WEBHOOK_ALLOW_HOSTS, comma-separated): for tests
+    and for receivers on a private network the operator trusts."""
+    return {h.strip().lower() for h in os.environ.get("WEBHOOK_ALLOW_HOSTS", "").split(",") if h.strip()}
+
+
+@dataclass(frozen=True)
+class Target:
+    """A vetted URL and the address to connect to (the one that was checked)."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str
+    address: str
+
+
+def check_url(url: str) -> Target:
+    """Refuse a URL whose host is, or resolves to, a loopback, private, link-local, multicast,
+    reserved or cloud-metadata address, unless the host is in WEBHOOK_ALLOW_HOSTS. Called at
+    creation and again before every delivery (a host may be re-pointed: DNS rebinding)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UnsafeUrl("a webhook URL is http:// or https:// with a host")
+    host = parts.hostname.lower()
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError as error:
+        raise UnsafeUrl(f"{host} does not resolve: {error}") from None
+    addresses = [info[4][0] for info in infos]
+    if host not in allowed_hosts():
+        for address in addresses:
+            ip = ipaddress.ip_address(address.split("%")[0])
+            if not ip.is_global or ip.is_multicast:
+                raise UnsafeUrl(f"{host} is or resolves to {ip}, which is not a public address "
+                                "(loopback, private, link-local, multicast, reserved or metadata)")
+    return Target(parts.scheme, host, port, path, addresses[0])
+
+
+def _public(hook: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in hook.items() if k != "secret"}
+
+
+class Webhooks:
+    """The webhooks of games, kept in each game's ``{game:<id>}:webhooks`` hash."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+
+    def create(self, game: str, seat: int, url: str, kinds: list[str]) -> dict[str, Any]:
+        check_url(url)
+        if len(self.of_seat(game, seat)) >= MAX_PER_SEAT:
+            raise UnsafeUrl(f"a seat may have at most {MAX_PER_SEAT} webhooks")
+        hook = {
+            "id": "wh_" + secrets.token_hex(8), "seat": seat, "url": url, "events": sorted(set(kinds)),
+            "created": now(), "enabled": True, "failures": 0, "disabled_reason": None,
+            "secret": "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode(),
+        }
+        self.client.hset(keys.webhooks(game), hook["id"], json.dumps(hook))
+        return hook
+
+    def of_seat(self, game: str, seat: int) -> list[dict[str, Any]]:
+        hooks = [json.loads(v) for v in self.client.hvals(keys.webhooks(game))]
+        return sorted((_public(h) for h in hooks if h["seat"] == seat), key=lambda h: h["created"])
+
+    def get(self, game: str, seat: int, hook_id: str) -> dict[str, Any]:
+        raw = self.client.hget(keys.webhooks(game), hook_id)
+        hook = json.loads(raw) if raw else None
+        if hook is None or hook["seat"] != seat:
+            raise NotFound(f"no webhook {hook_id} for this seat")
+        return hook  # type: ignore[no-any-return]
+
+    def delete(self, game: str, seat: int, hook_id: str) -> None:
+        self.get(game, seat, hook_id)
+        self.client.hdel(keys.webhooks(game), hook_id)
+        self.client.delete(keys.webhook_log(game, hook_id))
+
+    def log(self, game: str, seat: int, hook_id: str) -> list[dict[str, Any]]:
+        self.get(game, seat, hook_id)
+        return [json.loads(v) for v in self.client.lrange(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1)]
+
+
+def deliveries(game: str, hooks: list[dict[str, Any]], stored: list[StoredEvent], state: Game,
+               settings: dict[str, Any]) -> list[OutboxWrite]:
+    """The outbox entries these events cause: one delivery per enabled webhook and matching
+    kind, its body redacted for the webhook's seat; and each deadline warning set or cleared."""
+    writes: list[OutboxWrite] = []
+    turn_started = next((s for s in stored if isinstance(s.event, TurnStarted)), None)
+    ended = next((s for s in stored if isinstance(s.event, GameEnded)), None)
+    at = now_ms()
+    for hook in hooks:
+        if not hook.get("enabled", True):
+            continue
+        seat, kinds = hook["seat"], set(hook["events"])
+
+        def deliver(kind: str, version: int, data: dict[str, Any], due: int = at, name: str | None = None) -> None:
+            message = f"msg_{uuid.uuid4().hex}"
+            body = {"type": kind, "game": game, "version": version, "seat": seat, "data": data}
+            payload = {"webhook": hook["id"], "game": game, "id": message, "kind": kind, "body": json.dumps(body)}
+            writes.append(OutboxWrite(name or f"wh:{game}:{message}", json.dumps(payload, sort_keys=True), due))
+
+        if "event" in kinds:
+            for s in stored:
+                deliver("event", s.seq, event_to_json(s, redact(s.event, seat)))
+        if turn_started is not None and turn_started.event.seat == seat and "turn.started" in kinds:
+            deliver("turn.started", turn_started.seq, {"turn": turn_started.event.number, "seat": seat,
+                                                        "deadline_seconds": settings.get("turn_deadline")})
+        if ended is not None and "game.ended" in kinds:
+            deliver("game.ended", ended.seq, event_to_json(ended, ended.event))
+        if (turn_started is not None or ended is not None) and "turn.deadline_near" in kinds:
+            name = f"wh:{game}:{hook['id']}:deadline"  # one per webhook: the next turn replaces or clears it
+            deadline = settings.get("turn_deadline")
+            mine = turn_started is not None and turn_started.event.seat == seat and not state.finished
+            if mine and deadline:
+                warning = min(300.0, deadline * DEADLINE_WARNING)
+                deliver("turn.deadline_near", turn_started.seq,  # type: ignore[union-attr]
+                        {"turn": turn_started.event.number, "seat": seat, "seconds_left": warning},  # type: ignore[union-attr]
+                        due=at + int((deadline - warning) * 1000), name=name)
+            else:
+                writes.append(OutboxWrite(name, None))
+    return writes
