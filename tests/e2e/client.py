@@ -60,6 +60,9 @@ class CheckedClient:
     def post(self, path: str, **kw: Any) -> Any:
         return self.request("POST", path, **kw)
 
+    def delete(self, path: str, **kw: Any) -> Any:
+        return self.request("DELETE", path, **kw)
+
     def run_workers(self) -> int:
         """Play every queued bot turn, as a worker would; returns how many were played."""
         service = self.app.extensions["bluemoon"].service

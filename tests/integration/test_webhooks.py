@@ -1,0 +1,230 @@
+"""Webhooks end to end: the API on the real Redis, a real `bluemoon-worker` (RQ and the
+dispatcher) delivering, and a real HTTP receiver on 127.0.0.1 verifying with the
+`standardwebhooks` package."""
+from __future__ import annotations
+
+import json
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+import redis
+from standardwebhooks.webhooks import Webhook
+
+from service.app import create_app
+from tests.e2e.client import CheckedClient
+from tests.integration.test_workers import Workers, wait_until
+from workers.queueing import RQTurns
+
+
+class Receiver:
+    """An HTTP server that records every request and answers from a script: a status, or
+    ``("hang", seconds)``, or ``("redirect", path)``; the last entry repeats."""
+
+    def __init__(self, *script) -> None:
+        self.script = list(script) or [200]
+        self.requests: list[dict] = []
+        receiver = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+                body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+                receiver.requests.append({"path": self.path, "headers": dict(self.headers), "body": body, "at": time.monotonic()})
+                step = receiver.script.pop(0) if len(receiver.script) > 1 else receiver.script[0]
+                if isinstance(step, tuple) and step[0] == "hang":
+                    time.sleep(step[1])
+                    step = 200
+                if isinstance(step, tuple) and step[0] == "redirect":
+                    self.send_response(307)
+                    self.send_header("Location", step[1])
+                else:
+                    self.send_response(step)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/bluemoon"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def messages(self, kind: str | None = None) -> list[dict]:
+        found = [dict(r, json=json.loads(r["body"])) for r in self.requests if r["path"] == "/hooks/bluemoon"]
+        return [r for r in found if kind is None or r["json"]["type"] == kind]
+
+
+@pytest.fixture
+def receivers():
+    made: list[Receiver] = []
+    yield lambda *script: made.append(Receiver(*script)) or made[-1]
+    for r in made:
+        r.server.shutdown()
+
+
+@pytest.fixture
+def hooks_env(redis_url, monkeypatch):
+    """The API in this process and a real worker process, both on the real Redis, with the
+    test receiver's host allowed and short retry back-offs."""
+    monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    client = redis.Redis.from_url(redis_url)
+    api = CheckedClient(create_app({"REDIS_CLIENT": client, "ON_TURN": RQTurns(client, queue=queue), "RATE_LIMIT": 0}))
+    workers = Workers(redis_url, queue)
+    yield api, workers
+    workers.stop_all()
+    client.close()
+
+
+WORKER_ENV = {"WEBHOOK_ALLOW_HOSTS": "127.0.0.1", "BLUEMOON_WEBHOOK_BACKOFF": "0.4,0.8"}
+
+
+def two_humans(api):
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}).json
+    return created["game"], [s["token"] for s in created["seats"]], created["version"]
+
+
+def end_turn(api, game, token, version):
+    r = api.post(f"/games/{game}/commands", token=token, json={"type": "end_turn", "discards": []},
+                 headers={"If-Match": f'"{version}"', "Idempotency-Key": f"end-{version}"})
+    assert r.status_code == 200, r.json
+    return r.json["version"]
+
+
+def test_webhook_create_list_delete_with_the_seat_token_and_the_secret_shown_once(hooks_env, receivers):
+    api, _ = hooks_env
+    game, tokens, _ = two_humans(api)
+    r = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receivers().url, "events": ["turn.started", "event"]})
+    assert r.status_code == 201 and r.json["secret"].startswith("whsec_") and r.json["seat"] == 1
+    hook = r.json["id"]
+    listed = api.get(f"/games/{game}/webhooks", token=tokens[1]).json["webhooks"]
+    assert [h["id"] for h in listed] == [hook] and "secret" not in listed[0] and listed[0]["enabled"]
+    assert api.get(f"/games/{game}/webhooks", token=tokens[0]).json["webhooks"] == []  # another seat's are not shown
+    assert api.delete(f"/games/{game}/webhooks/{hook}", token=tokens[0]).status_code == 404
+    assert api.get(f"/games/{game}/webhooks").status_code == 401
+    assert api.delete(f"/games/{game}/webhooks/{hook}", token=tokens[1]).status_code == 204
+    assert api.get(f"/games/{game}/webhooks", token=tokens[1]).json["webhooks"] == []
+    bad = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receivers().url, "events": ["turn.over"]})
+    assert bad.status_code == 422 and "events" in bad.json["errors"]
+
+
+@pytest.mark.parametrize("url", ["http://10.1.2.3/hook", "http://169.254.169.254/latest/meta-data", "http://localhost:9/x",
+                                 "http://[::1]/x", "http://224.0.0.1/x", "http://192.168.1.10/x", "ftp://example.com/x"])
+def test_webhook_urls_that_reach_inside_are_refused_unless_allowed(hooks_env, url):
+    api, _ = hooks_env
+    game, tokens, _ = two_humans(api)
+    r = api.post(f"/games/{game}/webhooks", token=tokens[0], json={"url": url, "events": ["event"]})
+    assert r.status_code == 422 and r.mimetype == "application/problem+json", r.json
+    assert api.get(f"/games/{game}/webhooks", token=tokens[0]).json["webhooks"] == []
+
+
+def test_webhook_deliveries_are_signed_redacted_for_the_seat_and_verified_by_standardwebhooks(hooks_env, receivers):
+    api, workers = hooks_env
+    receiver = receivers(200)
+    game, tokens, version = two_humans(api)
+    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started", "event"]}).json
+    workers.start(**WORKER_ENV)
+    after = end_turn(api, game, tokens[0], version)
+    wait_until(lambda: receiver.messages("turn.started") and len(receiver.messages("event")) == after - version, 20, "the deliveries")
+    verifier = Webhook(hook["secret"])
+    for message in receiver.messages():
+        assert verifier.verify(message["body"], message["headers"]) == message["json"]
+        assert message["headers"]["webhook-id"].startswith("msg_")
+    started = receiver.messages("turn.started")[0]["json"]
+    assert started == {"type": "turn.started", "game": game, "version": after, "seat": 1,
+                       "data": {"turn": 2, "seat": 1, "deadline_seconds": None}}
+    events = sorted((m["json"] for m in receiver.messages("event")), key=lambda m: m["version"])
+    assert [m["version"] for m in events] == list(range(version + 1, after + 1))
+    drawn = next(m["data"] for m in events if m["data"]["type"] == "CardsDrawn")
+    assert drawn["data"]["seat"] == 0 and drawn["data"]["cards"] is None  # seat 0's cards, hidden from seat 1
+    log = api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"]
+    assert len(log) == len(receiver.messages()) and {e["outcome"] for e in log} == {"delivered"}
+    assert all(e["status"] == 200 and e["ms"] >= 0 for e in log)
+
+
+def test_webhook_retries_with_growing_back_off_and_the_same_webhook_id_until_a_2xx(hooks_env, receivers):
+    api, workers = hooks_env
+    receiver = receivers(500, 503, 200)
+    game, tokens, version = two_humans(api)
+    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
+    workers.start(**WORKER_ENV)
+    end_turn(api, game, tokens[0], version)
+    wait_until(lambda: len(receiver.requests) == 3, 20, "three attempts")
+    time.sleep(1.0)
+    assert len(receiver.requests) == 3  # delivered on the third: no more tries
+    assert len({r["headers"]["webhook-id"] for r in receiver.requests}) == 1
+    gaps = [b["at"] - a["at"] for a, b in zip(receiver.requests, receiver.requests[1:])]
+    assert gaps[0] >= 0.4 and gaps[1] >= 0.8  # the back-off grows
+    log = api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"]
+    assert [(e["attempt"], e["status"], e["outcome"]) for e in log] == [(3, 200, "delivered"), (2, 503, "retrying"), (1, 500, "retrying")]
+
+
+def test_a_webhook_that_keeps_failing_is_marked_failed_then_disabled_and_says_so(hooks_env, receivers):
+    api, workers = hooks_env
+    receiver = receivers(500)
+    game, tokens, version = two_humans(api)
+    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["event"]}).json
+    workers.start(**WORKER_ENV)
+    version = end_turn(api, game, tokens[0], version)
+    end_turn(api, game, tokens[1], version)  # six events, six deliveries, each failing every try
+    listed = wait_until(lambda: (h := api.get(f"/games/{game}/webhooks", token=tokens[1]).json["webhooks"][0])
+                        and not h["enabled"] and h, 30, "the webhook to be disabled")
+    assert listed["failures"] >= 5 and "failed every try" in listed["disabled_reason"]
+    log = api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"]
+    assert sum(e["outcome"] == "failed" for e in log) >= 5 and all(e["status"] == 500 for e in log)
+    assert {e["attempt"] for e in log if e["outcome"] == "failed"} == {3}  # after the last try
+
+
+def test_a_webhook_receiver_that_times_out_is_retried(hooks_env, receivers):
+    api, workers = hooks_env
+    receiver = receivers(("hang", 6.5), 200)
+    game, tokens, version = two_humans(api)
+    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
+    workers.start(**WORKER_ENV)
+    end_turn(api, game, tokens[0], version)
+    log = wait_until(lambda: (d := api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"])
+                     and d[0]["outcome"] == "delivered" and d, 30, "the retry")
+    assert [(e["attempt"], e["outcome"]) for e in log] == [(2, "delivered"), (1, "retrying")]
+    assert log[1]["status"] is None and "timed out" in log[1]["error"] and log[1]["ms"] >= 5000
+
+
+def test_webhook_redirects_are_not_followed(hooks_env, receivers):
+    api, workers = hooks_env
+    receiver = receivers(("redirect", "/elsewhere"))
+    game, tokens, version = two_humans(api)
+    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
+    workers.start(**WORKER_ENV)
+    end_turn(api, game, tokens[0], version)
+    log = wait_until(lambda: (d := api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"])
+                     and d[0]["outcome"] == "failed" and d, 20, "every try")
+    assert {e["status"] for e in log} == {307}
+    assert {r["path"] for r in receiver.requests} == {"/hooks/bluemoon"}  # never /elsewhere
+
+
+def test_webhook_addresses_are_checked_again_at_delivery(hooks_env, receivers):
+    api, workers = hooks_env
+    receiver = receivers(200)
+    game, tokens, version = two_humans(api)
+    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
+    workers.start(**{**WORKER_ENV, "WEBHOOK_ALLOW_HOSTS": ""})  # as if the name now pointed inside
+    end_turn(api, game, tokens[0], version)
+    log = wait_until(lambda: (d := api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"])
+                     and d[0]["outcome"] == "failed" and d, 20, "every try")
+    assert all(e["error"].startswith("refused: 127.0.0.1 is or resolves to 127.0.0.1") for e in log)
+    assert receiver.requests == []
+
+
+def test_a_worker_killed_mid_webhook_delivery_delivers_it_later_with_the_same_id(hooks_env, receivers):
+    api, workers = hooks_env
+    receiver = receivers(("hang", 4), 200)
+    game, tokens, version = two_humans(api)
+    api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]})
+    first = workers.start(**WORKER_ENV)
+    end_turn(api, game, tokens[0], version)
+    wait_until(lambda: receiver.requests, 10, "the first attempt to reach the receiver")
+    workers.kill_with_horse(first)  # mid-delivery: the horse waits for the receiver's answer
+    workers.start(**WORKER_ENV)
+    wait_until(lambda: len(receiver.requests) == 2, 30, "the delivery to be sent again")
+    assert receiver.requests[0]["headers"]["webhook-id"] == receiver.requests[1]["headers"]["webhook-id"]
