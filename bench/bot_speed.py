@@ -61,8 +61,8 @@ def main() -> None:
 def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     service = build(client=client, on_turn=RQTurns(client, queue=QUEUE)).service
-    worker = subprocess.Popen([sys.executable, "-m", "rq.cli", "worker", "--url", url, "--quiet", QUEUE],
-                              cwd=ROOT, env={**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT)},
+    worker = subprocess.Popen([sys.executable, "-m", "workers.run", "--queue", QUEUE],
+                              cwd=ROOT, env={**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE},
                               start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         queue = Queue(QUEUE, connection=client)

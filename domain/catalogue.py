@@ -1,4 +1,4 @@
-"""The building catalogue of RULINGS.md R14, kept as data with each value's provenance.
+"""The building catalogue of docs/rulings.md (R14), kept as data with each value's provenance.
 
 Provenance letters: ``S`` printed in a rulebook example, ``R`` reconstructed (the tile
 pictures are lost). An owner of the physical game can correct a value here and its letter.
@@ -59,7 +59,7 @@ def _spaces(text: str) -> tuple[Space, ...]:
 
 
 # id, name, spaces, majority, construction, neighbourhood, provenance per field
-# (spaces, values, majority, construction, neighbourhood), as in RULINGS.md R14.
+# (spaces, values, majority, construction, neighbourhood), as in docs/rulings.md (R14).
 _TABLE: tuple[tuple[str, str, str, str, str, str, str], ...] = (
     ("royal_palace", "Royal Palace", "any 4, any 3, any 3, any 2", "3c", "2c", "2k", "S R R R R"),
     ("fire_temple", "Fire Temple", "black 5, black 4, black 3", "2c", "3c", "3c", "R R R R S"),

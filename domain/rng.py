@@ -1,4 +1,4 @@
-"""The language-neutral generator behind every shuffle of a game (RULINGS.md R15).
+"""The language-neutral generator behind every shuffle of a game (docs/rulings.md, R15).
 
 A stream of bytes is HMAC-SHA256(key=seed, msg=label || ":" || counter), counter a 64-bit
 big-endian integer from 0, blocks concatenated. Integers below n come from successive 8-byte

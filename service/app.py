@@ -78,6 +78,11 @@ def _docs(app: Flask) -> None:
     def openapi() -> Response:
         return send_from_directory(ROOT, "openapi.yaml", mimetype="application/yaml")
 
+    @app.get("/rulings")
+    def rulings() -> Response:
+        """The rulings the service plays by (docs/rulings.md), as Markdown."""
+        return send_from_directory(ROOT / "docs", "rulings.md", mimetype="text/markdown")
+
     @app.get("/docs")
     def docs() -> Response:
         page = (Path(__file__).parent / "docs.html").read_text()

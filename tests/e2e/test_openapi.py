@@ -34,3 +34,10 @@ def test_health_and_readiness(api):
     assert api.get("/healthz").json == {"status": "ok"}
     ready = api.get("/readyz").json
     assert ready["status"] == "ready" and ready["redis"]["status"] == "unknown"  # a client given by the test
+
+
+def test_the_service_serves_the_rulings_and_links_them_from_the_docs(api):
+    page = api.http.get("/rulings")
+    assert page.status_code == 200 and page.mimetype == "text/markdown" and page.get_data(as_text=True) == (ROOT / "docs" / "rulings.md").read_text()
+    assert 'href="/rulings"' in api.get("/docs").get_data(as_text=True)
+    assert "/rulings" in api.get("/openapi.yaml").get_data(as_text=True)

@@ -1,4 +1,4 @@
-"""One test (at least) per ruling of RULINGS.md, R1 to R16."""
+"""One test (at least) per ruling of docs/rulings.md, R1 to R16."""
 from collections import Counter
 from dataclasses import replace
 
