@@ -149,7 +149,7 @@ def get_game(game: str) -> Response:
     seat, settings = _access(game, required=False)
     state = service().state(game)
     etag = f'"{state.version}"'
-    if request.headers.get("If-None-Match") == etag:
+    if _etag_version(request.headers.get("If-None-Match", "")) == state.version:
         return Response(status=304, headers={"ETag": etag})
     return _json(schemas.GameView, _view(game, state, seat, settings["seats"]), headers=_etag(state.version))
 
@@ -173,13 +173,23 @@ def legal(game: str) -> Response:
                  headers=_etag(state.version))
 
 
+_ETAG = re.compile(r'\s*(?:W/)?"?([0-9]{1,16})(?::[a-z]+)?"?\s*')
+
+
+def _etag_version(header: str) -> int | None:
+    """The version an ETag names: ``"12"``, weak ``W/"12"``, or ``"12:gzip"`` as compressed
+    responses carry it (each encoding is its own representation)."""
+    found = _ETAG.fullmatch(header)
+    return int(found.group(1)) if found else None
+
+
 def _expected(doc: dict[str, Any]) -> int:
     header = request.headers.get("If-Match")
     if header:
-        try:
-            return int(header.strip().strip('"').removeprefix("W/").strip('"'))
-        except ValueError:
-            raise ValidationError({"If-Match": ['must be the version as an ETag, e.g. "12"']})
+        version = _etag_version(header)
+        if version is None:
+            raise ValidationError({"If-Match": ['must be the version as an ETag, e.g. "12" (or "12:gzip" as received)']})
+        return version
     if doc.get("expected_version") is not None:
         return int(doc["expected_version"])
     raise PreconditionRequired("send If-Match: \"<version>\" or expected_version: the version you played against")

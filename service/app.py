@@ -14,7 +14,7 @@ from typing import Any
 from flask import Flask, Response, g, request, send_from_directory
 from werkzeug.exceptions import RequestURITooLarge
 
-from . import live, problems, ratelimit
+from . import http_extras, live, problems, ratelimit
 from .api import api
 from .bootstrap import build
 from .checks import refuse_unsafe_redis
@@ -112,6 +112,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     problems.register(app)
     ratelimit.install(app, api, components.url if app.config["REDIS_CLIENT"] is None else "memory://")
     app.register_blueprint(api)
+    http_extras.install(app)
     _docs(app)
 
     @app.before_request

@@ -78,7 +78,9 @@ GAME = {"name": "game", "in": "path", "required": True, "schema": {"type": "stri
 AUTH = [{"seatToken": []}]
 HOOK = {"name": "hook", "in": "path", "required": True, "schema": {"type": "string"}, "description": "Webhook id."}
 OPTIONAL_AUTH = [{}, {"seatToken": []}]
-ETAG = {"ETag": {"description": "The game's version, quoted.", "schema": {"type": "string"}}}
+ETAG = {"ETag": {"description": "The game's version, quoted (`\"12\"`); on a compressed response with the "
+                          "encoding appended (`\"12:gzip\"`). Send it back unchanged in If-Match or If-None-Match.",
+                  "schema": {"type": "string"}}}
 
 
 def paths() -> dict[str, dict[str, Any]]:
