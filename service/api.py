@@ -3,6 +3,7 @@ store's, and every error becomes a problem response in service/problems.py."""
 from __future__ import annotations
 
 import functools
+from datetime import datetime, timezone
 import math
 import re
 from typing import Any
@@ -80,10 +81,19 @@ def _access(game: str, required: bool) -> tuple[int | None, dict[str, Any]]:
     return service().access(game, tokens[0] if tokens else None)
 
 
-def _view(game: str, state: Any, seat: int | None, seats: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def _view(game: str, state: Any, seat: int | None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The domain's view plus what the service knows: the seats, the game's settings, and
+    when the current turn's deadline passes (so a client can show a countdown)."""
+    settings = settings if settings is not None else service().settings(game)
     doc = view(state, seat)
     doc["game"] = game
-    doc["seats"] = service().public_seats(game, seats)
+    doc["seats"] = service().public_seats(game, settings["seats"])
+    deadline = settings.get("turn_deadline")
+    doc["settings"] = {"turn_deadline": deadline, "deadline_level": (settings.get("deadline_level") or "pass") if deadline else None}
+    if doc["turn"] is not None:
+        pending = settings.get("pending_turn")
+        due = pending.deadline_ms if pending and pending.turn == state.turn.number and pending.reason == "deadline" else None
+        doc["turn"]["deadline"] = None if due is None else datetime.fromtimestamp(due / 1000, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
     return doc
 
 
@@ -151,7 +161,7 @@ def get_game(game: str) -> Response:
     etag = f'"{state.version}"'
     if _etag_version(request.headers.get("If-None-Match", "")) == state.version:
         return Response(status=304, headers={"ETag": etag})
-    return _json(schemas.GameView, _view(game, state, seat, settings["seats"]), headers=_etag(state.version))
+    return _json(schemas.GameView, _view(game, state, seat, settings), headers=_etag(state.version))
 
 
 @api.post("/games/<game>/seats/<int:seat>/join")
@@ -212,7 +222,7 @@ def post_command(game: str) -> Response:
         "version": state.version,
         "duplicate": outcome.duplicate,
         "events": _events(outcome.events, seat, revealed=False),
-        "view": _view(game, state, seat, outcome.seats),
+        "view": _view(game, state, seat, outcome.settings),
     }
     return _json(schemas.CommandResult, body, headers=_etag(state.version))
 

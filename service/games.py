@@ -44,6 +44,7 @@ class TurnTicket:
     turn: int      #: the turn number; a job for a turn that is over does nothing
     level: str     #: bot level, or ``pass`` to end a late human's turn
     reason: str    #: ``bot`` or ``deadline``
+    deadline_ms: int | None = None  #: for a deadline: when it passes (epoch ms), shown in views
     tries: int = 1  #: which claim of the outbox entry this is (2 and more: an earlier job died)
     played_as: str | None = None  #: the level the job plays, when a fallback replaces ``level``
 
@@ -94,7 +95,7 @@ class Outcome:
     events: list[StoredEvent]
     state: Game
     duplicate: bool
-    seats: list[dict[str, Any]] | None = None  #: the seats as stored, when already fetched
+    settings: dict[str, Any] | None = None  #: the game's settings, when already fetched
 
 
 class GameService:
@@ -212,10 +213,12 @@ class GameService:
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(keys.meta(game))
             pipe.hvals(keys.webhooks(game))
+            pipe.hget(keys.OUTBOX, game)
             if token:
                 pipe.hget(keys.TOKENS, digest(token))
-            raw, hooks, *found = pipe.execute()
+            raw, hooks, pending, *found = pipe.execute()
         settings = self._settings_from(game, raw, hooks)
+        settings["pending_turn"] = TurnTicket.from_payload(pending) if pending else None
         return (self._seat_from(game, found[0]) if token else None), settings
 
     @staticmethod
@@ -322,7 +325,9 @@ class GameService:
         if self.on_append is not None:
             self.on_append(game, stored)
         self._after_append(game, new_state, settings, outbox)
-        return Outcome(stored, new_state, duplicate=False, seats=settings["seats"])
+        turn = next((w for w in outbox if w.name == game), None)
+        pending = TurnTicket.from_payload(turn.payload) if turn is not None and turn.payload else None
+        return Outcome(stored, new_state, duplicate=False, settings={**settings, "pending_turn": pending})
 
     def _replay(self, game: str, key: str, command_hash: str, seen: tuple[str, Any]) -> Outcome:
         recorded_hash, outcome = seen
@@ -346,8 +351,10 @@ class GameService:
             ticket = TurnTicket(game, state.version, turn.seat, turn.number, seat.get("level") or "greedy", "bot")
             return OutboxWrite(game, ticket.payload(), now_ms())
         if settings.get("turn_deadline"):
-            ticket = TurnTicket(game, state.version, turn.seat, turn.number, settings.get("deadline_level") or "pass", "deadline")
-            return OutboxWrite(game, ticket.payload(), now_ms() + int(settings["turn_deadline"]) * 1000)
+            due = now_ms() + int(settings["turn_deadline"]) * 1000
+            ticket = TurnTicket(game, state.version, turn.seat, turn.number, settings.get("deadline_level") or "pass",
+                                "deadline", deadline_ms=due)
+            return OutboxWrite(game, ticket.payload(), due)
         return OutboxWrite(game, None)
 
     def _after_append(self, game: str, state: Game, settings: dict[str, Any], outbox: list[OutboxWrite]) -> None:

@@ -170,6 +170,9 @@ class TurnView(Schema):
     steps = fields.Integer(required=True)
     offered = fields.Boolean(required=True)
     action_used = fields.Boolean(required=True)
+    deadline = fields.String(required=True, allow_none=True,
+                             metadata={"description": "When this turn's deadline passes (UTC, ISO 8601), if the game has one; "
+                                                      "then the turn is played as `settings.deadline_level`."})
 
 
 class ResultView(Schema):
@@ -190,6 +193,13 @@ class DragonsView(Schema):
     blue = fields.String(allow_none=True, required=True)
 
 
+class GameSettings(Schema):
+    turn_deadline = fields.Integer(required=True, allow_none=True,
+                                   metadata={"description": "Seconds a human seat has for a turn; null for none."})
+    deadline_level = fields.String(required=True, allow_none=True,
+                                   metadata={"description": "What plays an overdue turn: `pass` ends it, a bot level plays it."})
+
+
 class GameView(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True)
@@ -208,6 +218,7 @@ class GameView(Schema):
     turn = fields.Nested(TurnView, allow_none=True, required=True)
     result = fields.Nested(ResultView, allow_none=True, required=True)
     seats = fields.List(fields.Nested(SeatInfo), required=True)
+    settings = fields.Nested(GameSettings, required=True)
 
 
 # -- commands -------------------------------------------------------------------------------
