@@ -93,6 +93,7 @@ class Feed:
         version = int(self._client.xlen(keys.stream(game)))
         with self._lock:
             watched.version = max(watched.version, version)
+            watched.changed.notify_all()  # a watcher that came meanwhile may be waiting below it
             self._generation += 1
             mine = self._generation
             self._work.notify()

@@ -36,9 +36,11 @@ def test_a_game_watched_while_the_reader_blocks_is_read_at_once(real_redis, redi
     with feed.watching(quiet):
         feed.wait(quiet, 10**6, 0.5)  # the reader is now blocked for 20 s on the quiet game alone
         with feed.watching(busy):
-            threading.Timer(0.3, lambda: store.append(busy, version, new_game(Options(2, Edition.CMON), b"t" * 32)[:1])).start()
+            writer = threading.Timer(0.3, lambda: store.append(busy, version, new_game(Options(2, Edition.CMON), b"t" * 32)[:1]))
+            writer.start()
             # far sooner than the reader's 20 s block: it was cut short to add the new stream
             assert feed.wait(busy, version, 5.0) == version + 1
+            writer.join()
             assert [s.seq for s in feed.since(busy, version)] == [version + 1]
 
 
