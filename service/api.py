@@ -221,7 +221,7 @@ def post_command(game: str) -> Response:
         "game": game,
         "version": state.version,
         "duplicate": outcome.duplicate,
-        "events": _events(outcome.events, seat, revealed=False),
+        "events": _events(outcome.events, seat, revealed=state.finished),
         "view": _view(game, state, seat, outcome.settings),
     }
     return _json(schemas.CommandResult, body, headers=_etag(state.version))
@@ -262,9 +262,10 @@ def events(game: str) -> Response:
     after = _after()
     wait = _wait()
     svc = service()
-    svc.state(game)  # 404 for an unknown game
+    finished = svc.state(game).finished  # after the end, nothing is hidden
     stored, version = live.poll(current_app.extensions["bluemoon"], game, after, wait)
-    body = {"game": game, "version": version, "events": [live.served(s, seat) for s in stored],
+    finished = finished or any(s.type == "GameEnded" for s in stored)
+    body = {"game": game, "version": version, "events": [live.served(s, seat, finished) for s in stored],
             "next_after": stored[-1].seq if stored else after}
     return _json(schemas.EventPage, body)
 
@@ -273,10 +274,10 @@ def events(game: str) -> Response:
 def stream(game: str) -> Response:
     seat = _seat(game, required=False)
     after = _after()
-    service().state(game)
+    finished = service().state(game).finished
     config = current_app.config
     frames = live.frames(current_app.extensions["bluemoon"], game, seat, after,
-                         lifetime=config["SSE_SECONDS"], keepalive=config["SSE_KEEPALIVE"])
+                         lifetime=config["SSE_SECONDS"], keepalive=config["SSE_KEEPALIVE"], revealed=finished)
     return Response(stream_with_context(frames), mimetype="text/event-stream",
                     headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
 

@@ -29,17 +29,17 @@ PAGE = 200              #: events per page of the events feed and per SSE read
 SSE_SECONDS = 300.0     #: an SSE response's lifetime; then it ends and the client resumes
 SSE_KEEPALIVE = 15.0    #: a comment line at least this often keeps proxies from closing it
 SSE_RETRY_MS = 1000     #: the reconnection delay the stream asks EventSource to use
-_SERVED: OrderedDict[tuple[str, int, int | None], tuple[dict[str, Any], bytes]] = OrderedDict()
+_SERVED: OrderedDict[tuple[str, int, int | None, bool], tuple[dict[str, Any], bytes]] = OrderedDict()
 _SERVED_MAX = 4096
 
 
-def _encoded(stored: StoredEvent, seat: int | None) -> tuple[dict[str, Any], bytes]:
-    """The event as ``seat`` sees it, as a document and as an SSE frame; cached, since every
-    watcher of a game with the same seat gets the same bytes."""
-    key = (stored.game, stored.seq, seat)
+def _encoded(stored: StoredEvent, seat: int | None, revealed: bool) -> tuple[dict[str, Any], bytes]:
+    """The event as ``seat`` sees it (everything once the game has ended: ``revealed``), as a
+    document and as an SSE frame; cached, since every such watcher gets the same bytes."""
+    key = (stored.game, stored.seq, seat, revealed)
     found = _SERVED.get(key)
     if found is None:
-        doc = event_to_json(stored, redact(stored.event, seat))
+        doc = event_to_json(stored, redact(stored.event, seat, revealed=revealed))
         frame = b"id: %d\nevent: %s\ndata: %s\n\n" % (stored.seq, stored.type.encode(), dumps(doc))
         found = _SERVED[key] = (doc, frame)
         while len(_SERVED) > _SERVED_MAX:
@@ -47,8 +47,8 @@ def _encoded(stored: StoredEvent, seat: int | None) -> tuple[dict[str, Any], byt
     return found
 
 
-def served(stored: StoredEvent, seat: int | None) -> dict[str, Any]:
-    return _encoded(stored, seat)[0]
+def served(stored: StoredEvent, seat: int | None, revealed: bool) -> dict[str, Any]:
+    return _encoded(stored, seat, revealed)[0]
 
 
 def _next(c: "Components", game: str, after: int) -> list[StoredEvent]:
@@ -69,10 +69,12 @@ def poll(c: "Components", game: str, after: int, wait: float) -> tuple[list[Stor
     return stored, max(version, stored[-1].seq if stored else 0)
 
 
-def frames(c: "Components", game: str, seat: int | None, after: int, *, lifetime: float, keepalive: float) -> Iterator[bytes]:
+def frames(c: "Components", game: str, seat: int | None, after: int, *, lifetime: float, keepalive: float,
+           revealed: bool = False) -> Iterator[bytes]:
     """The SSE body: the events after ``after``, then each new one as it comes, with a
     keep-alive comment whenever ``keepalive`` seconds pass in silence, for ``lifetime``
-    seconds; then it ends, and EventSource resumes with Last-Event-ID."""
+    seconds; then it ends, and EventSource resumes with Last-Event-ID. Once the game has
+    ended (``revealed``, or a GameEnded in the stream) nothing is hidden any more."""
     position = after
     ends = time.monotonic() + lifetime
     yield b"retry: %d\n\n" % SSE_RETRY_MS
@@ -84,7 +86,8 @@ def frames(c: "Components", game: str, seat: int | None, after: int, *, lifetime
                 log.warning("stream of %s ends early: %s", game, error)
                 return
             if batch:
-                yield b"".join(_encoded(s, seat)[1] for s in batch)
+                revealed = revealed or any(s.type == "GameEnded" for s in batch)
+                yield b"".join(_encoded(s, seat, revealed)[1] for s in batch)
                 position = batch[-1].seq
                 continue
             left = ends - time.monotonic()

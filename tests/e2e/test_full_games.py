@@ -57,4 +57,11 @@ def test_a_whole_game_over_http(api_real, seats):
     assert audit["verified"], audit
     log = api.get(f"/games/{game}/log").json
     assert log["events"][-1]["type"] == "GameEnded" and log["seed"] == final["seed"]
+    # after the end every feed hides nothing, as the spec says, and agrees with the log
+    feed = api.get(f"/games/{game}/events?after=0").json["events"]
+    assert feed[:len(log["events"][:200])] == log["events"][:200]
+    assert feed[0]["data"]["seed"] == final["seed"] and all(e["data"]["cards"] is not None for e in feed if e["type"] == "CardsDealt")
+    api.app.config["SSE_SECONDS"] = 0.2
+    streamed = api.get(f"/games/{game}/stream", headers={"Last-Event-ID": "0"}).get_data(as_text=True)
+    assert final["seed"] in streamed.split("\n\n")[1]  # the first event, GameCreated, with its seed
     assert api.checked > 50
