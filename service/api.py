@@ -15,7 +15,6 @@ from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from domain import Edition, Layout, Options, legal_commands, redact, view
 from domain.audit import audit
-from events import keys
 from events.serialization import StoredEvent
 
 from . import live, schemas, webhooks

@@ -134,30 +134,30 @@ def deliveries(game: str, hooks: list[dict[str, Any]], stored: list[StoredEvent]
         if not hook.get("enabled", True):
             continue
         seat, kinds = hook["seat"], set(hook["events"])
-
-        def deliver(kind: str, version: int, data: dict[str, Any], due: int = at, name: str | None = None) -> None:
-            message = f"msg_{uuid.uuid4().hex}"
-            body = {"type": kind, "game": game, "version": version, "seat": seat, "data": data}
-            payload = {"webhook": hook["id"], "game": game, "id": message, "kind": kind, "body": json.dumps(body)}
-            writes.append(OutboxWrite(name or f"wh:{game}:{message}", json.dumps(payload, sort_keys=True), due))
-
         if "event" in kinds:
-            for s in stored:
-                deliver("event", s.seq, event_to_json(s, redact(s.event, seat)))
+            writes += [_delivery(game, hook, "event", s.seq, event_to_json(s, redact(s.event, seat)), at) for s in stored]
         if turn_started is not None and turn_started.event.seat == seat and "turn.started" in kinds:
-            deliver("turn.started", turn_started.seq, {"turn": turn_started.event.number, "seat": seat,
-                                                        "deadline_seconds": settings.get("turn_deadline")})
+            writes.append(_delivery(game, hook, "turn.started", turn_started.seq, {
+                "turn": turn_started.event.number, "seat": seat, "deadline_seconds": settings.get("turn_deadline")}, at))
         if ended is not None and "game.ended" in kinds:
-            deliver("game.ended", ended.seq, event_to_json(ended, ended.event))
+            writes.append(_delivery(game, hook, "game.ended", ended.seq, event_to_json(ended, ended.event), at))
         if (turn_started is not None or ended is not None) and "turn.deadline_near" in kinds:
             name = f"wh:{game}:{hook['id']}:deadline"  # one per webhook: the next turn replaces or clears it
             deadline = settings.get("turn_deadline")
-            mine = turn_started is not None and turn_started.event.seat == seat and not state.finished
-            if mine and deadline:
+            if turn_started is not None and turn_started.event.seat == seat and not state.finished and deadline:
                 warning = min(300.0, deadline * DEADLINE_WARNING)
-                deliver("turn.deadline_near", turn_started.seq,  # type: ignore[union-attr]
-                        {"turn": turn_started.event.number, "seat": seat, "seconds_left": warning},  # type: ignore[union-attr]
-                        due=at + int((deadline - warning) * 1000), name=name)
+                writes.append(_delivery(game, hook, "turn.deadline_near", turn_started.seq, {
+                    "turn": turn_started.event.number, "seat": seat, "seconds_left": warning},
+                    at + int((deadline - warning) * 1000), name))
             else:
                 writes.append(OutboxWrite(name, None))
     return writes
+
+
+def _delivery(game: str, hook: dict[str, Any], kind: str, version: int, data: dict[str, Any], due: int,
+              name: str | None = None) -> OutboxWrite:
+    """One message: its id stays the same on every retry (the receiver's idempotency key)."""
+    message = f"msg_{uuid.uuid4().hex}"
+    body = {"type": kind, "game": game, "version": version, "seat": hook["seat"], "data": data}
+    payload = {"webhook": hook["id"], "game": game, "id": message, "kind": kind, "body": json.dumps(body)}
+    return OutboxWrite(name or f"wh:{game}:{message}", json.dumps(payload, sort_keys=True), due)
