@@ -17,7 +17,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ class _Watched:
     version: int
     changed: threading.Condition
     watchers: int = 0
-    recent: deque[StoredEvent] = field(default_factory=lambda: deque(maxlen=RECENT))
+    recent: list[StoredEvent] = field(default_factory=list)  #: contiguous, ending at ``version``
 
 
 class Feed:
@@ -132,7 +131,7 @@ class Feed:
             recent = watched.recent
             if not recent or recent[0].seq > after + 1 or recent[-1].seq != watched.version:
                 return None
-            return [s for s in recent if s.seq > after]
+            return recent[after + 1 - recent[0].seq:]  # contiguous: a slice, not a scan per watcher
 
     def publish(self, game: str, stored: list[StoredEvent]) -> None:
         """Events this process just appended: its own watchers need not wait for the read."""
@@ -149,8 +148,8 @@ class Feed:
             if not fresh:
                 return
             if fresh[0].seq != watched.version + 1:
-                watched.recent.clear()  # a gap: keep only a contiguous window
-            watched.recent.extend(fresh)
+                watched.recent = []  # a gap: keep only a contiguous window
+            watched.recent = (watched.recent + fresh)[-RECENT:]
             watched.version = fresh[-1].seq
             watched.changed.notify_all()
 

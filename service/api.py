@@ -206,7 +206,7 @@ def _expected(doc: dict[str, Any]) -> int:
 
 @api.post("/games/<game>/commands")
 def post_command(game: str) -> Response:
-    seat = _seat(game, required=True)
+    seat, settings = _access(game, required=True)
     doc = _body(schemas.CommandRequest)
     expected = _expected(doc)
     doc.pop("expected_version", None)
@@ -214,7 +214,7 @@ def post_command(game: str) -> Response:
     if key is not None and not (1 <= len(key) <= 200):
         raise ValidationError({"Idempotency-Key": ["must be 1-200 characters"]})
     command = command_from_json(doc, seat)  # type: ignore[arg-type]
-    outcome = service().submit(game, command, expected=expected, key=key or None)
+    outcome = service().submit(game, command, expected=expected, key=key or None, settings=settings)
     state = outcome.state
     body = {
         "game": game,
