@@ -93,6 +93,24 @@ def end_turn(api, game, token, version):
     return r.json["version"]
 
 
+def one_turn_started_delivery(hooks_env, receiver, **worker_env):
+    """Seat 1 asks for turn.started, a worker runs, seat 0 ends its turn; returns what
+    ``deliveries_when`` needs."""
+    api, workers = hooks_env
+    game, tokens, version = two_humans(api)
+    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
+    workers.start(**{**WORKER_ENV, **worker_env})
+    end_turn(api, game, tokens[0], version)
+    return api, f"/games/{game}/webhooks/{hook['id']}/deliveries", tokens[1]
+
+
+def deliveries_when(target, outcome: str, seconds: float) -> list[dict]:
+    """The delivery log once its newest attempt has ``outcome``."""
+    api, path, token = target
+    return wait_until(lambda: (d := api.get(path, token=token).json["deliveries"]) and d[0]["outcome"] == outcome and d,
+                      seconds, f"a delivery to be {outcome}")
+
+
 def test_webhook_create_list_delete_with_the_seat_token_and_the_secret_shown_once(hooks_env, receivers):
     api, _ = hooks_env
     game, tokens, _ = two_humans(api)
@@ -178,40 +196,22 @@ def test_a_webhook_that_keeps_failing_is_marked_failed_then_disabled_and_says_so
 
 
 def test_a_webhook_receiver_that_times_out_is_retried(hooks_env, receivers):
-    api, workers = hooks_env
-    receiver = receivers(("hang", 6.5), 200)
-    game, tokens, version = two_humans(api)
-    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
-    workers.start(**WORKER_ENV)
-    end_turn(api, game, tokens[0], version)
-    log = wait_until(lambda: (d := api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"])
-                     and d[0]["outcome"] == "delivered" and d, 30, "the retry")
+    log = deliveries_when(one_turn_started_delivery(hooks_env, receivers(("hang", 6.5), 200)), "delivered", 30)
     assert [(e["attempt"], e["outcome"]) for e in log] == [(2, "delivered"), (1, "retrying")]
     assert log[1]["status"] is None and "timed out" in log[1]["error"] and log[1]["ms"] >= 5000
 
 
 def test_webhook_redirects_are_not_followed(hooks_env, receivers):
-    api, workers = hooks_env
     receiver = receivers(("redirect", "/elsewhere"))
-    game, tokens, version = two_humans(api)
-    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
-    workers.start(**WORKER_ENV)
-    end_turn(api, game, tokens[0], version)
-    log = wait_until(lambda: (d := api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"])
-                     and d[0]["outcome"] == "failed" and d, 20, "every try")
+    log = deliveries_when(one_turn_started_delivery(hooks_env, receiver), "failed", 20)
     assert {e["status"] for e in log} == {307}
     assert {r["path"] for r in receiver.requests} == {"/hooks/bluemoon"}  # never /elsewhere
 
 
 def test_webhook_addresses_are_checked_again_at_delivery(hooks_env, receivers):
-    api, workers = hooks_env
     receiver = receivers(200)
-    game, tokens, version = two_humans(api)
-    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
-    workers.start(**{**WORKER_ENV, "WEBHOOK_ALLOW_HOSTS": ""})  # as if the name now pointed inside
-    end_turn(api, game, tokens[0], version)
-    log = wait_until(lambda: (d := api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"])
-                     and d[0]["outcome"] == "failed" and d, 20, "every try")
+    # the worker no longer allows the host, as if the name now pointed inside
+    log = deliveries_when(one_turn_started_delivery(hooks_env, receiver, WEBHOOK_ALLOW_HOSTS=""), "failed", 20)
     assert all(e["error"].startswith("refused: 127.0.0.1 is or resolves to 127.0.0.1") for e in log)
     assert receiver.requests == []
 
