@@ -13,12 +13,12 @@ import redis
 from marshmallow import ValidationError
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
-from domain import Edition, Layout, Options, legal_commands, redact, view
+from domain import Edition, Layout, Options, redact, view
 from domain.audit import audit
 from events.serialization import StoredEvent
 
 from . import live, schemas, webhooks
-from .codec import command_from_json, command_to_json, dumps, event_to_json
+from .codec import command_from_json, dumps, event_to_json, legal_document
 from .errors import NotFinished, NotFound, PreconditionRequired, Unauthorized
 from .games import GameService, SeatSpec
 from .problems import unavailable
@@ -175,11 +175,16 @@ def join(game: str, seat: int) -> Response:
 
 @api.get("/games/<game>/legal")
 def legal(game: str) -> Response:
+    """Compact by default: one ``end_turn`` (discarding nothing) and ``end_turn_discards``, the
+    cards the Reset may discard (0 to 2 of them), instead of every combination; ``expand=true``
+    lists every combination too. Payments are always the minimal ones."""
     seat = _seat(game, required=True)
+    expand = request.args.get("expand", "false")
+    if expand not in ("true", "false"):
+        raise ValidationError({"expand": ["must be true or false"]})
     state = service().state(game)
-    commands = [command_to_json(c) for c in legal_commands(state, seat)]  # type: ignore[arg-type]
-    return _json(schemas.Legal, {"game": game, "version": state.version, "seat": seat, "commands": commands},
-                 headers=_etag(state.version))
+    body = {"game": game, **legal_document(state, seat, expand == "true")}  # type: ignore[arg-type]
+    return _json(schemas.Legal, body, headers=_etag(state.version))
 
 
 _ETAG = re.compile(r'\s*(?:W/)?"?([0-9]{1,16})(?::[a-z]+)?"?\s*')

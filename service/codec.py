@@ -11,8 +11,9 @@ from typing import Any
 
 import orjson
 
-from domain import COMMAND_NAMES, COMMAND_TYPES, Command, Event
-from domain.commands import Contribute, Recolour
+from domain import COMMAND_NAMES, COMMAND_TYPES, Command, Event, Game, legal_commands
+from domain.commands import Contribute, EndTurn, Recolour
+from domain.decide import MAX_DISCARDS
 from events.serialization import StoredEvent, payload
 
 
@@ -58,3 +59,15 @@ def event_to_json(stored: StoredEvent, event: Event) -> dict[str, Any]:
         "meta": json.loads(stored.meta or "{}"),
         "data": payload(event),
     }
+
+
+def legal_document(state: Game, seat: int, expand: bool = False) -> dict[str, Any]:
+    """``GET /legal``'s body (without the game id): compact unless ``expand``. The Reset is one
+    ``end_turn`` discarding nothing plus the cards it may discard, not every combination of
+    them (a 40-card hand has hundreds)."""
+    found = list(legal_commands(state, seat))
+    can_end = any(isinstance(c, EndTurn) for c in found)
+    if not expand:
+        found = [c for c in found if not (isinstance(c, EndTurn) and c.discards)]
+    choice = {"from": sorted(state.players[seat].hand), "at_most": MAX_DISCARDS} if can_end else None
+    return {"version": state.version, "seat": seat, "commands": [command_to_json(c) for c in found], "end_turn_discards": choice}

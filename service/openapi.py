@@ -124,9 +124,14 @@ def paths() -> dict[str, dict[str, Any]]:
         "/games/{game}/legal": {
             "get": {
                 "operationId": "legalCommands", "summary": "Every legal command for your seat, ready to post back.",
-                "security": AUTH, "parameters": [GAME],
+                "description": "Compact by default: contributions are the minimal payments (one per combination of "
+                               "interchangeable cards), and the Reset is one `end_turn` plus `end_turn_discards`, the "
+                               "cards it may discard, instead of every combination of them.",
+                "security": AUTH,
+                "parameters": [GAME, {"name": "expand", "in": "query", "schema": {"type": "boolean", "default": False},
+                                      "description": "Also list `end_turn` with every combination of discards."}],
                 "responses": {"200": {"description": "Legal commands (empty when it is not your turn).", "content": _json("Legal"), "headers": ETAG},
-                              **_problems(401, 403, 404)},
+                              **_problems(401, 403, 404, 422)},
             }
         },
         "/games/{game}/commands": {

@@ -289,11 +289,23 @@ class CommandRequest(Command):
         Command._fields_of_type(self, rest, **kw)
 
 
+class DiscardChoice(Schema):
+    from_ = fields.List(fields.String(), required=True, data_key="from",
+                        metadata={"description": "Cards the Reset may discard: your hand."})
+    at_most = fields.Integer(required=True, metadata={"description": "How many of them, at most (the rules allow 2)."})
+
+
 class Legal(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
-    commands = fields.List(fields.Nested(Command), required=True)
+    commands = fields.List(fields.Nested(Command), required=True,
+                           metadata={"description": "Every legal command, ready to post back; `end_turn` once, discarding "
+                                                    "nothing, unless `expand=true` (then every discard combination too)."})
+    end_turn_discards = fields.Nested(DiscardChoice, required=True, allow_none=True,
+                                      metadata={"description": "To end the turn discarding cards, post `end_turn` with 0 to "
+                                                               "`at_most` different cards of `from` as `discards`. Null when "
+                                                               "it is not your turn."})
 
 
 class Event(Schema):
