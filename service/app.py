@@ -78,6 +78,15 @@ def _docs(app: Flask) -> None:
     def openapi() -> Response:
         return send_from_directory(ROOT, "openapi.yaml", mimetype="application/yaml")
 
+    @app.get("/openapi.json")
+    def openapi_json() -> Response:
+        """The same document as JSON, for tools that want it so."""
+        if "openapi_json" not in app.extensions:
+            import yaml
+
+            app.extensions["openapi_json"] = json.dumps(yaml.safe_load((ROOT / "openapi.yaml").read_text()))
+        return Response(app.extensions["openapi_json"], mimetype="application/json")
+
     @app.get("/rulings")
     def rulings() -> Response:
         """The rulings the service plays by (docs/rulings.md), as Markdown."""

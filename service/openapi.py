@@ -257,6 +257,8 @@ def paths() -> dict[str, dict[str, Any]]:
         },
         "/openapi.yaml": {"get": {"operationId": "openapi", "summary": "This document.",
                                   "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/yaml": {"schema": {"type": "string"}}}}}}},
+        "/openapi.json": {"get": {"operationId": "openapiJson", "summary": "This document, as JSON.",
+                                  "responses": {"200": {"description": "OpenAPI 3.1", "content": {"application/json": {"schema": {"type": "object"}}}}}}},
         "/rulings": {"get": {"operationId": "rulings", "summary": "The rulings the service plays by, with the building catalogue.",
                              "responses": {"200": {"description": "Markdown", "content": {"text/markdown": {"schema": {"type": "string"}}}}}}},
         "/docs": {"get": {"operationId": "docs", "summary": "Interactive documentation (works offline).",

@@ -41,3 +41,11 @@ def test_the_service_serves_the_rulings_and_links_them_from_the_docs(api):
     assert page.status_code == 200 and page.mimetype == "text/markdown" and page.get_data(as_text=True) == (ROOT / "docs" / "rulings.md").read_text()
     assert 'href="/rulings"' in api.get("/docs").get_data(as_text=True)
     assert "/rulings" in api.get("/openapi.yaml").get_data(as_text=True)
+
+
+def test_the_document_is_served_as_json_too_and_is_openapi_3_1_with_webhooks(api):
+    import yaml
+
+    doc = api.http.get("/openapi.json").get_json()
+    assert doc == yaml.safe_load((ROOT / "openapi.yaml").read_text())
+    assert doc["openapi"].startswith("3.1") and set(doc["webhooks"]) == {"turn.started", "turn.deadline_near", "game.ended", "event"}
