@@ -12,7 +12,13 @@ import redis
 
 from . import keys
 from .serialization import StoredEvent, from_record
-from .store import Appended, EventStore, IdempotencyConflict, InvalidRecord, WrongExpectedVersion
+from .store import (
+    Appended,
+    EventStore,
+    IdempotencyConflict,
+    InvalidRecord,
+    WrongExpectedVersion,
+)
 
 FIELDS = ("type", "schema", "at", "actor", "meta", "data")
 

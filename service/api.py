@@ -3,13 +3,13 @@ store's, and every error becomes a problem response in service/problems.py."""
 from __future__ import annotations
 
 import functools
-from datetime import datetime, timezone
 import math
 import re
+from datetime import datetime, timezone
 from typing import Any
 
-from flask import Blueprint, Response, current_app, request, stream_with_context
 import redis
+from flask import Blueprint, Response, current_app, request, stream_with_context
 from marshmallow import ValidationError
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
@@ -51,13 +51,37 @@ def _dumper(schema: type) -> Any:
     return schema()
 
 
+MAX_NESTING = 16  #: deeper JSON is refused before parsing (the parser recurses once per level)
+
+
+def _nesting(body: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
 def _body(schema: type) -> dict[str, Any]:
     if not request.is_json:
         raise UnsupportedMediaType("send a JSON body with 'Content-Type: application/json'")
-    try:
-        data = request.get_json(silent=False)
-    except RecursionError:  # json's parser recurses once per level of nesting
-        raise BadRequest("the JSON body is nested too deeply; a command is a flat object") from None
+    if _nesting(request.get_data(cache=True)) > MAX_NESTING:
+        raise BadRequest(f"the JSON body is nested more than {MAX_NESTING} deep; a command is a flat object")
+    data = request.get_json(silent=False)
     return _dumper(schema).load(data if data is not None else {})  # type: ignore[no-any-return]
 
 

@@ -6,14 +6,14 @@ play a bot's turn.
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+import logging
 import os
 import secrets
 import uuid
 from collections.abc import Callable
-import dataclasses
-import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,10 +23,15 @@ from domain import Command, Event, Game, Options, decide, evolve, fold, new_game
 from domain.city import Cell
 from domain.events import TurnStarted
 from events import keys
+from events.outbox import Claim, Outbox, now_ms
 from events.projection import GameIndex
 from events.serialization import StoredEvent, now
-from events.outbox import Claim, Outbox, now_ms
-from events.store import EventStore, IdempotencyConflict, OutboxWrite, WrongExpectedVersion
+from events.store import (
+    EventStore,
+    IdempotencyConflict,
+    OutboxWrite,
+    WrongExpectedVersion,
+)
 
 from . import webhooks
 from .codec import command_to_json
@@ -372,15 +377,22 @@ class GameService:
         when the lease ends."""
         if self.on_turn is None:
             return 0
-        handed = 0
         try:
-            for claim in self.outbox.claim(name):
+            claims = self.outbox.claim(name)
+        except redis.RedisError as error:
+            if name is None:
+                raise  # the dispatcher backs off
+            log.warning("could not claim %s now: %s (a dispatcher will)", name, error)
+            return 0
+        handed = 0
+        for claim in claims:
+            try:
                 if claim.name.startswith("wh:"):
                     handed += self._deliver(claim)
                 else:
                     handed += self._hand_on(TurnTicket.from_payload(claim.payload, claim.tries), claim.payload)
-        except Exception as error:  # noqa: BLE001 - the command is applied; the lease covers this
-            log.warning("could not hand on %s now: %s (it is claimed again after the lease)", name or "due work", error)
+            except Exception as error:  # noqa: BLE001 - the events are stored; the lease covers this
+                log.warning("could not hand on %s now: %s (it is claimed again after the lease)", claim.name, error)
         return handed
 
     def _deliver(self, claim: Claim) -> int:

@@ -9,7 +9,13 @@ import pytest
 from domain import Options, decide, fold, legal_commands, new_game
 from events.redis_store import RedisStore
 from events.serialization import SCHEMA, from_record
-from events.store import IdempotencyConflict, InMemoryStore, InvalidRecord, OutboxWrite, WrongExpectedVersion
+from events.store import (
+    IdempotencyConflict,
+    InMemoryStore,
+    InvalidRecord,
+    OutboxWrite,
+    WrongExpectedVersion,
+)
 
 SEED = b"contract"
 

@@ -8,7 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from openapi_core import Config, OpenAPI
-from openapi_core.contrib.werkzeug import WerkzeugOpenAPIRequest, WerkzeugOpenAPIResponse
+from openapi_core.contrib.werkzeug import (
+    WerkzeugOpenAPIRequest,
+    WerkzeugOpenAPIResponse,
+)
 from werkzeug.test import EnvironBuilder
 
 from workers.jobs import play

@@ -15,7 +15,6 @@ import pytest
 import redis
 
 from events.embedded import free_port
-
 from service.app import create_app
 from tests.e2e.client import CheckedClient
 

@@ -279,7 +279,7 @@ def test_a_long_poll_may_wait_the_documented_maximum_but_no_longer(api, game):
     assert api.get(f"/games/{g}/events?wait={live.MAX_WAIT + 0.001}&after=0").status_code == 422
 
 
-@pytest.mark.parametrize("depth, status", [(100_000, 413), (10_000, 400)])  # over / under the 64 kB body limit
+@pytest.mark.parametrize("depth, status", [(100_000, 413), (10_000, 400), (17, 400)])  # over / under the 64 kB limit
 def test_deeply_nested_json_gets_a_4xx_problem_and_changes_nothing(api, game, depth, status):
     g, tokens = game
     before = api.get(f"/games/{g}").json["version"]

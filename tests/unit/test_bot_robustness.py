@@ -7,7 +7,16 @@ import random
 
 import pytest
 
-from domain import Edition, IllegalCommand, Options, decide, evolve, fold, legal_commands, new_game
+from domain import (
+    Edition,
+    IllegalCommand,
+    Options,
+    decide,
+    evolve,
+    fold,
+    legal_commands,
+    new_game,
+)
 from domain import commands as cmd
 from domain.bots import LEVELS, choose, greedy
 from tests.situations import arrange, explicit_game, play

@@ -4,7 +4,19 @@ from dataclasses import replace
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from domain import Edition, IllegalCommand, InvalidCommand, Options, decide, evolve, fold, legal_commands, new_game, redact, view
+from domain import (
+    Edition,
+    IllegalCommand,
+    InvalidCommand,
+    Options,
+    decide,
+    evolve,
+    fold,
+    legal_commands,
+    new_game,
+    redact,
+    view,
+)
 from domain import commands as cmd
 from domain.options import MARKERS_PER_PLAYER
 from domain.peoples import CARDS

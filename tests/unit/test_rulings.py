@@ -4,7 +4,18 @@ from dataclasses import replace
 
 import pytest
 
-from domain import Edition, IllegalCommand, Layout, Options, fold, legal_commands, new_game, redact, rng, view
+from domain import (
+    Edition,
+    IllegalCommand,
+    Layout,
+    Options,
+    fold,
+    legal_commands,
+    new_game,
+    redact,
+    rng,
+    view,
+)
 from domain import commands as cmd
 from domain import events as ev
 from domain.catalogue import BUILDINGS, Reward
