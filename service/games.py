@@ -304,6 +304,9 @@ class GameService:
         for event in events:
             new_state = evolve(new_state, event)
         settings = settings if settings is not None else self.settings(game)
+        # every event records the command that caused it, so an audit can judge the command again
+        meta = json.dumps({**json.loads(meta), "command": command_to_json(command), "seat": command.seat,
+                           "version": state.version})
         outbox = [self._outbox_write(game, new_state, settings)] if _starts_work(events, new_state) else []
         hooks = settings.get("webhooks")
 

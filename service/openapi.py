@@ -250,7 +250,11 @@ def paths() -> dict[str, dict[str, Any]]:
         },
         "/games/{game}/audit": {
             "get": {
-                "operationId": "auditGame", "summary": "Re-derive every shuffle from the revealed seed and re-fold the log.",
+                "operationId": "auditGame",
+                "summary": "Re-derive every shuffle from the revealed seed and judge every recorded command again.",
+                "description": "Each event's `meta.command` (with `meta.seat` and `meta.version`) records the command "
+                               "that caused it; the audit replays the rules on each and compares the events, checks "
+                               "every copy of the seed, and says whether the setup was drawn or given explicitly.",
                 "parameters": [GAME],
                 "responses": {"200": {"description": "The checks.", "content": _json("Audit")}, **_problems(404, 409)},
             }

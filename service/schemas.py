@@ -357,7 +357,10 @@ class Check(Schema):
 
 class Audit(Schema):
     game = fields.String(required=True)
-    verified = fields.Boolean(required=True)
+    verified = fields.Boolean(required=True, metadata={"description": "Every check passed: the seed, every shuffle, and "
+                                                                      "every command judged again by the rules."})
+    setup = fields.String(required=True, metadata={"description": "`drawn from the seed`, or `explicit, not drawn (…)` when "
+                                                                  "the creator gave the grid, deck or first player."})
     checks = fields.List(fields.Nested(Check), required=True)
 
 

@@ -1,0 +1,55 @@
+"""Audit a published log (``GET /games/{id}/log``'s document): the API's ``/audit`` and the
+``bluemoon-audit`` command run exactly this."""
+from __future__ import annotations
+
+from typing import Any
+
+from domain.audit import Move, audit, explicit_parts
+from events.serialization import decode
+
+from .codec import command_from_json
+
+
+def moves(events: list[dict[str, Any]]) -> list[Move]:
+    """The log's events grouped by the command that caused them (``meta.command``, recorded
+    with each event, and ``meta.version``, the version it was decided against); the opening
+    events, which no command caused, are the setup."""
+    found: list[Move] = []
+    key: object = None
+    for doc in events:
+        meta = doc.get("meta") or {}
+        this = ("command", meta.get("version"), str(meta.get("command"))) if "command" in meta else ("none", doc["actor"])
+        event = decode(doc["type"], doc["data"])
+        if this == key and found:
+            last = found[-1]
+            found[-1] = Move(last.command, (*last.events, event), last.first)
+            continue
+        key = this
+        found.append(Move(_command(meta), (event,), doc["seq"]))
+    return found
+
+
+def _command(meta: dict[str, Any]) -> Any:
+    try:
+        return command_from_json(meta["command"], int(meta["seat"]))
+    except (KeyError, TypeError, ValueError, AttributeError):
+        return None  # no command, or not one the rules know: that move fails the judging
+
+
+def audit_log(log: dict[str, Any]) -> dict[str, Any]:
+    """``{"verified", "setup", "checks"}`` for a published log."""
+    try:
+        events = [decode(e["type"], e["data"]) for e in log["events"]]
+        grouped = moves(log["events"])
+    except (KeyError, TypeError, ValueError) as error:
+        return {"verified": False, "setup": "unknown", "checks": [{"name": "readable", "ok": False, "detail": f"the log cannot be read: {error}"}]}
+    try:
+        checks = audit(events, grouped, log_seed=log.get("seed"))
+    except Exception as error:  # noqa: BLE001 - a tampered log may break any check; it is then not verified
+        return {"verified": False, "setup": "unknown", "checks": [{"name": "checkable", "ok": False, "detail": f"the log cannot be checked: {error!r}"}]}
+    explicit = explicit_parts(events)
+    return {
+        "verified": all(c.ok for c in checks),
+        "setup": f"explicit, not drawn ({', '.join(explicit)})" if explicit else "drawn from the seed",
+        "checks": [c.__dict__ for c in checks],
+    }

@@ -1,0 +1,127 @@
+"""The audit judges every move again: a tampered log is caught and the failing check and event
+named; an explicit setup is never reported as drawn."""
+from __future__ import annotations
+
+import copy
+import json
+import random
+import subprocess
+import sys
+
+import pytest
+
+from service.auditing import audit_log
+from tests.e2e.test_full_games import play_to_the_end
+
+
+@pytest.fixture(scope="module")
+def finished_log():
+    """One finished game with a greedy bot (its commands recorded like a human's), as published."""
+    import fakeredis
+
+    from service.app import create_app
+    from tests.e2e.client import CheckedClient
+
+    box: list = []
+    api = CheckedClient(create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "ON_TURN": box.append, "RATE_LIMIT": 0}))
+    api.tickets = box
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}]}).json
+    play_to_the_end(api, created["game"], {0: created["seats"][0]["token"]}, random.Random(7))
+    return api.get(f"/games/{created['game']}/log").json
+
+
+def failing(result: dict) -> dict[str, str]:
+    return {c["name"]: c["detail"] for c in result["checks"] if not c["ok"]}
+
+
+def test_an_untouched_log_is_verified_with_every_command_judged_again(finished_log):
+    result = audit_log(finished_log)
+    assert result["verified"] and result["setup"] == "drawn from the seed", failing(result)
+    rejudged = next(c for c in result["checks"] if c["name"] == "rejudged")
+    assert rejudged["ok"] and "commands judged again" in rejudged["detail"]
+
+
+@pytest.mark.parametrize("where", ["log", "GameCreated", "GameEnded"])
+def test_a_changed_copy_of_the_seed_is_caught(finished_log, where):
+    log = copy.deepcopy(finished_log)
+    other = "00" * 32
+    if where == "log":
+        log["seed"] = other
+    else:
+        next(e for e in log["events"] if e["type"] == where)["data"]["seed"] = other
+    result = audit_log(log)
+    assert not result["verified"] and "seed_copies" in failing(result)
+
+
+def test_two_swapped_events_are_caught_and_named(finished_log):
+    log = copy.deepcopy(finished_log)
+    events = log["events"]
+    i = next(i for i in range(20, len(events) - 1) if events[i]["data"] != events[i + 1]["data"])
+    events[i]["data"], events[i + 1]["data"] = events[i + 1]["data"], events[i]["data"]
+    events[i]["type"], events[i + 1]["type"] = events[i + 1]["type"], events[i]["type"]
+    problems = failing(audit_log(log))
+    assert "rejudged" in problems and problems["rejudged"].startswith("event ")
+
+
+def _mutate(log: dict, rnd: random.Random) -> str:
+    """One random change to a finished log: a value, a dropped, swapped or inserted event."""
+    events = log["events"]
+    kind = rnd.choice(["value", "drop", "swap", "insert"])
+    i = rnd.randrange(len(events))
+    if kind == "drop":
+        del events[i]
+    elif kind == "swap" and i + 1 < len(events):
+        events[i]["type"], events[i + 1]["type"] = events[i + 1]["type"], events[i]["type"]
+        events[i]["data"], events[i + 1]["data"] = events[i + 1]["data"], events[i]["data"]
+    elif kind == "insert":
+        events.insert(i, copy.deepcopy(events[rnd.randrange(len(events))]))
+    else:
+        data = events[i]["data"]
+        fields = [k for k, v in data.items() if isinstance(v, (int, str)) and not isinstance(v, bool)]
+        if not fields:
+            return "none"
+        name = rnd.choice(fields)
+        data[name] = data[name] + 1 if isinstance(data[name], int) else data[name][::-1] + "x"
+    return kind
+
+
+def test_the_audit_catches_every_random_mutation_that_changes_the_game(finished_log):
+    rnd = random.Random(2026)
+    original = json.dumps(finished_log, sort_keys=True)
+    caught = 0
+    for _ in range(60):
+        log = copy.deepcopy(finished_log)
+        kind = _mutate(log, rnd)
+        if json.dumps(log, sort_keys=True) == original:
+            continue  # the mutation changed nothing
+        result = audit_log(log)
+        assert not result["verified"], (kind, failing(result))
+        caught += 1
+    assert caught >= 50
+
+
+def test_an_explicit_setup_is_reported_as_explicit_not_drawn(api):
+    grid_game = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    view = api.get(f"/games/{grid_game['game']}").json
+    grid = [{"tile": t["tile"], "row": t["row"], "col": t["col"]} for t in view["city"]]
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot"}], "layout": "explicit",
+                                       "setup": {"grid": grid, "first_player": 1}}).json
+    api.run_workers()
+    service = api.app.extensions["bluemoon"].service
+    from service.api import _events
+
+    state = service.state(created["game"])
+    with api.app.test_request_context():
+        log = {"seed": state.seed, "events": _events(service.store.read(created["game"]), None, revealed=True)}
+    result = audit_log(log)
+    assert result["setup"] == "explicit, not drawn (grid, first_player)"
+
+
+def test_the_audit_command_on_an_unfinished_game_says_so_clearly(server):
+    from tests.e2e.conftest import call
+
+    _, created = call(server, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
+    done = subprocess.run([sys.executable, "-m", "service.audit_cli", "--url", server, created["game"]],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "cannot audit" in done.stderr and "published when the game ends" in done.stderr
