@@ -21,8 +21,8 @@ from .decide import decide
 from .errors import CommandError
 from .evolve import evolve, fold
 from .options import HAND_SIZE, Edition, Layout, Options
-from .setup import new_game
 from .peoples import CANONICAL_DECK
+from .setup import new_game
 from .state import Game
 
 
