@@ -3,7 +3,7 @@
 Every long poll and SSE stream of a web process waits here, not on Redis: one background
 thread (a greenlet under gunicorn's gevent worker) blocks in a single ``XREAD`` over the
 streams of every game someone watches, and wakes that game's watchers when it grows. A
-waiting watcher costs a Condition waiter, not a thread of its own nor a Redis connection;
+waiting watcher costs a wait on an Event, not a thread of its own nor a Redis connection;
 the newest events of each watched game are kept here, so a thousand watchers of one game
 cost one read of each new event.
 
@@ -40,7 +40,9 @@ class _Watched:
     """A game with watchers in this process: the newest version known and its last events."""
 
     version: int
-    changed: threading.Condition
+    #: set when ``version`` grows, then replaced by a fresh one: waking a thousand watchers
+    #: is one ``set()``, with no lock for each of them to take again
+    grown: threading.Event = field(default_factory=threading.Event)
     watchers: int = 0
     recent: list[StoredEvent] = field(default_factory=list)  #: contiguous, ending at ``version``
 
@@ -74,7 +76,7 @@ class Feed:
             watched = self._games.get(game)
             new = watched is None
             if watched is None:
-                watched = self._games[game] = _Watched(0, threading.Condition(self._lock))
+                watched = self._games[game] = _Watched(0)
             watched.watchers += 1
         try:
             if new:
@@ -92,7 +94,7 @@ class Feed:
         version = int(self._client.xlen(keys.stream(game)))
         with self._lock:
             watched.version = max(watched.version, version)
-            watched.changed.notify_all()  # a watcher that came meanwhile may be waiting below it
+            self._wake(watched)  # a watcher that came meanwhile may be waiting below it
             self._generation += 1
             mine = self._generation
             self._work.notify()
@@ -112,26 +114,34 @@ class Feed:
         """Block until ``game`` (watched by the caller) is known past version ``after``, or
         ``timeout`` seconds pass; returns the newest version known."""
         deadline = time.monotonic() + timeout
-        with self._lock:
-            watched = self._games[game]
-            while watched.version <= after:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    break
-                watched.changed.wait(left)
-            return watched.version
+        watched = self._games[game]
+        while True:
+            grown = watched.grown  # taken before the check, so a delivery in between still wakes us
+            if watched.version > after:
+                return watched.version
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return watched.version
+            grown.wait(left)
+
+    @staticmethod
+    def _wake(watched: _Watched) -> None:
+        grown, watched.grown = watched.grown, threading.Event()
+        grown.set()
 
     def since(self, game: str, after: int) -> list[StoredEvent] | None:
         """The kept events of ``game`` after version ``after``, or None when the kept window
-        does not reach back that far (the caller reads the store)."""
-        with self._lock:
-            watched = self._games.get(game)
-            if watched is None or after >= watched.version:
-                return [] if watched is not None else None
-            recent = watched.recent
-            if not recent or recent[0].seq > after + 1 or recent[-1].seq != watched.version:
-                return None
-            return recent[after + 1 - recent[0].seq:]  # contiguous: a slice, not a scan per watcher
+        does not reach back that far (the caller reads the store). No lock: the window is
+        replaced whole, never changed in place, so one read of it is consistent."""
+        watched = self._games.get(game)
+        if watched is None:
+            return None
+        recent = watched.recent
+        if not recent or after >= recent[-1].seq:
+            return [] if after >= watched.version else None
+        if recent[0].seq > after + 1:
+            return None
+        return recent[after + 1 - recent[0].seq:]  # contiguous: a slice, not a scan per watcher
 
     def publish(self, game: str, stored: list[StoredEvent]) -> None:
         """Events this process just appended: its own watchers need not wait for the read."""
@@ -151,7 +161,7 @@ class Feed:
                 watched.recent = []  # a gap: keep only a contiguous window
             watched.recent = (watched.recent + fresh)[-RECENT:]
             watched.version = fresh[-1].seq
-            watched.changed.notify_all()
+            self._wake(watched)
 
     def _start(self) -> None:
         with self._lock:
