@@ -127,15 +127,25 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
     return outcome
 
 
+# KEYS: the game's webhooks. ARGV: webhook id, 1 for a failed delivery or 0 for a delivered one,
+# DISABLE_AFTER. One atomic step, so deliveries finishing at once all count.
+COUNT = """
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return 0 end
+local hook = cjson.decode(raw)
+if ARGV[2] == '1' then hook['failures'] = (hook['failures'] or 0) + 1 else hook['failures'] = 0 end
+if hook['failures'] >= tonumber(ARGV[3]) and hook['enabled'] ~= false then
+  hook['enabled'] = false
+  hook['disabled_reason'] = hook['failures'] .. ' deliveries in a row failed every try'
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
+  return 2
+end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
+return 1
+"""
+
+
 def _count(client: Any, game: str, hook_id: str, failed: bool) -> None:
     """Track deliveries that failed in a row; disable the webhook at DISABLE_AFTER."""
-    raw = client.hget(keys.webhooks(game), hook_id)
-    if raw is None:
-        return
-    hook = json.loads(raw)
-    hook["failures"] = hook.get("failures", 0) + 1 if failed else 0
-    if hook["failures"] >= DISABLE_AFTER and hook.get("enabled", True):
-        hook["enabled"] = False
-        hook["disabled_reason"] = f"{hook['failures']} deliveries in a row failed every try"
-        log.warning("webhook %s of %s disabled: %s", hook_id, game, hook["disabled_reason"])
-    client.hset(keys.webhooks(game), hook_id, json.dumps(hook))
+    if client.eval(COUNT, 1, keys.webhooks(game), hook_id, int(failed), DISABLE_AFTER) == 2:
+        log.warning("webhook %s of %s disabled after %d failed deliveries in a row", hook_id, game, DISABLE_AFTER)
