@@ -290,9 +290,9 @@ def events(game: str) -> Response:
     after = _after()
     wait = _wait()
     svc = service()
-    finished = svc.state(game).finished  # after the end, nothing is hidden
-    stored, version = live.poll(current_app.extensions["bluemoon"], game, after, wait)
-    finished = finished or any(s.type == "GameEnded" for s in stored)
+    state = svc.state(game)  # 404 for an unknown game
+    stored, version = live.poll(current_app.extensions["bluemoon"], game, after, wait, state.version)
+    finished = state.finished or any(s.type == "GameEnded" for s in stored)  # after the end, nothing is hidden
     body = {"game": game, "version": version, "events": [live.served(s, seat, finished) for s in stored],
             "next_after": stored[-1].seq if stored else after}
     return _json(schemas.EventPage, body)

@@ -19,7 +19,7 @@ from typing import Any
 
 import redis
 
-from domain import Command, Event, Game, Options, decide, evolve, fold, new_game
+from domain import Command, Event, Game, Options, decide, fold, new_game
 from domain.city import Cell
 from domain.events import TurnStarted
 from events import keys
@@ -291,7 +291,8 @@ class GameService:
         """Apply ``command`` exactly once. A retried ``key`` returns the original outcome;
         ``expected`` (the version the client played against) guards against lost updates.
         The work the events start (a bot's turn, a deadline) is written with them (the outbox)."""
-        command_hash = digest(json.dumps([command.seat, command_to_json(command)], sort_keys=True))
+        command_json = command_to_json(command)
+        command_hash = digest(json.dumps([command.seat, command_json], sort_keys=True))
         if key:
             seen = self.store.command(game, key)
             if seen is not None:
@@ -300,12 +301,10 @@ class GameService:
         if expected is not None and expected != state.version:
             raise WrongExpectedVersion(expected, state.version)
         events: list[Event] = decide(state, command)
-        new_state = state
-        for event in events:
-            new_state = evolve(new_state, event)
+        new_state = fold(events, state)
         settings = settings if settings is not None else self.settings(game)
         # every event records the command that caused it, so an audit can judge the command again
-        meta = json.dumps({**json.loads(meta), "command": command_to_json(command), "seat": command.seat,
+        meta = json.dumps({**json.loads(meta), "command": command_json, "seat": command.seat,
                            "version": state.version})
         outbox = [self._outbox_write(game, new_state, settings)] if _starts_work(events, new_state) else []
         hooks = settings.get("webhooks")
@@ -334,7 +333,10 @@ class GameService:
             self.on_append(game, stored)
         self._after_append(game, new_state, settings, outbox)
         turn = next((w for w in outbox if w.name == game), None)
-        pending = TurnTicket.from_payload(turn.payload) if turn is not None and turn.payload else None
+        if turn is None:  # the turn goes on: its deadline stands
+            pending = settings.get("pending_turn")
+        else:
+            pending = TurnTicket.from_payload(turn.payload) if turn.payload else None
         return Outcome(stored, new_state, duplicate=False, settings={**settings, "pending_turn": pending})
 
     def _replay(self, game: str, key: str, command_hash: str, seen: tuple[str, Any]) -> Outcome:

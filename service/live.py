@@ -57,12 +57,12 @@ def _next(c: "Components", game: str, after: int) -> list[StoredEvent]:
     return kept[:PAGE] if kept is not None else c.store.read(game, after=after, until=after + PAGE)
 
 
-def poll(c: "Components", game: str, after: int, wait: float) -> tuple[list[StoredEvent], int]:
+def poll(c: "Components", game: str, after: int, wait: float, version: int) -> tuple[list[StoredEvent], int]:
     """A page of events after ``after``, waiting up to ``wait`` seconds for one; and the
-    game's version."""
+    game's version (``version``: the one the caller just loaded, or newer)."""
     stored = c.store.read(game, after=after, until=after + PAGE)
     if stored or wait <= 0:
-        return stored, max(c.store.version(game), stored[-1].seq if stored else 0)
+        return stored, max(version, stored[-1].seq if stored else 0)
     with c.feed.watching(game):
         version = c.feed.wait(game, after, wait)
         stored = _next(c, game, after) if version > after else []

@@ -64,15 +64,16 @@ def view_hash(state: Game, seat: int) -> str:
     return hmac.new(state.seed.encode(), message, hashlib.sha256).hexdigest()
 
 
-def candidates(state: Game, seat: int, level: str, rnd: random.Random) -> Iterator[tuple[str, Command]]:
+def candidates(state: Game, seat: int, level: str, seed: str) -> Iterator[tuple[str, Command]]:
     """The commands to try, in order: the level's choice, then greedy's, then ending the turn.
     A bot that raises or picks an illegal command is logged and replaced, so no game ever
-    waits on a crashed bot."""
+    waits on a crashed bot. Each level draws from its own ``random.Random(seed)``, so the
+    choice recorded with the seed can be re-run whichever level made it."""
     for fallback in dict.fromkeys([level, "greedy"]):
         if fallback == "pass":
             break
         try:
-            yield fallback, bots.choose(state, seat, fallback, rnd)
+            yield fallback, bots.choose(state, seat, fallback, random.Random(seed))
         except Exception:  # noqa: BLE001 - any bot failure falls back to a simpler player
             log.exception("bot %s failed at version %d; falling back", fallback, state.version)
     yield "pass", next(c for c in legal_commands(state, seat) if isinstance(c, EndTurn))
@@ -91,7 +92,7 @@ def play(service: "GameService", game: str, seat: int, turn: int, level: str, re
         seed = bot_seed(game, state.version, seat)
         meta = {"reason": reason, "seed": seed, "view": view_hash(state, seat)}
         command: Command | None = None
-        for played, command in candidates(state, seat, level, random.Random(seed)):
+        for played, command in candidates(state, seat, level, seed):
             meta.update(level=played, budget=BUDGETS.get(played, 0.0))
             try:
                 service.submit(

@@ -27,6 +27,10 @@ def test_a_short_deadline_is_shown_as_a_utc_time_passes_and_the_next_turn_shows_
         assert view["settings"] == {"turn_deadline": 10, "deadline_level": "pass"}
         first = datetime.fromisoformat(view["turn"]["deadline"].replace("Z", "+00:00"))
         assert view["turn"]["deadline"].endswith("Z") and 9 <= (first - created_at).total_seconds() <= 11
+        mover = created["seats"][0]["token"]
+        step = next(c for c in api.get(f"/games/{game}/legal", token=mover).json["commands"] if c["type"] == "move")
+        moved = api.post(f"/games/{game}/commands", token=mover, json=step, headers={"If-Match": f'"{view["version"]}"'}).json
+        assert moved["view"]["turn"]["deadline"] == view["turn"]["deadline"]  # the turn goes on: its deadline stands
         workers.start()
         view = wait_until(lambda: (v := api.get(f"/games/{game}", token=token).json)["turn"]["seat"] == 1 and v,
                           20, "the deadline to pass and the turn to end")
