@@ -11,6 +11,7 @@ import argparse
 import logging
 import signal
 import threading
+import time
 
 import redis
 from rq import Worker
@@ -44,6 +45,7 @@ def work(url: str, queue: str, stop: threading.Event) -> None:
     pause = 0.5
     while not stop.is_set():
         worker = None
+        started = time.monotonic()
         try:
             worker = Worker([queue], connection=redis.Redis.from_url(url, socket_connect_timeout=2.0))
             worker.work(with_scheduler=False, logging_level="WARNING")
@@ -53,6 +55,8 @@ def work(url: str, queue: str, stop: threading.Event) -> None:
         if worker is not None and (worker._stop_requested or worker._shutdown_requested_date is not None):
             stop.set()
             return
+        if time.monotonic() - started > 30:
+            pause = 0.5  # it had been working: this is a new outage, not the same one going on
         log.warning("worker: lost Redis; starting again in %.1f s", pause)
         stop.wait(pause)
         pause = min(pause * 2, 5.0)
