@@ -6,6 +6,7 @@ Measures "get my view" (GET /games/{id} with a seat token) and "post a command" 
 
     python bench/api_speed.py [--seconds 5] [--clients 8]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -56,8 +57,10 @@ def report(name: str, rate: float, lat: list[float], base_rate: float, base_lat:
     lat = sorted(lat)
     p50, p99 = statistics.median(lat), lat[int(len(lat) * 0.99) - 1]
     b50 = statistics.median(base_lat)
-    print(f"{name:22s} {rate:8.0f} req/s  p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms   "
-          f"vs bare: {rate / base_rate:.3f} x throughput, {p50 / b50:.1f} x p50 latency")
+    print(
+        f"{name:22s} {rate:8.0f} req/s  p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms   "
+        f"vs bare: {rate / base_rate:.3f} x throughput, {p50 / b50:.1f} x p50 latency"
+    )
 
 
 def main() -> None:
@@ -77,12 +80,16 @@ def run(args: argparse.Namespace, url: str) -> None:
         bare, bport = serve("bench.bare_app:create_app()", env)
         procs += [service, bare]
 
-        base_rate, base_lat = load(bport, args.clients, args.seconds,
-                                   lambda conn: (lambda: call(conn, "GET", "/bare")))
+        base_rate, base_lat = load(bport, args.clients, args.seconds, lambda conn: lambda: call(conn, "GET", "/bare"))
 
         def new_game(conn):  # type: ignore[no-untyped-def]
-            status, data = call(conn, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]},
-                                {"Content-Type": "application/json"})
+            status, data = call(
+                conn,
+                "POST",
+                "/games",
+                {"seats": [{"kind": "human"}, {"kind": "human"}]},
+                {"Content-Type": "application/json"},
+            )
             doc = json.loads(data)
             return doc["game"], [s["token"] for s in doc["seats"]], doc["version"]
 
@@ -97,25 +104,33 @@ def run(args: argparse.Namespace, url: str) -> None:
             state = {"version": version, "seat": json.loads(data)["turn"]["seat"]}
 
             def step() -> None:
-                headers = {"Authorization": f"Bearer {tokens[state['seat']]}", "Content-Type": "application/json",
-                           "If-Match": f'"{state["version"]}"', "Idempotency-Key": f"{game}-{state['version']}"}
-                status, data = call(conn, "POST", f"/games/{game}/commands", {"type": "end_turn", "discards": []}, headers)
+                headers = {
+                    "Authorization": f"Bearer {tokens[state['seat']]}",
+                    "Content-Type": "application/json",
+                    "If-Match": f'"{state["version"]}"',
+                    "Idempotency-Key": f"{game}-{state['version']}",
+                }
+                status, data = call(
+                    conn, "POST", f"/games/{game}/commands", {"type": "end_turn", "discards": []}, headers
+                )
                 assert status == 200, data
                 doc = json.loads(data)
                 state["version"] = doc["version"]
                 state["seat"] = doc["view"]["turn"]["seat"]
+
             return step
 
         view_rate, view_lat = load(sport, args.clients, args.seconds, viewer)
         post_rate, post_lat = load(sport, args.clients, args.seconds, player)
-        base2_rate, base2_lat = load(bport, args.clients, args.seconds,
-                                     lambda conn: (lambda: call(conn, "GET", "/bare")))
+        base2_rate, base2_lat = load(bport, args.clients, args.seconds, lambda conn: lambda: call(conn, "GET", "/bare"))
         base_rate = (base_rate + base2_rate) / 2
         base_lat = base_lat + base2_lat
         print(f"gunicorn 2 gevent workers, {args.clients} keep-alive clients, {args.seconds:.0f} s each, one machine")
         b = sorted(base_lat)
-        print(f"{'bare Flask endpoint':22s} {base_rate:8.0f} req/s  p50 {statistics.median(b) * 1000:6.2f} ms  "
-              f"p99 {b[int(len(b) * 0.99) - 1] * 1000:6.2f} ms   (baseline, measured before and after)")
+        print(
+            f"{'bare Flask endpoint':22s} {base_rate:8.0f} req/s  p50 {statistics.median(b) * 1000:6.2f} ms  "
+            f"p99 {b[int(len(b) * 0.99) - 1] * 1000:6.2f} ms   (baseline, measured before and after)"
+        )
         report("get my view", view_rate, view_lat, base_rate, base_lat)
         report("post a command", post_rate, post_lat, base_rate, base_lat)
     finally:

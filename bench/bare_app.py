@@ -1,4 +1,5 @@
 """The baseline for bench/api_speed.py: a bare Flask endpoint, served the same way."""
+
 from flask import Flask, jsonify
 
 

@@ -7,6 +7,7 @@ way.
 
     python bench/bot_speed.py [--replies 40] [--seconds 15]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,9 +62,14 @@ def main() -> None:
 def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     service = build(client=client, on_turn=RQTurns(client, queue=QUEUE)).service
-    worker = subprocess.Popen([sys.executable, "-m", "workers.run", "--queue", QUEUE],
-                              cwd=ROOT, env={**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE},
-                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "workers.run", "--queue", QUEUE],
+        cwd=ROOT,
+        env={**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE},
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         queue = Queue(QUEUE, connection=client)
         # baseline: a no-op job's round trip through the same worker
@@ -94,9 +100,13 @@ def run(args: argparse.Namespace, url: str) -> None:
         b50, b99 = statistics.median(base), base[int(len(base) * 0.99) - 1]
         r50, r99 = statistics.median(replies), replies[int(len(replies) * 0.99) - 1]
         print(f"baseline no-op RQ job: p50 {b50 * 1000:.1f} ms, p99 {b99 * 1000:.1f} ms")
-        print(f"human command -> greedy bot's reply in the feed: p50 {r50 * 1000:.1f} ms, p99 {r99 * 1000:.1f} ms "
-              f"({r50 / b50:.1f} x the no-op job at p50)")
-        print(f"one worker, greedy: {turns_per_second:.1f} bot turns/s ({1 / turns_per_second / b50:.1f} x no-op job time per turn)")
+        print(
+            f"human command -> greedy bot's reply in the feed: p50 {r50 * 1000:.1f} ms, p99 {r99 * 1000:.1f} ms "
+            f"({r50 / b50:.1f} x the no-op job at p50)"
+        )
+        print(
+            f"one worker, greedy: {turns_per_second:.1f} bot turns/s ({1 / turns_per_second / b50:.1f} x no-op job time per turn)"
+        )
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(10)

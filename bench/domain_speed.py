@@ -7,6 +7,7 @@ shows as a changed baseline rather than a changed ratio).
 
     python bench/domain_speed.py [--games N] [--turns N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -64,13 +65,19 @@ def main() -> None:
     fold_seconds = (time.perf_counter() - start) / rounds
     base = baseline(1_000_000)
     print(f"baseline: 1e6 loop iterations in {base * 1000:.1f} ms")
-    print(f"random self-play, 4 players: {turns / play_seconds:.0f} turns/s "
-          f"({turns} turns; {turns / play_seconds * base:.0f} turns per baseline unit)")
-    print(f"fold: {len(log) / fold_seconds:.0f} events/s; a {len(log)}-event log folds in {fold_seconds * 1000:.1f} ms "
-          f"({fold_seconds / base:.3f} x baseline)")
+    print(
+        f"random self-play, 4 players: {turns / play_seconds:.0f} turns/s "
+        f"({turns} turns; {turns / play_seconds * base:.0f} turns per baseline unit)"
+    )
+    print(
+        f"fold: {len(log) / fold_seconds:.0f} events/s; a {len(log)}-event log folds in {fold_seconds * 1000:.1f} ms "
+        f"({fold_seconds / base:.3f} x baseline)"
+    )
     median = statistics.median(timings)
-    print(f"legal_commands: median {median * 1e6:.0f} us, p99 {statistics.quantiles(timings, n=100)[98] * 1e6:.0f} us "
-          f"over {len(timings)} calls ({median / base * 1000:.3f} x baseline/1000)")
+    print(
+        f"legal_commands: median {median * 1e6:.0f} us, p99 {statistics.quantiles(timings, n=100)[98] * 1e6:.0f} us "
+        f"over {len(timings)} calls ({median / base * 1000:.3f} x baseline/1000)"
+    )
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """Start the web process as the Procfile does (gunicorn with service/gunicorn_conf.py), for
 the benchmarks: the service, or bench/bare_app.py as a baseline served the same way."""
+
 from __future__ import annotations
 
 import http.client
@@ -19,9 +20,22 @@ def serve(app: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
     """gunicorn serving ``app`` on a free port, once it answers."""
     port = free_port()
     proc = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf", "--bind", f"127.0.0.1:{port}",
-         "--log-level", "warning", app],
-        cwd=ROOT, env={**env, "PYTHONPATH": str(ROOT)}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        [
+            sys.executable,
+            "-m",
+            "gunicorn",
+            "-c",
+            "python:service.gunicorn_conf",
+            "--bind",
+            f"127.0.0.1:{port}",
+            "--log-level",
+            "warning",
+            app,
+        ],
+        cwd=ROOT,
+        env={**env, "PYTHONPATH": str(ROOT)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -35,8 +49,9 @@ def serve(app: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
     raise RuntimeError(f"{app} did not start")
 
 
-def call(conn: http.client.HTTPConnection, method: str, path: str, body: Any = None,
-         headers: dict[str, str] | None = None) -> tuple[int, bytes]:
+def call(
+    conn: http.client.HTTPConnection, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
+) -> tuple[int, bytes]:
     """One request on a keep-alive connection, reconnecting once if the server closed it
     while idle."""
     for attempt in (1, 2):

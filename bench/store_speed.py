@@ -6,6 +6,7 @@ for a game of 500 events with and without snapshots, and memory per stored event
 
     python bench/store_speed.py [--appends N]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -37,7 +38,7 @@ def a_game(events_wanted: int, seed: int = 1) -> list:
 
 def bench_appends(client, store: RedisStore, n: int) -> tuple[float, float, float]:
     events = a_game(n + 5)
-    one = events[5:5 + n]
+    one = events[5 : 5 + n]
     # the store: one Lua append per command (one event each here)
     game = uuid.uuid4().hex
     store.append(game, 0, events[:5])
@@ -107,16 +108,19 @@ def run(args: argparse.Namespace, url: str) -> None:
     store = RedisStore(client)
     try:
         store_rate, raw_rate, single_rate = bench_appends(client, store, args.appends)
-        print(f"appends: store {store_rate:.0f}/s (one checked Lua script per command), raw pipelined XADD {raw_rate:.0f}/s, "
-              f"raw XADD one per round trip {single_rate:.0f}/s; ratio store/pipelined = {store_rate / raw_rate:.3f}, "
-              f"store/single = {store_rate / single_rate:.3f}")
-        labels = {"cached": "state cached in process", "snapshot": "with snapshots (cold)",
-                  "fold": "without snapshots"}
+        print(
+            f"appends: store {store_rate:.0f}/s (one checked Lua script per command), raw pipelined XADD {raw_rate:.0f}/s, "
+            f"raw XADD one per round trip {single_rate:.0f}/s; ratio store/pipelined = {store_rate / raw_rate:.3f}, "
+            f"store/single = {store_rate / single_rate:.3f}"
+        )
+        labels = {"cached": "state cached in process", "snapshot": "with snapshots (cold)", "fold": "without snapshots"}
         for mode, label in labels.items():
             t = sorted(bench_cycle(client, mode, args.rounds))
             p50, p99 = statistics.median(t), t[int(len(t) * 0.99) - 1]
             print(f"load+decide+append, 500-event game, {label:24s}: p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
-        print(f"memory: {memory_per_event(client, store):.0f} bytes per stored event (MEMORY USAGE of a 2000-event stream)")
+        print(
+            f"memory: {memory_per_event(client, store):.0f} bytes per stored event (MEMORY USAGE of a 2000-event stream)"
+        )
     finally:
         client.close()
 

@@ -5,6 +5,7 @@ Each ``Watcher`` speaks HTTP/1.1 to ``GET /games/{id}/stream``, decodes the chun
 and records every event id, every keep-alive comment, and whether the stream ended cleanly
 (the final zero-length chunk).
 """
+
 from __future__ import annotations
 
 import asyncio
@@ -35,8 +36,11 @@ class Watcher:
         writer = None
         try:
             reader, writer = await asyncio.open_connection(self.host, self.port)
-            head = [f"GET /games/{self.game}/stream HTTP/1.1", f"Host: {self.host}:{self.port}",
-                    "Accept: text/event-stream"]
+            head = [
+                f"GET /games/{self.game}/stream HTTP/1.1",
+                f"Host: {self.host}:{self.port}",
+                "Accept: text/event-stream",
+            ]
             if self.token:
                 head.append(f"Authorization: Bearer {self.token}")
             if self.last_event_id is not None:
@@ -97,25 +101,31 @@ async def _serve(conn: Connection, host: str, port: int, game: str, tokens: list
             count, after, timeout = arg
             fresh = [Watcher(host, port, game, tokens[(len(watchers) + i) % len(tokens)], after) for i in range(count)]
             for i in range(0, count, 200):  # connect in batches: the listen backlog is finite
-                batch = fresh[i:i + 200]
+                batch = fresh[i : i + 200]
                 tasks += [asyncio.create_task(w.run()) for w in batch]
                 await asyncio.wait_for(asyncio.gather(*(w.ready.wait() for w in batch)), timeout)
             watchers += fresh
-            conn.send({"open": sum(w.error is None and not w.closed for w in watchers),
-                       "errors": [w.error for w in watchers if w.error][:5]})
+            conn.send(
+                {
+                    "open": sum(w.error is None and not w.closed for w in watchers),
+                    "errors": [w.error for w in watchers if w.error][:5],
+                }
+            )
         elif verb == "expect":
             first, last, timeout = arg
             ends = time.monotonic() + timeout
-            while time.monotonic() < ends and not all(w.ids and w.ids[-1] >= last or w.closed for w in watchers):
+            while time.monotonic() < ends and not all((w.ids and w.ids[-1] >= last) or w.closed for w in watchers):
                 await asyncio.sleep(0.05)
-            conn.send({
-                "watchers": len(watchers),
-                "complete": sum(bool(w.ids) and w.ids[-1] >= last for w in watchers),
-                "in_order_once": sum(w.in_order_once(first, last) for w in watchers),
-                "open": sum(not w.closed for w in watchers),
-                "keepalives": sum(w.keepalives for w in watchers),
-                "errors": [w.error for w in watchers if w.error][:5],
-            })
+            conn.send(
+                {
+                    "watchers": len(watchers),
+                    "complete": sum(bool(w.ids) and w.ids[-1] >= last for w in watchers),
+                    "in_order_once": sum(w.in_order_once(first, last) for w in watchers),
+                    "open": sum(not w.closed for w in watchers),
+                    "keepalives": sum(w.keepalives for w in watchers),
+                    "errors": [w.error for w in watchers if w.error][:5],
+                }
+            )
         elif verb == "close":
             for t in tasks:
                 t.cancel()
@@ -140,7 +150,8 @@ class WatcherPool:
     def __init__(self, host: str, port: int, game: str, tokens: list[str | None]) -> None:
         self._conn, child = multiprocessing.Pipe()
         self._process = multiprocessing.get_context("spawn").Process(
-            target=_child, args=(child, host, port, game, tokens), daemon=True)
+            target=_child, args=(child, host, port, game, tokens), daemon=True
+        )
         self._process.start()
 
     def _ask(self, verb: str, arg: object = None) -> dict[str, object]:

@@ -12,6 +12,7 @@ real HTTP streams held by a child process (bench/watch.py). Reports, each in the
 
     python bench/watchers.py [--watchers 1000] [--max 10000] [--commands 60]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -42,20 +43,35 @@ class Player:
 
     def __init__(self, port: int) -> None:
         self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        status, data = call(self.conn, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}],
-                                                          "setup": {"first_player": 0}},
-                            {"Content-Type": "application/json"})
+        status, data = call(
+            self.conn,
+            "POST",
+            "/games",
+            {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}},
+            {"Content-Type": "application/json"},
+        )
         doc = json.loads(data)
-        self.game, self.tokens, self.version, self.seat = doc["game"], [s["token"] for s in doc["seats"]], doc["version"], 0
+        self.game, self.tokens, self.version, self.seat = (
+            doc["game"],
+            [s["token"] for s in doc["seats"]],
+            doc["version"],
+            0,
+        )
 
     def play(self, count: int) -> tuple[list[float], int]:
         """``count`` commands; their latencies, and how many were not answered 200."""
         latencies, failed = [], 0
         for _ in range(count):
-            headers = {"Authorization": f"Bearer {self.tokens[self.seat]}", "Content-Type": "application/json",
-                       "If-Match": f'"{self.version}"', "Idempotency-Key": f"{self.game}-{self.version}"}
+            headers = {
+                "Authorization": f"Bearer {self.tokens[self.seat]}",
+                "Content-Type": "application/json",
+                "If-Match": f'"{self.version}"',
+                "Idempotency-Key": f"{self.game}-{self.version}",
+            }
             started = time.perf_counter()
-            status, data = call(self.conn, "POST", f"/games/{self.game}/commands", {"type": "end_turn", "discards": []}, headers)
+            status, data = call(
+                self.conn, "POST", f"/games/{self.game}/commands", {"type": "end_turn", "discards": []}, headers
+            )
             latencies.append(time.perf_counter() - started)
             if status != 200:
                 failed += 1
@@ -120,12 +136,18 @@ def run(args: argparse.Namespace, url: str) -> None:
         hb, hw = percentiles(base_health), percentiles(health)
         print(f"gunicorn 2 gevent workers (Procfile), one game, {args.commands} commands per phase, 2 cores")
         print(f"no watchers          commands {ms(b)}  /healthz {ms(hb)}  failed {base_failed}")
-        print(f"{args.watchers:5d} watchers       commands {ms(w)}  /healthz {ms(hw)}  failed {failed}  "
-              f"(opened {opened['open']})")
-        print(f"  ratio to no watchers: commands p50 {w[0] / b[0]:.2f} x, p99 {w[1] / b[1]:.2f} x; "
-              f"/healthz p99 {hw[1] / hb[1]:.2f} x")
-        print(f"  every event once, in order: {seen['in_order_once']} of {seen['watchers']} watchers "
-              f"(complete {seen['complete']}, errors {seen['errors']})")
+        print(
+            f"{args.watchers:5d} watchers       commands {ms(w)}  /healthz {ms(hw)}  failed {failed}  "
+            f"(opened {opened['open']})"
+        )
+        print(
+            f"  ratio to no watchers: commands p50 {w[0] / b[0]:.2f} x, p99 {w[1] / b[1]:.2f} x; "
+            f"/healthz p99 {hw[1] / hb[1]:.2f} x"
+        )
+        print(
+            f"  every event once, in order: {seen['in_order_once']} of {seen['watchers']} watchers "
+            f"(complete {seen['complete']}, errors {seen['errors']})"
+        )
 
         held = args.watchers
         rss = worker_rss(web.pid)
@@ -133,22 +155,26 @@ def run(args: argparse.Namespace, url: str) -> None:
             step = min(args.step, args.max - held)
             try:
                 opened = pool.open(step, timeout=120)
-            except Exception as error:  # noqa: BLE001 - a failed step ends the ramp, and says why
+            except Exception as error:
                 print(f"  could not open {step} more: {error}")
                 break
             before = player.version
             lat, failed, health = phase(port, player, 3)
             seen = pool.expect(before + 1, player.version, timeout=120)
             complete = seen["complete"]
-            print(f"  {seen['watchers']:6d} watchers: {complete} got the new events; "
-                  f"commands {ms(percentiles(lat))}  /healthz {ms(percentiles(health))}  failed {failed}")
+            print(
+                f"  {seen['watchers']:6d} watchers: {complete} got the new events; "
+                f"commands {ms(percentiles(lat))}  /healthz {ms(percentiles(health))}  failed {failed}"
+            )
             if complete != seen["watchers"] or failed:
                 break
             held = int(seen["watchers"])  # type: ignore[call-overload]
             rss = worker_rss(web.pid)
         print(f"most watchers held (each got every new event): {held}")
-        print(f"memory per watcher: {(rss - rss0) / held / 1024:.1f} KiB "
-              f"(workers' RSS {rss0 / 2**20:.0f} MiB -> {rss / 2**20:.0f} MiB)")
+        print(
+            f"memory per watcher: {(rss - rss0) / held / 1024:.1f} KiB "
+            f"(workers' RSS {rss0 / 2**20:.0f} MiB -> {rss / 2**20:.0f} MiB)"
+        )
     finally:
         if pool is not None:
             pool.close()

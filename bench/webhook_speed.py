@@ -8,6 +8,7 @@ same run (the ratio is the figure).
 
     python bench/webhook_speed.py [--deliveries 300] [--latency 60]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,7 +48,7 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802
+            def do_POST(self) -> None:
                 self.rfile.read(int(self.headers["Content-Length"]))
                 self.send_response(200)
                 self.send_header("Content-Length", "0")
@@ -80,8 +81,14 @@ def run(args: argparse.Namespace, url: str) -> None:
     service = build(client=client, on_turn=RQTurns(client, queue=QUEUE)).service
     receiver = Receiver()
     env = {**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE}
-    worker = subprocess.Popen([sys.executable, "-m", "workers.run", "--queue", QUEUE], cwd=ROOT, env=env,
-                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "workers.run", "--queue", QUEUE],
+        cwd=ROOT,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         queue = Queue(QUEUE, connection=client)
         warm = queue.enqueue("bench.noop.noop")
@@ -121,10 +128,16 @@ def run(args: argparse.Namespace, url: str) -> None:
             latencies.append(receiver.arrivals[i] - sent)
             version, seat = outcome.state.version, 1 - seat
         p50, p99 = percentiles(latencies)
-        print(f"one worker, receiver on 127.0.0.1 answering 200 at once; {expected} deliveries, {args.deliveries} no-op jobs")
+        print(
+            f"one worker, receiver on 127.0.0.1 answering 200 at once; {expected} deliveries, {args.deliveries} no-op jobs"
+        )
         print(f"no-op RQ jobs: {noop_rate:.1f} jobs/s (baseline)")
-        print(f"webhook deliveries: {delivery_rate:.1f} deliveries/s per worker ({delivery_rate / noop_rate:.2f} x the no-op job rate)")
-        print(f"event appended -> receiver: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms over {len(latencies)} commands")
+        print(
+            f"webhook deliveries: {delivery_rate:.1f} deliveries/s per worker ({delivery_rate / noop_rate:.2f} x the no-op job rate)"
+        )
+        print(
+            f"event appended -> receiver: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms over {len(latencies)} commands"
+        )
     finally:
         os.killpg(worker.pid, signal.SIGTERM)
         worker.wait(10)

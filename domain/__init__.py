@@ -1,4 +1,5 @@
 """Blue Moon City's rules: commands decide events, events fold into state. No I/O here."""
+
 from .commands import COMMAND_NAMES, COMMAND_TYPES, Command
 from .decide import decide
 from .errors import CommandError, IllegalCommand, InvalidCommand
@@ -11,7 +12,24 @@ from .state import Game, Phase
 from .views import redact, view
 
 __all__ = [
-    "COMMAND_NAMES", "COMMAND_TYPES", "Command", "CommandError", "EVENT_TYPES", "Edition", "Event",
-    "Game", "IllegalCommand", "InvalidCommand", "Layout", "Options", "Phase", "decide", "evolve",
-    "fold", "legal_commands", "new_game", "redact", "view",
+    "COMMAND_NAMES",
+    "COMMAND_TYPES",
+    "EVENT_TYPES",
+    "Command",
+    "CommandError",
+    "Edition",
+    "Event",
+    "Game",
+    "IllegalCommand",
+    "InvalidCommand",
+    "Layout",
+    "Options",
+    "Phase",
+    "decide",
+    "evolve",
+    "fold",
+    "legal_commands",
+    "new_game",
+    "redact",
+    "view",
 ]

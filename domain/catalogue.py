@@ -3,6 +3,7 @@
 Provenance letters: ``S`` printed in a rulebook example, ``R`` reconstructed (the tile
 pictures are lost). An owner of the physical game can correct a value here and its letter.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -27,7 +28,7 @@ class Reward:
     cards: int = 0
 
     @staticmethod
-    def parse(text: str) -> "Reward":
+    def parse(text: str) -> Reward:
         """Parse the catalogue notation, e.g. ``"1c 1k"`` or ``"2s"``."""
         amounts = {"c": 0, "s": 0, "k": 0}
         for part in text.split():

@@ -1,4 +1,5 @@
 """The city grid: which building stands where, and which tiles touch (R1, R3)."""
+
 from __future__ import annotations
 
 from collections import deque
@@ -24,9 +25,7 @@ _CORNERS = {(0, 0), (0, 4), (4, 0), (4, 4)}
 
 def cells(expansion: bool) -> tuple[Cell, ...]:
     """The city's cells, row-major: 5x5 without corners, or all 25 with the expansion."""
-    return tuple(
-        (r, c) for r in range(5) for c in range(5) if expansion or (r, c) not in _CORNERS
-    )
+    return tuple((r, c) for r in range(5) for c in range(5) if expansion or (r, c) not in _CORNERS)
 
 
 @dataclass(frozen=True)

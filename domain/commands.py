@@ -1,8 +1,8 @@
 """Commands: what a player asks for. ``decide`` validates each against the state."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,7 @@ class EndTurn:
     discards: tuple[str, ...] = ()
 
 
-Command = Union[Move, FlyFigure, GainSteps, FlyDragon, MoveDragon, Contribute, Offer, UseAction, EndTurn]
+Command = Move | FlyFigure | GainSteps | FlyDragon | MoveDragon | Contribute | Offer | UseAction | EndTurn
 COMMAND_TYPES: dict[str, type] = {
     "move": Move,
     "fly_figure": FlyFigure,

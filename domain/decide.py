@@ -3,10 +3,11 @@
 Every rule check lives here or in ``payment``; ``legal`` enumerates candidates and keeps
 those this module accepts, so the two can never disagree.
 """
+
 from __future__ import annotations
 
 from collections import Counter
-from typing import Callable
+from collections.abc import Callable
 
 from . import commands as cmd
 from . import events as ev
@@ -197,7 +198,11 @@ def _contribute(tx: _Transaction, c: cmd.Contribute) -> None:
     first = not tx.turn.scales_given
     tx.emit(
         ev.ContributionMade(
-            c.seat, c.building, c.space, colour.value, tuple(c.cards),
+            c.seat,
+            c.building,
+            c.space,
+            colour.value,
+            tuple(c.cards),
             tuple((h.card, tuple(h.targets)) for h in c.hoax),
         )
     )
@@ -228,11 +233,11 @@ def _complete(tx: _Transaction, building: str) -> None:
     spec = BUILDINGS[building]
     _reward(tx, majority, "majority", building, spec.majority)  # type: ignore[arg-type]
     for seat in contributors:
-        _reward(tx, seat, "construction", building, spec.construction)  # type: ignore[arg-type]
+        _reward(tx, seat, "construction", building, spec.construction)
     for near in game.city.neighbours[building]:
         if near != COURTYARD and tx.game.sites[near].reconstructed:
             for seat in contributors:
-                _reward(tx, seat, "neighbourhood", near, BUILDINGS[near].neighbourhood)  # type: ignore[arg-type]
+                _reward(tx, seat, "neighbourhood", near, BUILDINGS[near].neighbourhood)
 
 
 def _reward(tx: _Transaction, seat: int, reason: str, source: str, reward: Reward) -> None:
@@ -367,9 +372,7 @@ def _check_end(tx: _Transaction) -> None:
     game = tx.game
     if all(p.markers == 0 for p in game.players):
         _end(tx, EndReason.DRAW, ())
-    elif all(s.reconstructed for s in game.sites.values()) and not any(
-        can_offer(game, p.seat) for p in game.players
-    ):
+    elif all(s.reconstructed for s in game.sites.values()) and not any(can_offer(game, p.seat) for p in game.players):
         best = max((p.offerings, p.crystals) for p in game.players)
         _end(tx, EndReason.REBUILT, tuple(p.seat for p in game.players if (p.offerings, p.crystals) == best))
 

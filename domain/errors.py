@@ -1,4 +1,5 @@
 """Why a command is refused: malformed input versus a move against the rules."""
+
 from __future__ import annotations
 
 

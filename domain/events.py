@@ -3,10 +3,10 @@
 Every field is a primitive or a (nested) tuple of primitives, so events serialize to JSON as
 they are. Fields named in ``SECRET`` or ``PRIVATE`` are hidden by ``views.redact``.
 """
+
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Union
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,9 +16,9 @@ class GameCreated:
     expansion: bool
     layout: str
     grid: tuple[tuple[str, int, int], ...]  #: (tile, row, column)
-    commitment: str                           #: SHA-256 of the seed, public from the start
-    seed: str | None                          #: secret until the game ends
-    explicit: tuple[str, ...] = ()            #: parts given, not drawn: grid, deck, first_player
+    commitment: str  #: SHA-256 of the seed, public from the start
+    seed: str | None  #: secret until the game ends
+    explicit: tuple[str, ...] = ()  #: parts given, not drawn: grid, deck, first_player
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,11 +95,11 @@ class Rewarded:
     """Crystals and scales paid to a seat; scales come from the supply while it lasts (R8)."""
 
     seat: int
-    reason: str           #: dragons, majority, construction, neighbourhood
-    source: str           #: the building that pays
+    reason: str  #: dragons, majority, construction, neighbourhood
+    source: str  #: the building that pays
     crystals: int | None  #: private to the seat
     scales: int
-    cards: int            #: how many cards follow in a CardsDrawn event
+    cards: int  #: how many cards follow in a CardsDrawn event
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,8 +112,8 @@ class BuildingCompleted:
 @dataclass(frozen=True, slots=True)
 class ScalesScored:
     crystals: tuple[tuple[int, int | None], ...]  #: (seat, crystals); amounts private
-    returned: tuple[int, ...]                      #: seats that returned all their scales
-    supply: int                                    #: the supply afterwards
+    returned: tuple[int, ...]  #: seats that returned all their scales
+    supply: int  #: the supply afterwards
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +140,7 @@ class CardsDiscarded:
 
 @dataclass(frozen=True, slots=True)
 class DeckReshuffled:
-    number: int                    #: 1 for the first reshuffle of the game
+    number: int  #: 1 for the first reshuffle of the game
     order: tuple[str, ...] | None  #: the new deck, top first; secret
 
 
@@ -149,7 +149,7 @@ class CardsDrawn:
     seat: int
     cards: tuple[str, ...] | None  #: private to the seat
     count: int
-    aside: bool                    #: kept aside until after the Reset draw (R12)
+    aside: bool  #: kept aside until after the Reset draw (R12)
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +171,28 @@ class GameEnded:
     seed: str  #: revealed now, so anyone can audit every shuffle (R15)
 
 
-Event = Union[
-    GameCreated, DeckShuffled, CardsDealt, TurnStarted, FigureMoved, FigureFlown, StepsGained,
-    DragonFlown, DragonMoved, ContributionPhaseBegan, ContributionMade, Rewarded,
-    BuildingCompleted, ScalesScored, OfferingMade, ActionUsed, CardsDiscarded, DeckReshuffled,
-    CardsDrawn, AsideJoined, TurnEnded, GameEnded,
-]
-EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in Event.__args__}  # type: ignore[attr-defined]
+Event = (
+    GameCreated
+    | DeckShuffled
+    | CardsDealt
+    | TurnStarted
+    | FigureMoved
+    | FigureFlown
+    | StepsGained
+    | DragonFlown
+    | DragonMoved
+    | ContributionPhaseBegan
+    | ContributionMade
+    | Rewarded
+    | BuildingCompleted
+    | ScalesScored
+    | OfferingMade
+    | ActionUsed
+    | CardsDiscarded
+    | DeckReshuffled
+    | CardsDrawn
+    | AsideJoined
+    | TurnEnded
+    | GameEnded
+)
+EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in Event.__args__}

@@ -1,8 +1,9 @@
 """Apply one event to a state. Trusted, pure and never random: events carry every outcome."""
+
 from __future__ import annotations
 
-from collections.abc import Iterable
-from typing import Any, Callable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from . import events as ev
 from .catalogue import BUILDINGS, COURTYARD
@@ -32,9 +33,7 @@ def _turn(game: Game, **changes: Any) -> Turn:
 def _created(_: Game | None, e: ev.GameCreated) -> Game:
     options = Options(e.players, Edition(e.edition), e.expansion, Layout(e.layout))
     city = City({tile: (r, c) for tile, r, c in e.grid})
-    sites = {
-        t: Site(t, (None,) * len(BUILDINGS[t].spaces)) for t in city.placement if t != COURTYARD
-    }
+    sites = {t: Site(t, (None,) * len(BUILDINGS[t].spaces)) for t in city.placement if t != COURTYARD}
     return Game(
         options=options,
         city=city,
@@ -42,7 +41,7 @@ def _created(_: Game | None, e: ev.GameCreated) -> Game:
         commitment=e.commitment,
         sites=sites,
         players=tuple(Player(seat, COURTYARD) for seat in range(e.players)),
-        dragons={d: None for d in Dragon},
+        dragons=dict.fromkeys(Dragon),
         obelisk=(None,) * len(options.obelisk),
         scale_supply=options.scale_supply,
     )
@@ -55,7 +54,7 @@ def _shuffled(g: Game, e: ev.DeckShuffled) -> Game:
 def _dealt(g: Game, e: ev.CardsDealt) -> Game:
     cards = e.cards or ()
     assert g.deck[: len(cards)] == cards, "dealt cards must come from the top of the deck"
-    return replace(g, deck=g.deck[len(cards):], players=_player(g, e.seat, hand=cards))
+    return replace(g, deck=g.deck[len(cards) :], players=_player(g, e.seat, hand=cards))
 
 
 def _turn_started(g: Game, e: ev.TurnStarted) -> Game:
@@ -169,7 +168,7 @@ def _drawn(g: Game, e: ev.CardsDrawn) -> Game:
     assert g.deck[: len(cards)] == cards, "drawn cards must come from the top of the deck"
     p = g.players[e.seat]
     change = {"aside": p.aside + cards} if e.aside else {"hand": p.hand + cards}
-    return replace(g, deck=g.deck[len(cards):], players=_player(g, e.seat, **change))
+    return replace(g, deck=g.deck[len(cards) :], players=_player(g, e.seat, **change))
 
 
 def _joined(g: Game, e: ev.AsideJoined) -> Game:

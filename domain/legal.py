@@ -4,6 +4,7 @@ Candidates are generated from the state; card choices are deduplicated by kind (
 same colour and value are interchangeable), and contributions are the minimal payments of
 ``payment.minimal_payments``. ``decide`` accepts each of them (a property test checks it).
 """
+
 from __future__ import annotations
 
 from collections.abc import Iterator
@@ -76,9 +77,7 @@ def _contributions(state: Game, seat: int) -> Iterator[cmd.Command]:
         colours = [space.colour] if space.colour is not None else list(Colour)
         for colour in colours:
             for cards, hoax in minimal_payments(player.hand, colour, space.value):
-                yield cmd.Contribute(
-                    seat, site.building, index, cards, None if space.colour else colour.value, hoax
-                )
+                yield cmd.Contribute(seat, site.building, index, cards, None if space.colour else colour.value, hoax)
 
 
 def offers_and_actions(state: Game, seat: int) -> Iterator[cmd.Command]:
@@ -102,9 +101,12 @@ def _offers(state: Game, seat: int, kinds: list[str]) -> Iterator[cmd.Command]:
         assert space is not None
         for cid in kinds:
             card = CARDS[cid]
-            if card.colour is Colour.YELLOW and card.value in PILLAR_EXTRA:
-                if player.crystals >= state.options.obelisk[space] + PILLAR_EXTRA[card.value]:
-                    yield cmd.Offer(seat, cid)
+            if (
+                card.colour is Colour.YELLOW
+                and card.value in PILLAR_EXTRA
+                and player.crystals >= state.options.obelisk[space] + PILLAR_EXTRA[card.value]
+            ):
+                yield cmd.Offer(seat, cid)
 
 
 def _actions(state: Game, seat: int) -> Iterator[cmd.Command]:
@@ -134,5 +136,5 @@ def _discard_choices(hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     for i, first in enumerate(groups):
         if len(first) > 1:
             choices.append((first[0], first[1]))
-        choices += [(first[0], second[0]) for second in groups[i + 1:]]
+        choices += [(first[0], second[0]) for second in groups[i + 1 :]]
     return tuple(choices)

@@ -1,4 +1,5 @@
 """Game options chosen at creation (R1) and the numbers that depend on them (R2)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -9,14 +10,14 @@ class Edition(str, Enum):
     """Which rulebook's numbers apply."""
 
     CLASSIC = "classic"  #: Kosmos / Fantasy Flight 2006
-    CMON = "cmon"        #: CMON 2018
+    CMON = "cmon"  #: CMON 2018
 
 
 class Layout(str, Enum):
     """How the city is laid out."""
 
     STANDARD = "standard"  #: starting tiles next to the Courtyard, the rest random
-    VARIANT = "variant"    #: every tile random around the Courtyard
+    VARIANT = "variant"  #: every tile random around the Courtyard
     EXPLICIT = "explicit"  #: a given grid, deck order and first player (re-entered games, tests)
 
 

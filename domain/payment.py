@@ -2,11 +2,12 @@
 
 One module holds the colour rules (R6) so that ``decide`` and ``legal_commands`` agree.
 """
+
 from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterator, Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 from itertools import product
 
 from .commands import Recolour
@@ -72,12 +73,12 @@ def check_hoax(hoax: Sequence[Recolour], cards: Sequence[Card], colour: Colour) 
     return frozenset(recoloured)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _covers(targets: int) -> list[tuple[int, int]]:
     """Minimal (Hoax 1, Hoax 2) counts covering ``targets`` cards of one colour."""
     result = []
-    for h1 in range(0, (targets + 3) // 4 + 1):
-        for h2 in range(0, targets + 1):
+    for h1 in range((targets + 3) // 4 + 1):
+        for h2 in range(targets + 1):
             cap = 4 * h1 + h2
             if cap < targets or (h2 and cap - 1 >= targets) or (h1 and cap - 4 >= targets):
                 continue
@@ -126,7 +127,7 @@ def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) ->
     pairs = [(0, 0)]
     b1, b2 = avail[pair_kinds[0]], avail[pair_kinds[1]]
     if colour is not Colour.BROWN:
-        pairs += [(x, n - x) for n in range(2, b1 + b2 + 1, 2) for x in range(0, n + 1) if x <= b1 and n - x <= b2]
+        pairs += [(x, n - x) for n in range(2, b1 + b2 + 1, 2) for x in range(n + 1) if x <= b1 and n - x <= b2]
     else:  # on brown only pairs of 1s pay more than their printed value (ruling P14)
         pairs += [(n, 0) for n in range(2, b1 + 1, 2)]
     seen: set[Payment] = set()
@@ -137,7 +138,7 @@ def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) ->
         targets: dict[Colour, list[str]] = {}
         for role, kind, n in choice:
             first = taken.get(kind, 0)
-            chosen = ids[kind][first: first + n]
+            chosen = ids[kind][first : first + n]
             taken[kind] = first + n
             cards += chosen
             if role == "target":
@@ -146,8 +147,8 @@ def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) ->
         if not targets:
             yield tuple(cards), ()
             return
-        w1 = ids.get((Colour.WHITE, 1), [])[taken.get((Colour.WHITE, 1), 0):]
-        w2 = ids.get((Colour.WHITE, 2), [])[taken.get((Colour.WHITE, 2), 0):]
+        w1 = ids.get((Colour.WHITE, 1), [])[taken.get((Colour.WHITE, 1), 0) :]
+        w2 = ids.get((Colour.WHITE, 2), [])[taken.get((Colour.WHITE, 2), 0) :]
         colours = sorted(targets)
         for plan in product(*(_covers(len(targets[x])) for x in colours)):
             if sum(h1 for h1, _ in plan) > len(w1) or sum(h2 for _, h2 in plan) > len(w2):
@@ -221,7 +222,7 @@ def _none_spare(payment: Payment, colour: Colour, need: int) -> bool:
     recoloured = frozenset(t for r in hoax for t in r.targets)
     paid = [CARDS[c] for c in cards if c not in {r.card for r in hoax}]
     for i in range(len(paid)):
-        rest = paid[:i] + paid[i + 1:]
+        rest = paid[:i] + paid[i + 1 :]
         try:
             if paid[i].id not in recoloured and value_of(rest, colour, recoloured) >= need:
                 return False

@@ -1,4 +1,5 @@
 """The eight peoples, their colours, and the 80 people cards with stable ids (R2)."""
+
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -8,13 +9,13 @@ from enum import Enum
 class Colour(str, Enum):
     """A people's colour; the value is what clients send and receive."""
 
-    BLACK = "black"    #: Vulca: move the red dragon
-    RED = "red"        #: Terrah: move the green dragon
-    BLUE = "blue"      #: Aqua: move the blue dragon
-    GREY = "grey"      #: Flit: move your own figure
-    GREEN = "green"    #: Khind: wild card of value 1
-    BROWN = "brown"    #: Mimix: two 1s/2s form a wild 3
-    WHITE = "white"    #: Hoax: recolour cards for one contribution
+    BLACK = "black"  #: Vulca: move the red dragon
+    RED = "red"  #: Terrah: move the green dragon
+    BLUE = "blue"  #: Aqua: move the blue dragon
+    GREY = "grey"  #: Flit: move your own figure
+    GREEN = "green"  #: Khind: wild card of value 1
+    BROWN = "brown"  #: Mimix: two 1s/2s form a wild 3
+    WHITE = "white"  #: Hoax: recolour cards for one contribution
     YELLOW = "yellow"  #: Pillar: extra offerings
 
 

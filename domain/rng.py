@@ -7,6 +7,7 @@ from the last position down: for i = n-1 .. 1, j = below(i+1), swap a[i] and a[j
 Each use has its own label (``layout``, ``deck``, ``first-player``, ``reshuffle/1`` ...), so
 an auditor re-derives any one of them without replaying the others.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -34,9 +35,7 @@ class Stream:
 
     def _word(self) -> int:
         if len(self._buffer) < 8:
-            block = hmac.new(
-                self._seed, self._label + b":" + self._counter.to_bytes(8, "big"), hashlib.sha256
-            ).digest()
+            block = hmac.new(self._seed, self._label + b":" + self._counter.to_bytes(8, "big"), hashlib.sha256).digest()
             self._counter += 1
             self._buffer += block
         word, self._buffer = self._buffer[:8], self._buffer[8:]

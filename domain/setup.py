@@ -1,4 +1,5 @@
 """A new game's opening events from options and a seed (R3, R15)."""
+
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
@@ -51,14 +52,15 @@ def new_game(
             commitment=rng.commitment(seed),
             seed=seed.hex(),
             explicit=tuple(
-                name for name, given in (("grid", grid), ("deck", deck), ("first_player", first_player_given))
+                name
+                for name, given in (("grid", grid), ("deck", deck), ("first_player", first_player_given))
                 if given is not None
             ),
         ),
         ev.DeckShuffled(order),
     ]
     for seat in range(options.players):
-        hand = order[seat * HAND_SIZE: (seat + 1) * HAND_SIZE]
+        hand = order[seat * HAND_SIZE : (seat + 1) * HAND_SIZE]
         events.append(ev.CardsDealt(seat, hand, len(hand)))
     events.append(ev.TurnStarted(first_player, 1))
     return events

@@ -1,9 +1,11 @@
 """The state of a game: frozen values that ``evolve`` replaces, never mutates."""
+
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Mapping
+from typing import Any
 
 from .city import City
 from .options import Options
@@ -13,7 +15,7 @@ from .peoples import Dragon
 class Phase(str, Enum):
     """Where the current turn stands; the Reset is the single EndTurn command (R4)."""
 
-    MOVEMENT = "movement"          #: steps and movement powers
+    MOVEMENT = "movement"  #: steps and movement powers
     CONTRIBUTION = "contribution"  #: contributions, offerings, building actions
 
 
@@ -21,8 +23,8 @@ class EndReason(str, Enum):
     """How a game ended (R11)."""
 
     OFFERINGS = "offerings"  #: a player made the required number of offerings
-    REBUILT = "rebuilt"      #: every building rebuilt and nobody can offer any more
-    DRAW = "draw"            #: every player's markers are all on the board
+    REBUILT = "rebuilt"  #: every building rebuilt and nobody can offer any more
+    DRAW = "draw"  #: every player's markers are all on the board
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,7 +35,7 @@ class Player:
     aside: tuple[str, ...] = ()  #: cards won on one's own turn, joining after the draw (R12)
     crystals: int = 0
     scales: int = 0
-    markers: int = 10            #: markers in supply, not on the board
+    markers: int = 10  #: markers in supply, not on the board
     offerings: int = 0
 
 
@@ -51,12 +53,12 @@ class Turn:
     seat: int
     number: int = 1
     phase: Phase = Phase.MOVEMENT
-    steps: int = 2                 #: orthogonal steps left this movement phase
-    scales_given: bool = False     #: dragons pay on the first contribution only (R6)
-    courtyard_offerings: int = 0   #: Pillars need an offering at the Courtyard first (R9)
-    offered: bool = False          #: one offering per turn without Pillars
-    action_used: bool = False      #: expansion action, once per turn (R13)
-    relocated: bool = False        #: moved by the Main Hall: nothing more this turn
+    steps: int = 2  #: orthogonal steps left this movement phase
+    scales_given: bool = False  #: dragons pay on the first contribution only (R6)
+    courtyard_offerings: int = 0  #: Pillars need an offering at the Courtyard first (R9)
+    offered: bool = False  #: one offering per turn without Pillars
+    action_used: bool = False  #: expansion action, once per turn (R13)
+    relocated: bool = False  #: moved by the Main Hall: nothing more this turn
 
 
 @dataclass(frozen=True, slots=True)

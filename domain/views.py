@@ -4,6 +4,7 @@ Public: the city, figures, dragons, markers, obelisk, scale counts, hand sizes, 
 discard sizes, the discard pile, offerings, turn and phase. Private to the owner: hand, cards
 kept aside, crystals. Hidden from all until the end: deck order and seed.
 """
+
 from __future__ import annotations
 
 from dataclasses import replace
@@ -67,9 +68,7 @@ def view(state: Game, seat: int | None) -> dict[str, Any]:
             for tile, (r, c) in sorted(state.city.placement.items(), key=lambda kv: kv[1])
         ],
         "dragons": {d.value: at for d, at in state.dragons.items()},
-        "obelisk": [
-            {"value": value, "marker": owner} for value, owner in zip(state.options.obelisk, state.obelisk)
-        ],
+        "obelisk": [{"value": value, "marker": owner} for value, owner in zip(state.options.obelisk, state.obelisk)],
         "scale_supply": state.scale_supply,
         "deck_size": len(state.deck),
         "discard": list(state.discard),

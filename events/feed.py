@@ -12,6 +12,7 @@ short with ``CLIENT UNBLOCK`` so it reads the new stream at once) and leaves it 
 watcher. The reader reconnects with back-off after an outage; it reads from the last version
 it delivered, so nothing in between is lost.
 """
+
 from __future__ import annotations
 
 import logging
@@ -30,9 +31,9 @@ from .serialization import StoredEvent
 
 log = logging.getLogger("bluemoon.feed")
 
-BLOCK_MS = 5_000   #: how long one XREAD blocks; its client's socket timeout must exceed it
-RECENT = 256       #: newest events kept per watched game, served to watchers without a read
-PAGE = 200         #: events one XREAD takes per stream
+BLOCK_MS = 5_000  #: how long one XREAD blocks; its client's socket timeout must exceed it
+RECENT = 256  #: newest events kept per watched game, served to watchers without a read
+PAGE = 200  #: events one XREAD takes per stream
 
 
 @dataclass
@@ -62,7 +63,7 @@ class Feed:
         self._games: dict[str, _Watched] = {}
         self._work = threading.Condition(self._lock)  #: the reader sleeps here with nothing to watch
         self._reader_id: int | None = None
-        self._generation = 0       #: bumped when a game is added
+        self._generation = 0  #: bumped when a game is added
         self._read_generation = 0  #: the generation the reader's current XREAD covers
         self._thread: threading.Thread | None = None
 
@@ -141,7 +142,7 @@ class Feed:
             return [] if after >= watched.version else None
         if recent[0].seq > after + 1:
             return None
-        return recent[after + 1 - recent[0].seq:]  # contiguous: a slice, not a scan per watcher
+        return recent[after + 1 - recent[0].seq :]  # contiguous: a slice, not a scan per watcher
 
     def publish(self, game: str, stored: list[StoredEvent]) -> None:
         """Events this process just appended: its own watchers need not wait for the read."""
@@ -186,7 +187,7 @@ class Feed:
                     with self._lock:
                         self._reader_id = reader_id
                 reply = client.xread(streams, count=PAGE, block=self._block_ms)
-            except Exception as error:  # noqa: BLE001 - the reader must outlive any failure, or every watcher starves
+            except Exception as error:
                 log.warning("feed reader: %s; retrying in %.1f s", error, pause)
                 with self._lock:
                     self._reader_id = None
@@ -197,8 +198,8 @@ class Feed:
             pause = 0.1
             for name, entries in reply or []:
                 stream = name.decode() if isinstance(name, bytes) else name
-                game = stream[len("{game:"): stream.index("}")]
+                game = stream[len("{game:") : stream.index("}")]
                 try:
                     self._deliver(game, [decode_entry(fields) for _, fields in entries])
-                except Exception:  # noqa: BLE001 - an unreadable record must not stop the other games' feeds
+                except Exception:
                     log.exception("feed reader: cannot read %s", stream)

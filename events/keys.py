@@ -26,14 +26,14 @@ def meta(game: str) -> str:
 
 #: The game index (a projection, rebuildable from the streams) lives outside any game's
 #: slot, its keys sharing the ``{index}`` tag so one script updates them together.
-INDEX = "{index}:games"            # sorted set: game id -> creation time
+INDEX = "{index}:games"  # sorted set: game id -> creation time
 INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary (status, turn, version)
-TOKENS = "{index}:tokens"          # hash: sha256(seat token) -> "game:seat"
+TOKENS = "{index}:tokens"  # hash: sha256(seat token) -> "game:seat"
 
 #: The outbox: work that appended events asked for (a bot's turn, a turn's deadline), written
 #: by the append script with the events. One entry per game, due at a time; a claim leases it.
-OUTBOX = "{outbox}:payloads"   # hash: game id -> JSON payload
-OUTBOX_DUE = "{outbox}:due"    # sorted set: game id -> due (epoch ms); a claim moves it to the lease's end
+OUTBOX = "{outbox}:payloads"  # hash: game id -> JSON payload
+OUTBOX_DUE = "{outbox}:due"  # sorted set: game id -> due (epoch ms); a claim moves it to the lease's end
 OUTBOX_TRIES = "{outbox}:tries"  # hash: game id -> claims of the current payload
 
 

@@ -9,6 +9,7 @@ a job) before the lease ends, and the job renews the lease while it works. If th
 the job dies, the lease runs out and the next claim takes the entry again. An entry leaves the
 outbox only when a later append replaces or clears it: when the work is done, the events say so.
 """
+
 from __future__ import annotations
 
 import os
@@ -84,11 +85,12 @@ class Outbox:
 
     def claim(self, name: str | None = None, limit: int = 100) -> list[Claim]:
         """Lease the entries that are due (only the entry ``name``, if given)."""
-        flat = self._claim(keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES],
-                           args=[now_ms(), self.lease_ms, limit, name or ""])
+        flat = self._claim(
+            keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES], args=[now_ms(), self.lease_ms, limit, name or ""]
+        )
         claims = []
         for i in range(0, len(flat), 3):
-            name, payload = (v.decode() if isinstance(v, bytes) else v for v in flat[i:i + 2])
+            name, payload = (v.decode() if isinstance(v, bytes) else v for v in flat[i : i + 2])
             if payload:
                 claims.append(Claim(name, payload, int(flat[i + 2])))
         return claims
@@ -98,8 +100,12 @@ class Outbox:
         later); False when the entry no longer holds that payload (the work is over). ``tries``
         resets the claim count (a claim that found the previous job still waiting hands it back)."""
         due = now_ms() + self.lease_ms if due_ms is None else due_ms
-        return bool(self._renew(keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES],
-                                args=[name, payload, due, "" if tries is None else tries]))
+        return bool(
+            self._renew(
+                keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES],
+                args=[name, payload, due, "" if tries is None else tries],
+            )
+        )
 
     def finish(self, name: str, payload: str) -> bool:
         """The work is done: remove the entry, if it still holds ``payload``."""

@@ -3,6 +3,7 @@
 It is written after each append from the new state, and can be rebuilt from the streams at
 any time (``rebuild``), so losing or corrupting it loses nothing.
 """
+
 from __future__ import annotations
 
 import json
@@ -49,7 +50,9 @@ class GameIndex:
     def record(self, game: str, state: Game, created: str) -> None:
         """Store the summary unless a newer one is already there (two writers may race)."""
         doc = summary(game, state, created)
-        self._record(keys=[keys.INDEX_SUMMARY, keys.INDEX], args=[game, state.version, json.dumps(doc), _score(created)])
+        self._record(
+            keys=[keys.INDEX_SUMMARY, keys.INDEX], args=[game, state.version, json.dumps(doc), _score(created)]
+        )
 
     def get(self, game: str) -> dict[str, Any] | None:
         raw = self.client.hget(keys.INDEX_SUMMARY, game)
@@ -65,7 +68,7 @@ class GameIndex:
                     doc = json.loads(raw)
                     if status is None or doc["status"] == status:
                         found.append(doc)
-        return found[offset: offset + limit]
+        return found[offset : offset + limit]
 
     def rebuild(self, store: EventStore) -> tuple[int, dict[str, str]]:
         """Re-project every stream. Returns how many games were indexed, and the streams

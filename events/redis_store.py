@@ -4,8 +4,10 @@ Stream entry ids are ``0-<seq>``, so an event's id is its sequence number and a 
 by version is one XRANGE. Streams are never trimmed. Command ids live in a per-game hash for
 the life of the game. Production settings: see docs/operations.md.
 """
+
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import redis
@@ -17,6 +19,7 @@ from .store import (
     EventStore,
     IdempotencyConflict,
     InvalidRecord,
+    OutboxWrite,
     WrongExpectedVersion,
 )
 
@@ -106,7 +109,15 @@ class RedisStore(EventStore):
         self._append = client.register_script(APPEND)
         self._snapshot = client.register_script(SNAPSHOT)
 
-    def _append_records(self, game, expected, records, command_id, command_hash, outbox):  # type: ignore[no-untyped-def]
+    def _append_records(
+        self,
+        game: str,
+        expected: int,
+        records: list[dict[str, str]],
+        command_id: str,
+        command_hash: str,
+        outbox: Sequence[OutboxWrite],
+    ) -> Appended:
         args: list[Any] = [expected, command_id, command_hash, game, len(records)]
         for r in records:
             args += [r.get(f, "{}") if f == "meta" else r[f] for f in FIELDS]
@@ -130,7 +141,7 @@ class RedisStore(EventStore):
         return Appended(int(first), int(last), duplicate=status == "duplicate")
 
     def read(self, game: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
-        if until is not None and until <= after or after >= 2**63 - 1:
+        if (until is not None and until <= after) or after >= 2**63 - 1:
             return []
         if until is not None:
             until = min(until, 2**63 - 1)
@@ -166,5 +177,5 @@ class RedisStore(EventStore):
         found = []
         for key in self.client.scan_iter(match="{game:*}:events", count=1000):
             name = _text(key)
-            found.append(name[len("{game:"): name.index("}")])
+            found.append(name[len("{game:") : name.index("}")])
         return found

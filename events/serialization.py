@@ -6,20 +6,21 @@ or ``system``), ``command`` (the command id that caused it), ``meta`` (JSON abou
 command was chosen) and ``data`` (the payload as JSON). Reading upcasts old payloads step by
 step to the current schema, so the domain only ever sees current events.
 """
+
 from __future__ import annotations
 
 import dataclasses
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from domain import EVENT_TYPES, Event
 from domain.catalogue import BUILDINGS
 
 #: The current schema version of each event type (1 unless it changed).
-SCHEMA: dict[str, int] = {name: 1 for name in EVENT_TYPES}
+SCHEMA: dict[str, int] = dict.fromkeys(EVENT_TYPES, 1)
 SCHEMA["ContributionMade"] = 2
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
@@ -66,7 +67,7 @@ def _tuples(value: Any) -> Any:
 
 def payload(event: Event) -> dict[str, Any]:
     """The event's fields as JSON-ready values (tuples become lists)."""
-    return {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}  # type: ignore[arg-type]
+    return {f.name: getattr(event, f.name) for f in dataclasses.fields(event)}
 
 
 def decode(type_name: str, data: Mapping[str, Any]) -> Event:
@@ -74,7 +75,7 @@ def decode(type_name: str, data: Mapping[str, Any]) -> Event:
     cls = EVENT_TYPES.get(type_name)
     if cls is None:
         raise SchemaError(f"unknown event type {type_name!r}")
-    return cls(**{k: _tuples(v) for k, v in data.items()})  # type: ignore[no-any-return]
+    return cls(**{k: _tuples(v) for k, v in data.items()})
 
 
 def upcast(type_name: str, version: int, data: dict[str, Any]) -> dict[str, Any]:
@@ -94,7 +95,7 @@ def upcast(type_name: str, version: int, data: dict[str, Any]) -> dict[str, Any]
 
 
 def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def to_record(

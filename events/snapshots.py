@@ -1,5 +1,6 @@
 """A game state as JSON, for snapshots. Bump SNAPSHOT_SCHEMA whenever the state's shape
 changes: a snapshot of another schema is ignored and the stream folded from the start."""
+
 from __future__ import annotations
 
 import json
@@ -33,8 +34,17 @@ def encode_state(g: Game) -> str:
         "reshuffles": g.reshuffles,
         "turn": None
         if turn is None
-        else [turn.seat, turn.number, turn.phase.value, turn.steps, turn.scales_given,
-              turn.courtyard_offerings, turn.offered, turn.action_used, turn.relocated],
+        else [
+            turn.seat,
+            turn.number,
+            turn.phase.value,
+            turn.steps,
+            turn.scales_given,
+            turn.courtyard_offerings,
+            turn.offered,
+            turn.action_used,
+            turn.relocated,
+        ],
         "result": None if g.result is None else [g.result.reason.value, list(g.result.winners)],
         "version": g.version,
     }
@@ -51,9 +61,7 @@ def decode_state(text: str) -> Game:
         seed=d["seed"],
         commitment=d["commitment"],
         sites={b: Site(b, tuple(m), r) for b, (m, r) in d["sites"].items()},
-        players=tuple(
-            Player(s, pos, tuple(h), tuple(a), c, sc, m, o) for s, pos, h, a, c, sc, m, o in d["players"]
-        ),
+        players=tuple(Player(s, pos, tuple(h), tuple(a), c, sc, m, o) for s, pos, h, a, c, sc, m, o in d["players"]),
         dragons={Dragon(k): v for k, v in d["dragons"].items()},
         obelisk=tuple(d["obelisk"]),
         scale_supply=d["scale_supply"],

@@ -4,6 +4,7 @@
 events after it); ``InMemoryStore`` and ``RedisStore`` implement the storage primitives with
 the same contract, which ``tests/contract`` checks against each of them.
 """
+
 from __future__ import annotations
 
 import threading
@@ -17,8 +18,8 @@ from domain import Event, Game, evolve, fold
 from .serialization import StoredEvent, from_record, now, to_record
 from .snapshots import SNAPSHOT_SCHEMA, decode_state, encode_state
 
-SNAPSHOT_EVERY = 50   #: write a snapshot when this many events follow the last one
-STATE_CACHE = 2048    #: games whose latest state a process keeps in memory
+SNAPSHOT_EVERY = 50  #: write a snapshot when this many events follow the last one
+STATE_CACHE = 2048  #: games whose latest state a process keeps in memory
 _CACHE_LOCK = threading.Lock()
 
 
@@ -87,7 +88,12 @@ class EventStore(ABC):
 
     @abstractmethod
     def _append_records(
-        self, game: str, expected: int, records: list[dict[str, str]], command_id: str, command_hash: str,
+        self,
+        game: str,
+        expected: int,
+        records: list[dict[str, str]],
+        command_id: str,
+        command_hash: str,
         outbox: Sequence[OutboxWrite],
     ) -> Appended: ...
 
@@ -239,7 +245,15 @@ class InMemoryStore(EventStore):
         self._outbox: dict[str, tuple[str, int]] = {}
         self._lock = threading.Lock()
 
-    def _append_records(self, game, expected, records, command_id, command_hash, outbox):  # type: ignore[no-untyped-def]
+    def _append_records(
+        self,
+        game: str,
+        expected: int,
+        records: list[dict[str, str]],
+        command_id: str,
+        command_hash: str,
+        outbox: Sequence[OutboxWrite],
+    ) -> Appended:
         with self._lock:
             _check(records)
             seen = self._commands.get(game, {}).get(command_id) if command_id else None

@@ -1,11 +1,12 @@
 """The REST API: routes only. Validation is the schemas', rules the domain's, storage the
 store's, and every error becomes a problem response in service/problems.py."""
+
 from __future__ import annotations
 
 import functools
 import math
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import redis
@@ -28,7 +29,7 @@ MAX_VERSION = 2**53 - 1  #: the largest version a JSON client can hold exactly
 
 
 def service() -> GameService:
-    return current_app.extensions["bluemoon"].service  # type: ignore[no-any-return]
+    return current_app.extensions["bluemoon"].service
 
 
 def _json(schema: type, data: Any, status: int = 200, headers: dict[str, str] | None = None) -> Response:
@@ -82,7 +83,7 @@ def _body(schema: type) -> dict[str, Any]:
     if _nesting(request.get_data(cache=True)) > MAX_NESTING:
         raise BadRequest(f"the JSON body is nested more than {MAX_NESTING} deep; a command is a flat object")
     data = request.get_json(silent=False)
-    return _dumper(schema).load(data if data is not None else {})  # type: ignore[no-any-return]
+    return _dumper(schema).load(data if data is not None else {})
 
 
 def _tokens() -> list[str]:
@@ -112,11 +113,22 @@ def _view(game: str, state: Any, seat: int | None, settings: dict[str, Any] | No
     doc["game"] = game
     doc["seats"] = service().public_seats(game, settings["seats"])
     deadline = settings.get("turn_deadline")
-    doc["settings"] = {"turn_deadline": deadline, "deadline_level": (settings.get("deadline_level") or "pass") if deadline else None}
+    doc["settings"] = {
+        "turn_deadline": deadline,
+        "deadline_level": (settings.get("deadline_level") or "pass") if deadline else None,
+    }
     if doc["turn"] is not None:
         pending = settings.get("pending_turn")
-        due = pending.deadline_ms if pending and pending.turn == state.turn.number and pending.reason == "deadline" else None
-        doc["turn"]["deadline"] = None if due is None else datetime.fromtimestamp(due / 1000, timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+        due = (
+            pending.deadline_ms
+            if pending and pending.turn == state.turn.number and pending.reason == "deadline"
+            else None
+        )
+        doc["turn"]["deadline"] = (
+            None
+            if due is None
+            else datetime.fromtimestamp(due / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        )
     return doc
 
 
@@ -134,7 +146,10 @@ def _etag(version: int) -> dict[str, str]:
 @api.post("/games")
 def create_game() -> Response:
     doc = _body(schemas.CreateGame)
-    seats = [SeatSpec(s["kind"], s.get("name"), s.get("level") or ("greedy" if s["kind"] == "bot" else None)) for s in doc["seats"]]
+    seats = [
+        SeatSpec(s["kind"], s.get("name"), s.get("level") or ("greedy" if s["kind"] == "bot" else None))
+        for s in doc["seats"]
+    ]
     options = Options(len(seats), Edition(doc["edition"]), doc["expansion"], Layout(doc["layout"]))
     setup = doc.get("setup") or {}
     grid = {p["tile"]: (p["row"], p["col"]) for p in setup["grid"]} if setup.get("grid") else None
@@ -142,8 +157,13 @@ def create_game() -> Response:
         raise ValidationError({"setup": {"first_player": [f"must be a seat number below {len(seats)}"]}})
     try:
         created = service().create(
-            options, seats, grid=grid, deck=setup.get("deck"), first_player=setup.get("first_player"),
-            turn_deadline=doc.get("turn_deadline"), deadline_level=doc.get("deadline_level"),
+            options,
+            seats,
+            grid=grid,
+            deck=setup.get("deck"),
+            first_player=setup.get("first_player"),
+            turn_deadline=doc.get("turn_deadline"),
+            deadline_level=doc.get("deadline_level"),
         )
     except ValueError as error:  # the domain's check of an explicit grid or deck
         raise ValidationError({"setup": [str(error)]}) from error
@@ -151,7 +171,9 @@ def create_game() -> Response:
         seat["open"] = seat["kind"] == "open"
         if "invite" in seat:
             seat["invite_url"] = f"/games/{created.game}/seats/{seat['seat']}/join"
-    return _json(schemas.Created, created.__dict__, 201, {"Location": f"/games/{created.game}", **_etag(created.version)})
+    return _json(
+        schemas.Created, created.__dict__, 201, {"Location": f"/games/{created.game}", **_etag(created.version)}
+    )
 
 
 @api.get("/games")
@@ -226,11 +248,13 @@ def _expected(doc: dict[str, Any]) -> int:
     if header:
         version = _etag_version(header)
         if version is None:
-            raise ValidationError({"If-Match": ['must be the version as an ETag, e.g. "12" (or "12:gzip" as received)']})
+            raise ValidationError(
+                {"If-Match": ['must be the version as an ETag, e.g. "12" (or "12:gzip" as received)']}
+            )
         return version
     if doc.get("expected_version") is not None:
         return int(doc["expected_version"])
-    raise PreconditionRequired("send If-Match: \"<version>\" or expected_version: the version you played against")
+    raise PreconditionRequired('send If-Match: "<version>" or expected_version: the version you played against')
 
 
 @api.post("/games/<game>/commands")
@@ -293,8 +317,12 @@ def events(game: str) -> Response:
     state = svc.state(game)  # 404 for an unknown game
     stored, version = live.poll(current_app.extensions["bluemoon"], game, after, wait, state.version)
     finished = state.finished or any(s.type == "GameEnded" for s in stored)  # after the end, nothing is hidden
-    body = {"game": game, "version": version, "events": [live.served(s, seat, finished) for s in stored],
-            "next_after": stored[-1].seq if stored else after}
+    body = {
+        "game": game,
+        "version": version,
+        "events": [live.served(s, seat, finished) for s in stored],
+        "next_after": stored[-1].seq if stored else after,
+    }
     return _json(schemas.EventPage, body)
 
 
@@ -304,10 +332,20 @@ def stream(game: str) -> Response:
     after = _after()
     finished = service().state(game).finished
     config = current_app.config
-    frames = live.frames(current_app.extensions["bluemoon"], game, seat, after,
-                         lifetime=config["SSE_SECONDS"], keepalive=config["SSE_KEEPALIVE"], revealed=finished)
-    return Response(stream_with_context(frames), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+    frames = live.frames(
+        current_app.extensions["bluemoon"],
+        game,
+        seat,
+        after,
+        lifetime=config["SSE_SECONDS"],
+        keepalive=config["SSE_KEEPALIVE"],
+        revealed=finished,
+    )
+    return Response(
+        stream_with_context(frames),
+        mimetype="text/event-stream",
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
+    )
 
 
 # -- webhooks -------------------------------------------------------------------------------
@@ -369,7 +407,12 @@ def _finished_log(game: str) -> tuple[Any, list[StoredEvent]]:
 @api.get("/games/<game>/log")
 def log(game: str) -> Response:
     state, stored = _finished_log(game)
-    body = {"game": game, "seed": state.seed, "commitment": state.commitment, "events": _events(stored, None, revealed=True)}
+    body = {
+        "game": game,
+        "seed": state.seed,
+        "commitment": state.commitment,
+        "events": _events(stored, None, revealed=True),
+    }
     return _json(schemas.Log, body)
 
 

@@ -1,4 +1,5 @@
 """The Flask application factory."""
+
 from __future__ import annotations
 
 import json
@@ -21,24 +22,29 @@ from .checks import refuse_unsafe_redis
 from .errors import NotFound
 
 ROOT = Path(__file__).resolve().parent.parent
-MAX_URL = 2048                           #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
-GAME_ID = re.compile(r"[0-9a-f]{32}")    #: the ids GameService.create makes
+MAX_URL = 2048  #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
+GAME_ID = re.compile(r"[0-9a-f]{32}")  #: the ids GameService.create makes
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,  # commands are small; anything bigger is refused (413)
-    "RATE_LIMIT": 1,                   # 0 turns rate limits off; the limits: service/ratelimit.py LIMITS
+    "RATE_LIMIT": 1,  # 0 turns rate limits off; the limits: service/ratelimit.py LIMITS
     "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", "0")),  # proxies whose X-Forwarded-For is believed
     "REDIS_URL": None,
-    "REDIS_CLIENT": None,              # a client to use instead (fakeredis in unit tests)
-    "ON_TURN": None,                   # a turn hook instead of RQ (tests)
-    "MAX_WAIT": live.MAX_WAIT,          # the longest long poll, seconds
-    "SSE_SECONDS": live.SSE_SECONDS,    # an SSE response's lifetime (BLUEMOON_SSE_SECONDS)
+    "REDIS_CLIENT": None,  # a client to use instead (fakeredis in unit tests)
+    "ON_TURN": None,  # a turn hook instead of RQ (tests)
+    "MAX_WAIT": live.MAX_WAIT,  # the longest long poll, seconds
+    "SSE_SECONDS": live.SSE_SECONDS,  # an SSE response's lifetime (BLUEMOON_SSE_SECONDS)
     "SSE_KEEPALIVE": live.SSE_KEEPALIVE,  # seconds between keep-alive comments (BLUEMOON_SSE_KEEPALIVE)
 }
 
 
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
-        doc = {"ts": round(record.created, 3), "level": record.levelname, "logger": record.name, "msg": record.getMessage()}
+        doc = {
+            "ts": round(record.created, 3),
+            "level": record.levelname,
+            "logger": record.name,
+            "msg": record.getMessage(),
+        }
         doc.update(getattr(record, "fields", {}))
         if record.exc_info:
             doc["exc"] = self.formatException(record.exc_info)
@@ -62,8 +68,11 @@ def _logging(app: Flask) -> None:
     def _log(response: Response) -> Response:
         response.headers["X-Request-ID"] = g.get("request_id", "")
         fields = {
-            "request_id": g.get("request_id"), "method": request.method, "path": request.path,
-            "status": response.status_code, "ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
+            "request_id": g.get("request_id"),
+            "method": request.method,
+            "path": request.path,
+            "status": response.status_code,
+            "ms": round((time.perf_counter() - g.get("started", time.perf_counter())) * 1000, 2),
         }
         app.logger.info("request", extra={"fields": fields})
         return response

@@ -1,5 +1,6 @@
 """Audit a finished game from its log: ``bluemoon-audit log.json`` or
 ``bluemoon-audit --url http://127.0.0.1:8000 <game>``. Exits 0 when every check passes."""
+
 from __future__ import annotations
 
 import argparse
@@ -20,12 +21,12 @@ def load(args: argparse.Namespace) -> dict[str, Any]:
     if args.url:
         try:
             with urllib.request.urlopen(f"{args.url.rstrip('/')}/games/{args.source}/log") as response:
-                return json.load(response)  # type: ignore[no-any-return]
+                return json.load(response)
         except urllib.error.HTTPError as error:
             problem = json.loads(error.read() or b"{}")
             raise NotPublished(problem.get("detail") or f"the service answered {error.code}") from None
     with open(args.source) as f:
-        return json.load(f)  # type: ignore[no-any-return]
+        return json.load(f)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,5 +1,6 @@
 """Audit a published log (``GET /games/{id}/log``'s document): the API's ``/audit`` and the
 ``bluemoon-audit`` command run exactly this."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -18,7 +19,9 @@ def moves(events: list[dict[str, Any]]) -> list[Move]:
     key: object = None
     for doc in events:
         meta = doc.get("meta") or {}
-        this = ("command", meta.get("version"), str(meta.get("command"))) if "command" in meta else ("none", doc["actor"])
+        this = (
+            ("command", meta.get("version"), str(meta.get("command"))) if "command" in meta else ("none", doc["actor"])
+        )
         event = decode(doc["type"], doc["data"])
         if this == key and found:
             last = found[-1]
@@ -42,11 +45,19 @@ def audit_log(log: dict[str, Any]) -> dict[str, Any]:
         events = [decode(e["type"], e["data"]) for e in log["events"]]
         grouped = moves(log["events"])
     except (KeyError, TypeError, ValueError) as error:
-        return {"verified": False, "setup": "unknown", "checks": [{"name": "readable", "ok": False, "detail": f"the log cannot be read: {error}"}]}
+        return {
+            "verified": False,
+            "setup": "unknown",
+            "checks": [{"name": "readable", "ok": False, "detail": f"the log cannot be read: {error}"}],
+        }
     try:
         checks = audit(events, grouped, log_seed=log.get("seed"))
-    except Exception as error:  # noqa: BLE001 - a tampered log may break any check; it is then not verified
-        return {"verified": False, "setup": "unknown", "checks": [{"name": "checkable", "ok": False, "detail": f"the log cannot be checked: {error!r}"}]}
+    except Exception as error:
+        return {
+            "verified": False,
+            "setup": "unknown",
+            "checks": [{"name": "checkable", "ok": False, "detail": f"the log cannot be checked: {error!r}"}],
+        }
     explicit = explicit_parts(events)
     return {
         "verified": all(c.ok for c in checks),

@@ -3,6 +3,7 @@
 ``REDIS_URL`` selects a real Redis; without it an embedded redis-server is started on
 ``var/redis`` (see events/embedded.py) for as long as this process lives.
 """
+
 from __future__ import annotations
 
 import atexit
@@ -51,7 +52,9 @@ def redis_url() -> str:
     return url
 
 
-def build(url: str | None = None, client: Any = None, on_turn: TurnHook | None = None, queue: bool = True) -> Components:
+def build(
+    url: str | None = None, client: Any = None, on_turn: TurnHook | None = None, queue: bool = True
+) -> Components:
     """Everything the web and worker processes need. ``client`` overrides the connection
     (fakeredis in unit tests); ``queue`` hands bot turns to RQ unless ``on_turn`` is given."""
     if client is None:
@@ -66,6 +69,5 @@ def build(url: str | None = None, client: Any = None, on_turn: TurnHook | None =
         from workers.queueing import RQTurns
 
         on_turn = RQTurns(client)
-    service = GameService(client, store, on_turn, on_append=feed.publish,
-                          on_delivery=getattr(on_turn, "deliver", None))
+    service = GameService(client, store, on_turn, on_append=feed.publish, on_delivery=getattr(on_turn, "deliver", None))
     return Components(client, store, service, url or "", feed)

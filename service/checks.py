@@ -1,5 +1,6 @@
 """Redis must keep every game: at start, check that it is configured as docs/operations.md
 requires (an append-only file, no eviction), and refuse to run on one that is not."""
+
 from __future__ import annotations
 
 import logging
@@ -17,9 +18,14 @@ def redis_persistence(client: Any) -> dict[str, Any]:
     try:
         found = {name: _text(client.config_get(name).get(name, "")) for name in REQUIRED}
     except redis.ResponseError as error:  # CONFIG renamed or disabled, as on managed Redis
-        return {"status": "unchecked", "detail": f"CONFIG is not available ({error}); make sure the provider keeps "
-                                                 "an append-only file and never evicts keys"}
-    problems = [f"{name} is {found[name]!r}, must be {wanted!r}" for name, wanted in REQUIRED.items() if found[name] != wanted]
+        return {
+            "status": "unchecked",
+            "detail": f"CONFIG is not available ({error}); make sure the provider keeps "
+            "an append-only file and never evicts keys",
+        }
+    problems = [
+        f"{name} is {found[name]!r}, must be {wanted!r}" for name, wanted in REQUIRED.items() if found[name] != wanted
+    ]
     if problems:
         return {"status": "unsafe", "detail": "; ".join(problems)}
     return {"status": "ok", "detail": "appendonly yes, maxmemory-policy noeviction"}
@@ -34,8 +40,10 @@ def refuse_unsafe_redis(url: str) -> dict[str, Any]:
     finally:
         client.close()
     if result["status"] == "unsafe":
-        message = (f"Redis at {url} would lose games: {result['detail']} (see docs/operations.md). "
-                   "Set BLUEMOON_UNSAFE_REDIS=1 to run anyway.")
+        message = (
+            f"Redis at {url} would lose games: {result['detail']} (see docs/operations.md). "
+            "Set BLUEMOON_UNSAFE_REDIS=1 to run anyway."
+        )
         if os.environ.get("BLUEMOON_UNSAFE_REDIS") != "1":
             raise UnsafeRedis(message)
         log.warning("%s Running anyway: BLUEMOON_UNSAFE_REDIS=1.", message)

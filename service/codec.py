@@ -3,6 +3,7 @@
 A command is ``{"type": "<name>", ...fields}`` without the seat (the seat comes from the
 token); ``legal`` returns exactly this form so a client can post a choice back unchanged.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -24,7 +25,7 @@ def dumps(doc: Any) -> bytes:
 
 def command_to_json(command: Command) -> dict[str, Any]:
     doc: dict[str, Any] = {"type": COMMAND_NAMES[type(command)]}
-    for f in dataclasses.fields(command):  # type: ignore[arg-type]
+    for f in dataclasses.fields(command):
         if f.name == "seat":
             continue
         value = getattr(command, f.name)
@@ -45,7 +46,7 @@ def command_from_json(doc: dict[str, Any], seat: int) -> Command:
             fields[name] = tuple(value)
     if cls is Contribute:
         fields["hoax"] = tuple(Recolour(h["card"], tuple(h["targets"])) for h in fields.get("hoax", ()))
-    return cls(seat=seat, **fields)  # type: ignore[no-any-return]
+    return cls(seat=seat, **fields)
 
 
 def event_to_json(stored: StoredEvent, event: Event) -> dict[str, Any]:
@@ -70,4 +71,9 @@ def legal_document(state: Game, seat: int, expand: bool = False) -> dict[str, An
     if not expand:
         found = [c for c in found if not (isinstance(c, EndTurn) and c.discards)]
     choice = {"from": sorted(state.players[seat].hand), "at_most": MAX_DISCARDS} if can_end else None
-    return {"version": state.version, "seat": seat, "commands": [command_to_json(c) for c in found], "end_turn_discards": choice}
+    return {
+        "version": state.version,
+        "seat": seat,
+        "commands": [command_to_json(c) for c in found],
+        "end_turn_discards": choice,
+    }

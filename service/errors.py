@@ -1,4 +1,5 @@
 """The service's own refusals, each mapped once to an RFC 9457 problem in ``problems``."""
+
 from __future__ import annotations
 
 

@@ -4,6 +4,7 @@ It is the only caller of ``decide`` outside tests and bots, and it owns what is 
 of the game: seat tokens and invites, idempotency keys, the index, and asking the workers to
 play a bot's turn.
 """
+
 from __future__ import annotations
 
 import dataclasses
@@ -44,11 +45,11 @@ class TurnTicket:
     the payload of the game's outbox entry, written with the events that start the turn."""
 
     game: str
-    version: int   #: the version when the turn started
+    version: int  #: the version when the turn started
     seat: int
-    turn: int      #: the turn number; a job for a turn that is over does nothing
-    level: str     #: bot level, or ``pass`` to end a late human's turn
-    reason: str    #: ``bot`` or ``deadline``
+    turn: int  #: the turn number; a job for a turn that is over does nothing
+    level: str  #: bot level, or ``pass`` to end a late human's turn
+    reason: str  #: ``bot`` or ``deadline``
     deadline_ms: int | None = None  #: for a deadline: when it passes (epoch ms), shown in views
     tries: int = 1  #: which claim of the outbox entry this is (2 and more: an earlier job died)
     played_as: str | None = None  #: the level the job plays, when a fallback replaces ``level``
@@ -59,7 +60,7 @@ class TurnTicket:
         return json.dumps(doc, sort_keys=True)
 
     @classmethod
-    def from_payload(cls, payload: str, tries: int = 1) -> "TurnTicket":
+    def from_payload(cls, payload: str, tries: int = 1) -> TurnTicket:
         return cls(**json.loads(payload), tries=tries)
 
     @property
@@ -105,7 +106,10 @@ class Outcome:
 
 class GameService:
     def __init__(
-        self, client: Any, store: EventStore, on_turn: TurnHook | None = None,
+        self,
+        client: Any,
+        store: EventStore,
+        on_turn: TurnHook | None = None,
         on_append: Callable[[str, list[StoredEvent]], None] | None = None,
         on_delivery: Callable[[Claim], None] | None = None,
     ) -> None:
@@ -167,13 +171,18 @@ class GameService:
         return Created(game, state.version, public)
 
     def seats(self, game: str) -> list[dict[str, Any]]:
-        return self.settings(game)["seats"]  # type: ignore[no-any-return]
+        return self.settings(game)["seats"]
 
     def public_seats(self, game: str, seats: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
         """Seats as anyone may see them: no token or invite hashes."""
         return [
-            {"seat": s["seat"], "kind": s["kind"], "name": s.get("name"), "level": s.get("level"),
-             "open": s["kind"] == "open"}
+            {
+                "seat": s["seat"],
+                "kind": s["kind"],
+                "name": s.get("name"),
+                "level": s.get("level"),
+                "open": s["kind"] == "open",
+            }
             for s in (seats if seats is not None else self.seats(game))
         ]
 
@@ -304,8 +313,7 @@ class GameService:
         new_state = fold(events, state)
         settings = settings if settings is not None else self.settings(game)
         # every event records the command that caused it, so an audit can judge the command again
-        meta = json.dumps({**json.loads(meta), "command": command_json, "seat": command.seat,
-                           "version": state.version})
+        meta = json.dumps({**json.loads(meta), "command": command_json, "seat": command.seat, "version": state.version})
         outbox = [self._outbox_write(game, new_state, settings)] if _starts_work(events, new_state) else []
         hooks = settings.get("webhooks")
 
@@ -316,8 +324,14 @@ class GameService:
 
         try:
             appended = self.store.append(
-                game, state.version, events, actor=actor or str(command.seat),
-                command_id=key or "", command_hash=command_hash, meta=meta, outbox=list(outbox),
+                game,
+                state.version,
+                events,
+                actor=actor or str(command.seat),
+                command_id=key or "",
+                command_hash=command_hash,
+                meta=meta,
+                outbox=list(outbox),
                 outbox_for=deliveries,
             )
         except WrongExpectedVersion:
@@ -362,8 +376,15 @@ class GameService:
             return OutboxWrite(game, ticket.payload(), now_ms())
         if settings.get("turn_deadline"):
             due = now_ms() + int(settings["turn_deadline"]) * 1000
-            ticket = TurnTicket(game, state.version, turn.seat, turn.number, settings.get("deadline_level") or "pass",
-                                "deadline", deadline_ms=due)
+            ticket = TurnTicket(
+                game,
+                state.version,
+                turn.seat,
+                turn.number,
+                settings.get("deadline_level") or "pass",
+                "deadline",
+                deadline_ms=due,
+            )
             return OutboxWrite(game, ticket.payload(), due)
         return OutboxWrite(game, None)
 
@@ -396,7 +417,7 @@ class GameService:
                     handed += self._deliver(claim)
                 else:
                     handed += self._hand_on(TurnTicket.from_payload(claim.payload, claim.tries), claim.payload)
-            except Exception as error:  # noqa: BLE001 - the events are stored; the lease covers this
+            except Exception as error:
                 log.warning("could not hand on %s now: %s (it is claimed again after the lease)", claim.name, error)
         return handed
 
@@ -415,8 +436,14 @@ class GameService:
             return 0
         fallback = fallback_level(ticket)
         if fallback != ticket.level:
-            log.warning("turn %s of %s: claim %d, playing it as %s instead of %s",
-                        ticket.turn, ticket.game, ticket.tries, fallback, ticket.level)
+            log.warning(
+                "turn %s of %s: claim %d, playing it as %s instead of %s",
+                ticket.turn,
+                ticket.game,
+                ticket.tries,
+                fallback,
+                ticket.level,
+            )
         assert self.on_turn is not None
         self.on_turn(dataclasses.replace(ticket, played_as=fallback))
         return 1

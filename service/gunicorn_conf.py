@@ -5,6 +5,7 @@ gevent workers: each request is a greenlet, so SSE streams and long polls wait w
 thread each, and all of a process's watchers share one Redis read (events/feed.py). See
 docs/operations.md for the choice and its limits.
 """
+
 from __future__ import annotations
 
 import os
@@ -15,10 +16,10 @@ bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gevent"
 worker_connections = 10_000  #: open connections per worker; gunicorn's default 1,000 caps watchers
-timeout = 60                 #: a worker that stops answering gunicorn's heartbeat this long is restarted
-graceful_timeout = 10        #: open streams get this long to end on a restart; clients resume
+timeout = 60  #: a worker that stops answering gunicorn's heartbeat this long is restarted
+graceful_timeout = 10  #: open streams get this long to end on a restart; clients resume
 keepalive = 5
-limit_request_line = 0       #: no limit here: the app answers an over-long URL with a 414 problem document
+limit_request_line = 0  #: no limit here: the app answers an over-long URL with a 414 problem document
 
 
 def on_starting(server: object) -> None:
@@ -26,4 +27,6 @@ def on_starting(server: object) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = worker_connections + 1024
     if soft < wanted:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (min(wanted, hard) if hard != resource.RLIM_INFINITY else wanted, hard))
+        resource.setrlimit(
+            resource.RLIMIT_NOFILE, (min(wanted, hard) if hard != resource.RLIM_INFINITY else wanted, hard)
+        )

@@ -3,6 +3,7 @@ web page on any origin can call the API (seat tokens travel in the Authorization
 in cookies, so no origin can act for a player without its token), and compression, since
 clients pay for every byte of views and `/legal` (never the SSE stream, which must not be
 buffered)."""
+
 from __future__ import annotations
 
 import os
@@ -12,20 +13,55 @@ from flask_compress import Compress
 from flask_cors import CORS
 
 #: Request headers a browser on another origin may send (answered in preflights).
-ALLOW_HEADERS = ["Authorization", "Content-Type", "If-Match", "If-None-Match", "Idempotency-Key", "Last-Event-ID",
-                 "X-Request-ID"]
+ALLOW_HEADERS = [
+    "Authorization",
+    "Content-Type",
+    "If-Match",
+    "If-None-Match",
+    "Idempotency-Key",
+    "Last-Event-ID",
+    "X-Request-ID",
+]
 #: Response headers a script on another origin may read.
-EXPOSE_HEADERS = ["ETag", "Location", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset",
-                  "X-Request-ID"]
+EXPOSE_HEADERS = [
+    "ETag",
+    "Location",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "RateLimit-Reset",
+    "X-Request-ID",
+]
 #: Compressed when the client accepts it; text/event-stream is not among them, on purpose.
-COMPRESSED = ["application/json", "application/problem+json", "application/yaml", "text/markdown", "text/html",
-              "text/css", "application/javascript", "text/javascript"]
+COMPRESSED = [
+    "application/json",
+    "application/problem+json",
+    "application/yaml",
+    "text/markdown",
+    "text/html",
+    "text/css",
+    "application/javascript",
+    "text/javascript",
+]
 
 
 def install(app: Flask) -> None:
     origins = os.environ.get("CORS_ORIGINS", "*")
-    CORS(app, origins=[o.strip() for o in origins.split(",")] if origins != "*" else "*", send_wildcard=origins == "*",
-         allow_headers=ALLOW_HEADERS, expose_headers=EXPOSE_HEADERS, supports_credentials=False, max_age=600)
-    app.config.update(COMPRESS_MIMETYPES=COMPRESSED, COMPRESS_ALGORITHM=["gzip", "br"], COMPRESS_MIN_SIZE=500,
-                      COMPRESS_STREAMS=False, COMPRESS_LEVEL=6, COMPRESS_BR_LEVEL=4)
+    CORS(
+        app,
+        origins=[o.strip() for o in origins.split(",")] if origins != "*" else "*",
+        send_wildcard=origins == "*",
+        allow_headers=ALLOW_HEADERS,
+        expose_headers=EXPOSE_HEADERS,
+        supports_credentials=False,
+        max_age=600,
+    )
+    app.config.update(
+        COMPRESS_MIMETYPES=COMPRESSED,
+        COMPRESS_ALGORITHM=["gzip", "br"],
+        COMPRESS_MIN_SIZE=500,
+        COMPRESS_STREAMS=False,
+        COMPRESS_LEVEL=6,
+        COMPRESS_BR_LEVEL=4,
+    )
     Compress(app)

@@ -4,6 +4,7 @@ Both wait on this process's ``Feed`` (events/feed.py), so a watcher holds no thr
 Redis connection while it waits. An event is redacted and encoded once per seat that
 watches it, not once per watcher.
 """
+
 from __future__ import annotations
 
 import logging
@@ -24,11 +25,11 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("bluemoon.live")
 
-MAX_WAIT = 30.0         #: the longest long poll, in seconds
-PAGE = 200              #: events per page of the events feed and per SSE read
-SSE_SECONDS = 300.0     #: an SSE response's lifetime; then it ends and the client resumes
-SSE_KEEPALIVE = 15.0    #: a comment line at least this often keeps proxies from closing it
-SSE_RETRY_MS = 1000     #: the reconnection delay the stream asks EventSource to use
+MAX_WAIT = 30.0  #: the longest long poll, in seconds
+PAGE = 200  #: events per page of the events feed and per SSE read
+SSE_SECONDS = 300.0  #: an SSE response's lifetime; then it ends and the client resumes
+SSE_KEEPALIVE = 15.0  #: a comment line at least this often keeps proxies from closing it
+SSE_RETRY_MS = 1000  #: the reconnection delay the stream asks EventSource to use
 _SERVED: OrderedDict[tuple[str, int, int | None, bool], tuple[dict[str, Any], bytes]] = OrderedDict()
 _SERVED_MAX = 4096
 
@@ -51,13 +52,13 @@ def served(stored: StoredEvent, seat: int | None, revealed: bool) -> dict[str, A
     return _encoded(stored, seat, revealed)[0]
 
 
-def _next(c: "Components", game: str, after: int) -> list[StoredEvent]:
+def _next(c: Components, game: str, after: int) -> list[StoredEvent]:
     """The next page after ``after``: from the feed's kept events, else from the store."""
     kept = c.feed.since(game, after)
     return kept[:PAGE] if kept is not None else c.store.read(game, after=after, until=after + PAGE)
 
 
-def poll(c: "Components", game: str, after: int, wait: float, version: int) -> tuple[list[StoredEvent], int]:
+def poll(c: Components, game: str, after: int, wait: float, version: int) -> tuple[list[StoredEvent], int]:
     """A page of events after ``after``, waiting up to ``wait`` seconds for one; and the
     game's version (``version``: the one the caller just loaded, or newer)."""
     stored = c.store.read(game, after=after, until=after + PAGE)
@@ -69,8 +70,16 @@ def poll(c: "Components", game: str, after: int, wait: float, version: int) -> t
     return stored, max(version, stored[-1].seq if stored else 0)
 
 
-def frames(c: "Components", game: str, seat: int | None, after: int, *, lifetime: float, keepalive: float,
-           revealed: bool = False) -> Iterator[bytes]:
+def frames(
+    c: Components,
+    game: str,
+    seat: int | None,
+    after: int,
+    *,
+    lifetime: float,
+    keepalive: float,
+    revealed: bool = False,
+) -> Iterator[bytes]:
     """The SSE body: the events after ``after``, then each new one as it comes, with a
     keep-alive comment whenever ``keepalive`` seconds pass in silence, for ``lifetime``
     seconds; then it ends, and EventSource resumes with Last-Event-ID. Once the game has

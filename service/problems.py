@@ -1,4 +1,5 @@
 """RFC 9457 problem responses: every error the API returns, mapped in one place."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -44,8 +45,13 @@ def unavailable(detail: str) -> Response:
 def _validation(error: ValidationError) -> Response:
     messages = error.messages if isinstance(error.messages, dict) else {"_schema": error.messages}
     fields = ", ".join(sorted(messages))
-    return problem(422, "invalid_request", "The request is malformed",
-                   f"invalid field(s): {fields}; see 'errors' for what is allowed", errors=messages)
+    return problem(
+        422,
+        "invalid_request",
+        "The request is malformed",
+        f"invalid field(s): {fields}; see 'errors' for what is allowed",
+        errors=messages,
+    )
 
 
 def register(app: Flask) -> None:
@@ -64,9 +70,14 @@ def register(app: Flask) -> None:
     @app.errorhandler(WrongExpectedVersion)
     def _stale(error: WrongExpectedVersion) -> Response:
         status = 412 if request.headers.get("If-Match") else 409
-        response = problem(status, "stale_version", "The game has moved on",
-                           f"you played against version {error.expected}; the game is at {error.current}. "
-                           "Fetch the game, then decide again.", current_version=error.current)
+        response = problem(
+            status,
+            "stale_version",
+            "The game has moved on",
+            f"you played against version {error.expected}; the game is at {error.current}. "
+            "Fetch the game, then decide again.",
+            current_version=error.current,
+        )
         response.headers["ETag"] = f'"{error.current}"'
         return response
 
@@ -76,12 +87,19 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def _service(error: ServiceError) -> Response:
-        return problem(error.status, error.code, error.title, error.detail, **error.extra)  # type: ignore[arg-type]
+        return problem(error.status, error.code, error.title, error.detail, **error.extra)
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> Response:
-        code = {400: "bad_request", 404: "not_found", 405: "method_not_allowed", 413: "too_large", 414: "uri_too_long",
-                415: "unsupported_media_type", 429: "rate_limited"}.get(error.code or 500, "http_error")
+        code = {
+            400: "bad_request",
+            404: "not_found",
+            405: "method_not_allowed",
+            413: "too_large",
+            414: "uri_too_long",
+            415: "unsupported_media_type",
+            429: "rate_limited",
+        }.get(error.code or 500, "http_error")
         response = problem(error.code or 500, code, error.name, error.description or error.name)
         if error.code == 405 and getattr(error, "valid_methods", None):
             response.headers["Allow"] = ", ".join(error.valid_methods)  # type: ignore[attr-defined]
@@ -93,9 +111,16 @@ def register(app: Flask) -> None:
     @app.errorhandler(redis.TimeoutError)
     def _unavailable(error: redis.RedisError) -> Response:
         app.logger.warning("Redis unavailable: %s", error)
-        return unavailable(f"the game store is unreachable ({type(error).__name__}); nothing was changed, retry shortly")
+        return unavailable(
+            f"the game store is unreachable ({type(error).__name__}); nothing was changed, retry shortly"
+        )
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:
         app.logger.exception("unhandled error")
-        return problem(500, "internal_error", "Internal error", "something went wrong on our side; retry with the same Idempotency-Key to learn whether it was applied")
+        return problem(
+            500,
+            "internal_error",
+            "Internal error",
+            "something went wrong on our side; retry with the same Idempotency-Key to learn whether it was applied",
+        )

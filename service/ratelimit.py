@@ -6,6 +6,7 @@ token. A token counts only once the service knows it: a client rotating made-up 
 limited by its address, and made-up tokens are never remembered. Responses carry
 ``RateLimit-Limit``, ``RateLimit-Remaining`` and ``RateLimit-Reset``; a 429 also ``Retry-After``.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -44,7 +45,7 @@ class _ValidTokens:
         """The request's token digest if the token is valid, else None (once per request)."""
         if "valid_token" not in g:
             g.valid_token = self._check()
-        return g.valid_token  # type: ignore[no-any-return]
+        return g.valid_token
 
     def _check(self) -> str | None:
         header = request.headers.get("Authorization", "")
@@ -87,12 +88,34 @@ def install(app: Flask, api: Blueprint, storage_uri: str) -> Limiter | None:
     limiter.request_filter(lambda: request.path in ("/healthz", "/readyz"))  # probes are never limited
     tokens = _ValidTokens()
     config: dict[str, Any] = {name: app.config.get(name, default) for name, default in LIMITS.items()}
-    limiter.limit(config["RATE_LIMIT_READS"], methods=READ_METHODS, key_func=client_address,
-                  scope="reads-by-address", per_method=False)(api)
-    limiter.limit(config["RATE_LIMIT_WRITES"], methods=WRITE_METHODS, key_func=client_address,
-                  scope="writes-by-address", per_method=False)(api)
-    limiter.limit(config["RATE_LIMIT_TOKEN_READS"], methods=READ_METHODS, key_func=tokens.key,
-                  scope="reads-by-token", per_method=False, exempt_when=tokens.absent)(api)
-    limiter.limit(config["RATE_LIMIT_TOKEN_WRITES"], methods=WRITE_METHODS, key_func=tokens.key,
-                  scope="writes-by-token", per_method=False, exempt_when=tokens.absent)(api)
+    limiter.limit(
+        config["RATE_LIMIT_READS"],
+        methods=READ_METHODS,
+        key_func=client_address,
+        scope="reads-by-address",
+        per_method=False,
+    )(api)
+    limiter.limit(
+        config["RATE_LIMIT_WRITES"],
+        methods=WRITE_METHODS,
+        key_func=client_address,
+        scope="writes-by-address",
+        per_method=False,
+    )(api)
+    limiter.limit(
+        config["RATE_LIMIT_TOKEN_READS"],
+        methods=READ_METHODS,
+        key_func=tokens.key,
+        scope="reads-by-token",
+        per_method=False,
+        exempt_when=tokens.absent,
+    )(api)
+    limiter.limit(
+        config["RATE_LIMIT_TOKEN_WRITES"],
+        methods=WRITE_METHODS,
+        key_func=tokens.key,
+        scope="writes-by-token",
+        per_method=False,
+        exempt_when=tokens.absent,
+    )(api)
     return limiter

@@ -8,6 +8,7 @@ on the same port and data folder, so its append-only file replays every acknowle
 ``bluemoon`` gives up, stopping the rest and exiting 1, only when one child fails to stay up
 more than ``--give-up`` times in a row; Ctrl-C or SIGTERM stops everything and exits 0.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 log = logging.getLogger("bluemoon.run")
-STEADY = 30.0      #: seconds a child must run for its failures to be forgotten
+STEADY = 30.0  #: seconds a child must run for its failures to be forgotten
 FIRST_PAUSE, LONGEST_PAUSE = 0.5, 10.0
 
 
@@ -33,7 +34,7 @@ class Child:
     argv: list[str]
     process: subprocess.Popen[bytes] | None = None
     started: float = 0.0
-    failures: int = 0      #: exits in a row, each before it had run STEADY seconds
+    failures: int = 0  #: exits in a row, each before it had run STEADY seconds
     restart_at: float = 0.0
 
     def start(self, env: dict[str, str]) -> None:
@@ -54,8 +55,17 @@ class Child:
 
 
 def commands(port: int, web_workers: int, bot_workers: int) -> list[Child]:
-    web = [sys.executable, "-m", "gunicorn", "-c", "python:service.gunicorn_conf",
-           "--workers", str(web_workers), "--bind", f"127.0.0.1:{port}"]
+    web = [
+        sys.executable,
+        "-m",
+        "gunicorn",
+        "-c",
+        "python:service.gunicorn_conf",
+        "--workers",
+        str(web_workers),
+        "--bind",
+        f"127.0.0.1:{port}",
+    ]
     worker = [sys.executable, "-m", "workers.run"]
     return [Child("web", web)] + [Child(f"worker-{i + 1}", worker) for i in range(bot_workers)]
 
@@ -82,10 +92,14 @@ def supervise(children: list[Child], env: dict[str, str], give_up: int, stopping
                 ran = now - child.started
                 child.failures = 1 if ran >= STEADY else child.failures + 1
                 if child.failures > give_up:
-                    log.error("%s exited with status %s %d times in a row; giving up", child.name, status, child.failures)
+                    log.error(
+                        "%s exited with status %s %d times in a row; giving up", child.name, status, child.failures
+                    )
                     return 1
                 pause = min(FIRST_PAUSE * 2 ** (child.failures - 1), LONGEST_PAUSE)
-                log.warning("%s exited with status %s after %.1f s; restarting in %.1f s", child.name, status, ran, pause)
+                log.warning(
+                    "%s exited with status %s after %.1f s; restarting in %.1f s", child.name, status, ran, pause
+                )
                 child.process, child.restart_at = None, now + pause
             if child.process is None and now >= child.restart_at:
                 child.start(env)

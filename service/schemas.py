@@ -1,6 +1,7 @@
 """Marshmallow schemas: the one source of the API's shapes. ``openapi.yaml`` is generated
 from them (service/openapi.py), requests are validated by them, and every response is
 dumped through them."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -32,16 +33,29 @@ class Strict(Schema):
 
 
 def _name() -> fields.String:
-    return fields.String(load_default=None, allow_none=True, validate=validate.Length(min=1, max=40),
-                         metadata={"description": "A display name: any Unicode text, 1-40 characters."})
+    return fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(min=1, max=40),
+        metadata={"description": "A display name: any Unicode text, 1-40 characters."},
+    )
 
 
 class SeatRequest(Strict):
-    kind = fields.String(required=True, validate=validate.OneOf(["human", "open", "bot"]),
-                         metadata={"description": "human: a token is returned now; open: an invite to pass on; bot: played by the workers."})
+    kind = fields.String(
+        required=True,
+        validate=validate.OneOf(["human", "open", "bot"]),
+        metadata={
+            "description": "human: a token is returned now; open: an invite to pass on; bot: played by the workers."
+        },
+    )
     name = _name()
-    level = fields.String(load_default=None, allow_none=True, validate=validate.OneOf(LEVELS),
-                          metadata={"description": "Bot level (bots only; default greedy)."})
+    level = fields.String(
+        load_default=None,
+        allow_none=True,
+        validate=validate.OneOf(LEVELS),
+        metadata={"description": "Bot level (bots only; default greedy)."},
+    )
 
     @validates_schema
     def _level_for_bots(self, data: dict[str, Any], **_: Any) -> None:
@@ -56,10 +70,19 @@ class Placement(Strict):
 
 
 class ExplicitSetup(Strict):
-    grid = fields.List(fields.Nested(Placement), load_default=None, allow_none=True,
-                       metadata={"description": "Every tile's cell (layout explicit only)."})
-    deck = fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), load_default=None, allow_none=True,
-                       validate=validate.Length(equal=80), metadata={"description": "All 80 card ids, top first; 8 are dealt to each seat in seat order."})
+    grid = fields.List(
+        fields.Nested(Placement),
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "Every tile's cell (layout explicit only)."},
+    )
+    deck = fields.List(
+        fields.String(validate=validate.OneOf(CARD_IDS)),
+        load_default=None,
+        allow_none=True,
+        validate=validate.Length(equal=80),
+        metadata={"description": "All 80 card ids, top first; 8 are dealt to each seat in seat order."},
+    )
     first_player = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(0, 3))
 
 
@@ -69,10 +92,17 @@ class CreateGame(Strict):
     layout = fields.String(load_default="standard", validate=validate.OneOf(["standard", "variant", "explicit"]))
     seats = fields.List(fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=4))
     setup = fields.Nested(ExplicitSetup, load_default=None, allow_none=True)
-    turn_deadline = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(min=10, max=30 * 86400),
-                                   metadata={"description": "Seconds a human seat has for a turn; then the workers play it."})
-    deadline_level = fields.String(load_default="pass", validate=validate.OneOf(["pass", *LEVELS]),
-                                   metadata={"description": "How an overdue turn is played: pass (just the Reset) or a bot level."})
+    turn_deadline = fields.Integer(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=10, max=30 * 86400),
+        metadata={"description": "Seconds a human seat has for a turn; then the workers play it."},
+    )
+    deadline_level = fields.String(
+        load_default="pass",
+        validate=validate.OneOf(["pass", *LEVELS]),
+        metadata={"description": "How an overdue turn is played: pass (just the Reset) or a bot level."},
+    )
 
     @validates_schema
     def _consistent(self, data: dict[str, Any], **_: Any) -> None:
@@ -94,7 +124,11 @@ class SeatInfo(Schema):
 
 
 class CreatedSeat(SeatInfo):
-    token = fields.String(metadata={"description": "Secret seat token (human seats). Shown only once; send it as 'Authorization: Bearer <token>'."})
+    token = fields.String(
+        metadata={
+            "description": "Secret seat token (human seats). Shown only once; send it as 'Authorization: Bearer <token>'."
+        }
+    )
     invite = fields.String(metadata={"description": "Invite code for an open seat."})
     invite_url = fields.String(metadata={"description": "Where the invited player posts the invite to join."})
 
@@ -156,10 +190,17 @@ class PlayerView(Schema):
     seat = fields.Integer(required=True)
     position = fields.String(required=True)
     hand_size = fields.Integer(required=True)
-    hand = fields.List(fields.String(), allow_none=True, required=True, metadata={"description": "Your own cards; null for other seats."})
+    hand = fields.List(
+        fields.String(),
+        allow_none=True,
+        required=True,
+        metadata={"description": "Your own cards; null for other seats."},
+    )
     aside_size = fields.Integer(required=True)
     aside = fields.List(fields.String(), allow_none=True, required=True)
-    crystals = fields.Integer(allow_none=True, required=True, metadata={"description": "Private: null for other seats until the game ends."})
+    crystals = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "Private: null for other seats until the game ends."}
+    )
     scales = fields.Integer(required=True)
     markers = fields.Integer(required=True)
     offerings = fields.Integer(required=True)
@@ -177,9 +218,14 @@ class TurnView(Schema):
     steps = fields.Integer(required=True)
     offered = fields.Boolean(required=True)
     action_used = fields.Boolean(required=True)
-    deadline = fields.String(required=True, allow_none=True,
-                             metadata={"description": "When this turn's deadline passes (UTC, ISO 8601), if the game has one; "
-                                                      "then the turn is played as `settings.deadline_level`."})
+    deadline = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "When this turn's deadline passes (UTC, ISO 8601), if the game has one; "
+            "then the turn is played as `settings.deadline_level`."
+        },
+    )
 
 
 class ResultView(Schema):
@@ -201,16 +247,22 @@ class DragonsView(Schema):
 
 
 class GameSettings(Schema):
-    turn_deadline = fields.Integer(required=True, allow_none=True,
-                                   metadata={"description": "Seconds a human seat has for a turn; null for none."})
-    deadline_level = fields.String(required=True, allow_none=True,
-                                   metadata={"description": "What plays an overdue turn: `pass` ends it, a bot level plays it."})
+    turn_deadline = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "Seconds a human seat has for a turn; null for none."}
+    )
+    deadline_level = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "What plays an overdue turn: `pass` ends it, a bot level plays it."},
+    )
 
 
 class GameView(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True)
-    viewer = fields.Integer(allow_none=True, required=True, metadata={"description": "Your seat; null for a spectator."})
+    viewer = fields.Integer(
+        allow_none=True, required=True, metadata={"description": "Your seat; null for a spectator."}
+    )
     options = fields.Nested(OptionsView, required=True)
     status = fields.String(required=True)
     commitment = fields.String(required=True, metadata={"description": "SHA-256 of the secret seed."})
@@ -232,9 +284,12 @@ class GameView(Schema):
 
 
 class Recolour(Strict):
-    card = fields.String(required=True, validate=validate.OneOf(CARD_IDS), metadata={"description": "The Hoax card played."})
-    targets = fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), required=True,
-                          validate=validate.Length(min=1, max=4))
+    card = fields.String(
+        required=True, validate=validate.OneOf(CARD_IDS), metadata={"description": "The Hoax card played."}
+    )
+    targets = fields.List(
+        fields.String(validate=validate.OneOf(CARD_IDS)), required=True, validate=validate.Length(min=1, max=4)
+    )
 
 
 #: Which fields each command type takes; the rest must be absent.
@@ -256,20 +311,32 @@ class Command(Strict):
     """One command of the current turn. Send exactly what GET .../legal lists, or any other
     legal command (an overpayment, say)."""
 
-    type = fields.String(required=True, validate=validate.OneOf(sorted(COMMAND_TYPES)),
-                         metadata={"description": "move, fly_figure (Flit 1), gain_steps (Flit 2), fly_dragon (Vulca/Terrah/Aqua 1), "
-                                   "move_dragon (their 2s), contribute, offer, use_action (expansion buildings), end_turn (the Reset)."})
-    to = fields.String(allow_none=True, validate=validate.OneOf(TILES),
-                       metadata={"description": "A tile; for fly_dragon null means outside the city."})
+    type = fields.String(
+        required=True,
+        validate=validate.OneOf(sorted(COMMAND_TYPES)),
+        metadata={
+            "description": "move, fly_figure (Flit 1), gain_steps (Flit 2), fly_dragon (Vulca/Terrah/Aqua 1), "
+            "move_dragon (their 2s), contribute, offer, use_action (expansion buildings), end_turn (the Reset)."
+        },
+    )
+    to = fields.String(
+        allow_none=True,
+        validate=validate.OneOf(TILES),
+        metadata={"description": "A tile; for fly_dragon null means outside the city."},
+    )
     card = fields.String(validate=validate.OneOf(CARD_IDS), metadata={"description": "The card played for its power."})
     building = fields.String(validate=validate.OneOf(sorted(BUILDINGS)))
     space = fields.Integer(validate=validate.Range(0, 3), metadata={"description": "Space index, left to right."})
     cards = fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), validate=validate.Length(min=1, max=20))
-    colour = fields.String(allow_none=True, validate=validate.OneOf(COLOURS),
-                           metadata={"description": "Required on any-colour spaces."})
+    colour = fields.String(
+        allow_none=True, validate=validate.OneOf(COLOURS), metadata={"description": "Required on any-colour spaces."}
+    )
     hoax = fields.List(fields.Nested(Recolour), validate=validate.Length(max=10))
-    pillar = fields.String(allow_none=True, validate=validate.OneOf(CARD_IDS),
-                           metadata={"description": "A Pillar card for an offering after the first one this turn."})
+    pillar = fields.String(
+        allow_none=True,
+        validate=validate.OneOf(CARD_IDS),
+        metadata={"description": "A Pillar card for an offering after the first one this turn."},
+    )
     discards = fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), validate=validate.Length(max=2))
 
     @validates_schema
@@ -281,14 +348,20 @@ class Command(Strict):
                 errors[name] = [f"required for a {data['type']} command"]
         for name in data:
             if name != "type" and name not in allowed:
-                errors[name] = [f"not a field of a {data.get('type')} command (allowed: {', '.join(allowed) or 'none'})"]
+                errors[name] = [
+                    f"not a field of a {data.get('type')} command (allowed: {', '.join(allowed) or 'none'})"
+                ]
         if errors:
             raise ValidationError(errors)
 
 
 class CommandRequest(Command):
-    expected_version = fields.Integer(validate=validate.Range(min=0), load_default=None, allow_none=True,
-                                      metadata={"description": "The version you played against (or send If-Match)."})
+    expected_version = fields.Integer(
+        validate=validate.Range(min=0),
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "The version you played against (or send If-Match)."},
+    )
 
     @validates_schema
     def _fields_of_type(self, data: dict[str, Any], **kw: Any) -> None:
@@ -297,8 +370,12 @@ class CommandRequest(Command):
 
 
 class DiscardChoice(Schema):
-    from_ = fields.List(fields.String(), required=True, data_key="from",
-                        metadata={"description": "Cards the Reset may discard: your hand."})
+    from_ = fields.List(
+        fields.String(),
+        required=True,
+        data_key="from",
+        metadata={"description": "Cards the Reset may discard: your hand."},
+    )
     at_most = fields.Integer(required=True, metadata={"description": "How many of them, at most (the rules allow 2)."})
 
 
@@ -306,31 +383,55 @@ class Legal(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True)
     seat = fields.Integer(required=True)
-    commands = fields.List(fields.Nested(Command), required=True,
-                           metadata={"description": "Every legal command, ready to post back; `end_turn` once, discarding "
-                                                    "nothing, unless `expand=true` (then every discard combination too)."})
-    end_turn_discards = fields.Nested(DiscardChoice, required=True, allow_none=True,
-                                      metadata={"description": "To end the turn discarding cards, post `end_turn` with 0 to "
-                                                               "`at_most` different cards of `from` as `discards`. Null when "
-                                                               "it is not your turn."})
+    commands = fields.List(
+        fields.Nested(Command),
+        required=True,
+        metadata={
+            "description": "Every legal command, ready to post back; `end_turn` once, discarding "
+            "nothing, unless `expand=true` (then every discard combination too)."
+        },
+    )
+    end_turn_discards = fields.Nested(
+        DiscardChoice,
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "To end the turn discarding cards, post `end_turn` with 0 to "
+            "`at_most` different cards of `from` as `discards`. Null when "
+            "it is not your turn."
+        },
+    )
 
 
 class Event(Schema):
-    seq = fields.Integer(required=True, metadata={"description": "Sequence number: the game's version after this event."})
+    seq = fields.Integer(
+        required=True, metadata={"description": "Sequence number: the game's version after this event."}
+    )
     type = fields.String(required=True)
     schema = fields.Integer(required=True)
     at = fields.String(required=True)
     actor = fields.String(required=True)
-    meta = fields.Dict(required=True, metadata={"description": "How the command was chosen: for bots the level, budget, "
-                                                "generator seed and an HMAC of the bot's view keyed with the game's seed (checkable once the seed "
-                                                "is revealed at the end), so anyone can re-run the choice."})
-    data = fields.Dict(required=True, metadata={"description": "The event's fields, redacted for you (hidden values are null). See docs/rules.md."})
+    meta = fields.Dict(
+        required=True,
+        metadata={
+            "description": "How the command was chosen: for bots the level, budget, "
+            "generator seed and an HMAC of the bot's view keyed with the game's seed (checkable once the seed "
+            "is revealed at the end), so anyone can re-run the choice."
+        },
+    )
+    data = fields.Dict(
+        required=True,
+        metadata={"description": "The event's fields, redacted for you (hidden values are null). See docs/rules.md."},
+    )
 
 
 class CommandResult(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True)
-    duplicate = fields.Boolean(required=True, metadata={"description": "True when this Idempotency-Key was applied before: nothing new happened."})
+    duplicate = fields.Boolean(
+        required=True,
+        metadata={"description": "True when this Idempotency-Key was applied before: nothing new happened."},
+    )
     events = fields.List(fields.Nested(Event), required=True)
     view = fields.Nested(GameView, required=True)
 
@@ -357,10 +458,19 @@ class Check(Schema):
 
 class Audit(Schema):
     game = fields.String(required=True)
-    verified = fields.Boolean(required=True, metadata={"description": "Every check passed: the seed, every shuffle, and "
-                                                                      "every command judged again by the rules."})
-    setup = fields.String(required=True, metadata={"description": "`drawn from the seed`, or `explicit, not drawn (…)` when "
-                                                                  "the creator gave the grid, deck or first player."})
+    verified = fields.Boolean(
+        required=True,
+        metadata={
+            "description": "Every check passed: the seed, every shuffle, and every command judged again by the rules."
+        },
+    )
+    setup = fields.String(
+        required=True,
+        metadata={
+            "description": "`drawn from the seed`, or `explicit, not drawn (…)` when "
+            "the creator gave the grid, deck or first player."
+        },
+    )
     checks = fields.List(fields.Nested(Check), required=True)
 
 
@@ -379,9 +489,14 @@ class Problem(Schema):
 
 
 class RedisCheck(Schema):
-    status = fields.String(required=True, validate=validate.OneOf(["ok", "unsafe", "unchecked", "unknown"]),
-                           metadata={"description": "Whether Redis keeps games: an append-only file and no eviction "
-                                                    "(`unchecked` where CONFIG is disabled, as on managed Redis)."})
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["ok", "unsafe", "unchecked", "unknown"]),
+        metadata={
+            "description": "Whether Redis keeps games: an append-only file and no eviction "
+            "(`unchecked` where CONFIG is disabled, as on managed Redis)."
+        },
+    )
     detail = fields.String(required=True)
 
 
@@ -394,14 +509,24 @@ WEBHOOK_KINDS = ["turn.started", "turn.deadline_near", "game.ended", "event"]
 
 
 class WebhookRequest(Strict):
-    url = fields.String(required=True, validate=[validate.Length(min=1, max=2000), validate.URL(schemes={"http", "https"}, require_tld=False)],
-                        metadata={"description": "Where to POST. Hosts that are or resolve to loopback, private, link-local, "
-                                                 "multicast or metadata addresses are refused; redirects are not followed."})
-    events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_KINDS)), required=True,
-                         validate=validate.Length(min=1, max=len(WEBHOOK_KINDS)),
-                         metadata={"description": "Kinds: `turn.started` (your turn began), `turn.deadline_near` (the last "
-                                                  "quarter of your turn's deadline, at most 5 minutes), `game.ended`, `event` "
-                                                  "(every event, redacted for your seat)."})
+    url = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=2000), validate.URL(schemes={"http", "https"}, require_tld=False)],
+        metadata={
+            "description": "Where to POST. Hosts that are or resolve to loopback, private, link-local, "
+            "multicast or metadata addresses are refused; redirects are not followed."
+        },
+    )
+    events = fields.List(
+        fields.String(validate=validate.OneOf(WEBHOOK_KINDS)),
+        required=True,
+        validate=validate.Length(min=1, max=len(WEBHOOK_KINDS)),
+        metadata={
+            "description": "Kinds: `turn.started` (your turn began), `turn.deadline_near` (the last "
+            "quarter of your turn's deadline, at most 5 minutes), `game.ended`, `event` "
+            "(every event, redacted for your seat)."
+        },
+    )
 
 
 class Webhook(Schema):
@@ -416,8 +541,13 @@ class Webhook(Schema):
 
 
 class WebhookCreated(Webhook):
-    secret = fields.String(required=True, metadata={"description": "The signing secret (`whsec_…`), shown only now: "
-                                                                   "verify each delivery with a Standard Webhooks library."})
+    secret = fields.String(
+        required=True,
+        metadata={
+            "description": "The signing secret (`whsec_…`), shown only now: "
+            "verify each delivery with a Standard Webhooks library."
+        },
+    )
 
 
 class WebhookList(Schema):
@@ -426,18 +556,23 @@ class WebhookList(Schema):
 
 class DeliveryAttempt(Schema):
     at = fields.String(required=True)
-    delivery = fields.String(required=True, metadata={"description": "The message's `webhook-id`, the same on every try."})
+    delivery = fields.String(
+        required=True, metadata={"description": "The message's `webhook-id`, the same on every try."}
+    )
     kind = fields.String(required=True)
     attempt = fields.Integer(required=True)
-    status = fields.Integer(required=True, allow_none=True, metadata={"description": "The receiver's HTTP status, if it answered."})
+    status = fields.Integer(
+        required=True, allow_none=True, metadata={"description": "The receiver's HTTP status, if it answered."}
+    )
     ms = fields.Float(required=True, metadata={"description": "How long the attempt took."})
     outcome = fields.String(required=True, validate=validate.OneOf(["delivered", "retrying", "failed"]))
     error = fields.String(required=True, allow_none=True)
 
 
 class DeliveryLog(Schema):
-    deliveries = fields.List(fields.Nested(DeliveryAttempt), required=True,
-                             metadata={"description": "The last 50 attempts, newest first."})
+    deliveries = fields.List(
+        fields.Nested(DeliveryAttempt), required=True, metadata={"description": "The last 50 attempts, newest first."}
+    )
 
 
 class WebhookMessage(Schema):
@@ -445,6 +580,11 @@ class WebhookMessage(Schema):
     game = fields.String(required=True)
     version = fields.Integer(required=True, metadata={"description": "The game's version the message is about."})
     seat = fields.Integer(required=True, metadata={"description": "The webhook's seat; `data` is redacted for it."})
-    data = fields.Dict(required=True, metadata={"description": "`event`: the Event, redacted for the seat; `turn.started`: "
-                                                               "turn, seat, deadline_seconds; `turn.deadline_near`: turn, seat, "
-                                                               "seconds_left; `game.ended`: the GameEnded event."})
+    data = fields.Dict(
+        required=True,
+        metadata={
+            "description": "`event`: the Event, redacted for the seat; `turn.started`: "
+            "turn, seat, deadline_seconds; `turn.deadline_near`: turn, seat, "
+            "seconds_left; `game.ended`: the GameEnded event."
+        },
+    )

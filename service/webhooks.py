@@ -5,6 +5,7 @@ Deliveries are outbox entries written by the same append as the events that caus
 (events/store.py ``OutboxWrite``), so none is lost; workers/webhooks.py delivers them with
 retries. A webhook belongs to one seat and sees only what that seat may see.
 """
+
 from __future__ import annotations
 
 import base64
@@ -31,7 +32,7 @@ from .errors import NotFound, ServiceError
 KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
 MAX_PER_SEAT = 10
 DEADLINE_WARNING = 0.25  #: "near" is the last quarter of the turn's deadline (at most 5 minutes)
-LOG_SIZE = 50            #: delivery attempts kept per webhook
+LOG_SIZE = 50  #: delivery attempts kept per webhook
 
 
 class UnsafeUrl(ServiceError):
@@ -72,11 +73,13 @@ def check_url(url: str) -> Target:
     addresses = [info[4][0] for info in infos]
     if host not in allowed_hosts():
         for address in addresses:
-            ip = ipaddress.ip_address(address.split("%")[0])
+            ip = ipaddress.ip_address(str(address).split("%")[0])
             if not ip.is_global or ip.is_multicast:
-                raise UnsafeUrl(f"{host} is or resolves to {ip}, which is not a public address "
-                                "(loopback, private, link-local, multicast, reserved or metadata)")
-    return Target(parts.scheme, host, port, path, addresses[0])
+                raise UnsafeUrl(
+                    f"{host} is or resolves to {ip}, which is not a public address "
+                    "(loopback, private, link-local, multicast, reserved or metadata)"
+                )
+    return Target(parts.scheme, host, port, path, str(addresses[0]))
 
 
 def _public(hook: dict[str, Any]) -> dict[str, Any]:
@@ -94,8 +97,14 @@ class Webhooks:
         if len(self.of_seat(game, seat)) >= MAX_PER_SEAT:
             raise UnsafeUrl(f"a seat may have at most {MAX_PER_SEAT} webhooks")
         hook = {
-            "id": "wh_" + secrets.token_hex(8), "seat": seat, "url": url, "events": sorted(set(kinds)),
-            "created": now(), "enabled": True, "failures": 0, "disabled_reason": None,
+            "id": "wh_" + secrets.token_hex(8),
+            "seat": seat,
+            "url": url,
+            "events": sorted(set(kinds)),
+            "created": now(),
+            "enabled": True,
+            "failures": 0,
+            "disabled_reason": None,
             "secret": "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode(),
         }
         self.client.hset(keys.webhooks(game), hook["id"], json.dumps(hook))
@@ -110,7 +119,7 @@ class Webhooks:
         hook = json.loads(raw) if raw else None
         if hook is None or hook["seat"] != seat:
             raise NotFound(f"no webhook {hook_id} for this seat")
-        return hook  # type: ignore[no-any-return]
+        return hook
 
     def delete(self, game: str, seat: int, hook_id: str) -> None:
         self.get(game, seat, hook_id)
@@ -122,12 +131,13 @@ class Webhooks:
         return [json.loads(v) for v in self.client.lrange(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1)]
 
 
-def deliveries(game: str, hooks: list[dict[str, Any]], stored: list[StoredEvent], state: Game,
-               settings: dict[str, Any]) -> list[OutboxWrite]:
+def deliveries(
+    game: str, hooks: list[dict[str, Any]], stored: list[StoredEvent], state: Game, settings: dict[str, Any]
+) -> list[OutboxWrite]:
     """The outbox entries these events cause: one delivery per enabled webhook and matching
     kind, its body redacted for the webhook's seat; and each deadline warning set or cleared."""
     writes: list[OutboxWrite] = []
-    turn_started = next((s for s in stored if isinstance(s.event, TurnStarted)), None)
+    started_seq, turn_started = next(((s.seq, s.event) for s in stored if isinstance(s.event, TurnStarted)), (0, None))
     ended = next((s for s in stored if isinstance(s.event, GameEnded)), None)
     at = now_ms()
     for hook in hooks:
@@ -135,27 +145,50 @@ def deliveries(game: str, hooks: list[dict[str, Any]], stored: list[StoredEvent]
             continue
         seat, kinds = hook["seat"], set(hook["events"])
         if "event" in kinds:
-            writes += [_delivery(game, hook, "event", s.seq, event_to_json(s, redact(s.event, seat)), at) for s in stored]
-        if turn_started is not None and turn_started.event.seat == seat and "turn.started" in kinds:
-            writes.append(_delivery(game, hook, "turn.started", turn_started.seq, {
-                "turn": turn_started.event.number, "seat": seat, "deadline_seconds": settings.get("turn_deadline")}, at))
+            writes += [
+                _delivery(game, hook, "event", s.seq, event_to_json(s, redact(s.event, seat)), at) for s in stored
+            ]
+        if turn_started is not None and turn_started.seat == seat and "turn.started" in kinds:
+            writes.append(
+                _delivery(
+                    game,
+                    hook,
+                    "turn.started",
+                    started_seq,
+                    {
+                        "turn": turn_started.number,
+                        "seat": seat,
+                        "deadline_seconds": settings.get("turn_deadline"),
+                    },
+                    at,
+                )
+            )
         if ended is not None and "game.ended" in kinds:
             writes.append(_delivery(game, hook, "game.ended", ended.seq, event_to_json(ended, ended.event), at))
         if (turn_started is not None or ended is not None) and "turn.deadline_near" in kinds:
             name = f"wh:{game}:{hook['id']}:deadline"  # one per webhook: the next turn replaces or clears it
             deadline = settings.get("turn_deadline")
-            if turn_started is not None and turn_started.event.seat == seat and not state.finished and deadline:
+            if turn_started is not None and turn_started.seat == seat and not state.finished and deadline:
                 warning = min(300.0, deadline * DEADLINE_WARNING)
-                writes.append(_delivery(game, hook, "turn.deadline_near", turn_started.seq, {
-                    "turn": turn_started.event.number, "seat": seat, "seconds_left": warning},
-                    at + int((deadline - warning) * 1000), name))
+                writes.append(
+                    _delivery(
+                        game,
+                        hook,
+                        "turn.deadline_near",
+                        started_seq,
+                        {"turn": turn_started.number, "seat": seat, "seconds_left": warning},
+                        at + int((deadline - warning) * 1000),
+                        name,
+                    )
+                )
             else:
                 writes.append(OutboxWrite(name, None))
     return writes
 
 
-def _delivery(game: str, hook: dict[str, Any], kind: str, version: int, data: dict[str, Any], due: int,
-              name: str | None = None) -> OutboxWrite:
+def _delivery(
+    game: str, hook: dict[str, Any], kind: str, version: int, data: dict[str, Any], due: int, name: str | None = None
+) -> OutboxWrite:
     """One message: its id stays the same on every retry (the receiver's idempotency key)."""
     message = f"msg_{uuid.uuid4().hex}"
     body = {"type": kind, "game": game, "version": version, "seat": hook["seat"], "data": data}

@@ -1,4 +1,5 @@
 """Shared fixtures: a real Redis server for the whole run (REDIS_URL, or an embedded one)."""
+
 from __future__ import annotations
 
 import os

@@ -1,4 +1,5 @@
 """Build any game situation from an explicit setup, for rule tests."""
+
 from __future__ import annotations
 
 from dataclasses import replace

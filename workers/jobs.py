@@ -5,6 +5,7 @@ Each command is appended at the version it was chosen against, with the command 
 applied and carries on from there, never moving twice. A job for a turn that is over (the
 game ended, or someone else is to move) does nothing.
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -31,7 +32,7 @@ MAX_COMMANDS = 80  #: a turn never takes this many commands; a guard against a b
 BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2}
 
 
-def _service() -> "GameService":
+def _service() -> GameService:
     """The service on the worker's own connection, handing further turns to the same queue."""
     from rq import get_current_job
 
@@ -74,13 +75,14 @@ def candidates(state: Game, seat: int, level: str, seed: str) -> Iterator[tuple[
             break
         try:
             yield fallback, bots.choose(state, seat, fallback, random.Random(seed))
-        except Exception:  # noqa: BLE001 - any bot failure falls back to a simpler player
+        except Exception:
             log.exception("bot %s failed at version %d; falling back", fallback, state.version)
     yield "pass", next(c for c in legal_commands(state, seat) if isinstance(c, EndTurn))
 
 
-def play(service: "GameService", game: str, seat: int, turn: int, level: str, reason: str,
-         payload: str | None = None) -> str:
+def play(
+    service: GameService, game: str, seat: int, turn: int, level: str, reason: str, payload: str | None = None
+) -> str:
     """Play ``seat``'s turn number ``turn`` to its end, exactly once (see module doc)."""
     delay = float(os.environ.get("BOT_STEP_DELAY", "0"))  # pace bots so they look human
     for _ in range(MAX_COMMANDS):
@@ -90,14 +92,18 @@ def play(service: "GameService", game: str, seat: int, turn: int, level: str, re
         if payload is not None:
             service.outbox.renew(game, payload)
         seed = bot_seed(game, state.version, seat)
-        meta = {"reason": reason, "seed": seed, "view": view_hash(state, seat)}
+        meta: dict[str, object] = {"reason": reason, "seed": seed, "view": view_hash(state, seat)}
         command: Command | None = None
         for played, command in candidates(state, seat, level, seed):
             meta.update(level=played, budget=BUDGETS.get(played, 0.0))
             try:
                 service.submit(
-                    game, command, expected=state.version, key=f"bot:{game}:{state.version}:{seat}",
-                    actor=f"{'bot' if reason == 'bot' else 'deadline'}:{played}", meta=json.dumps(meta),
+                    game,
+                    command,
+                    expected=state.version,
+                    key=f"bot:{game}:{state.version}:{seat}",
+                    actor=f"{'bot' if reason == 'bot' else 'deadline'}:{played}",
+                    meta=json.dumps(meta),
                 )
                 break
             except (WrongExpectedVersion, IdempotencyConflict):

@@ -1,4 +1,5 @@
 """Handing turns to RQ: one job per claim of a turn's outbox entry (service/games.py)."""
+
 from __future__ import annotations
 
 import json
@@ -13,7 +14,7 @@ from events.outbox import Claim, Outbox
 from service.games import TurnTicket
 
 QUEUE = os.environ.get("BLUEMOON_QUEUE", "bluemoon")
-JOB_TIMEOUT = 60       #: seconds; a bot turn takes far less
+JOB_TIMEOUT = 60  #: seconds; a bot turn takes far less
 
 
 class RQTurns:
@@ -26,9 +27,17 @@ class RQTurns:
 
     def __call__(self, ticket: TurnTicket) -> None:
         self.queue.enqueue(
-            "workers.jobs.play_turn", ticket.game, ticket.seat, ticket.turn, ticket.played_as or ticket.level, ticket.reason,
+            "workers.jobs.play_turn",
+            ticket.game,
+            ticket.seat,
+            ticket.turn,
+            ticket.played_as or ticket.level,
+            ticket.reason,
             payload=ticket.payload(),
-            job_id=ticket.job_id, job_timeout=JOB_TIMEOUT, result_ttl=600, failure_ttl=86_400,
+            job_id=ticket.job_id,
+            job_timeout=JOB_TIMEOUT,
+            result_ttl=600,
+            failure_ttl=86_400,
         )
 
     def waiting(self, ticket: TurnTicket) -> bool:
@@ -43,8 +52,15 @@ class RQTurns:
         if claim.tries > 1 and self._waiting(f"wh-{message}-{claim.tries - 1}"):
             Outbox(self.queue.connection).renew(claim.name, claim.payload, tries=claim.tries - 1)
             return
-        self.queue.enqueue("workers.webhooks.deliver", claim.name, claim.payload,
-                           job_id=job_id, job_timeout=30, result_ttl=600, failure_ttl=86_400)
+        self.queue.enqueue(
+            "workers.webhooks.deliver",
+            claim.name,
+            claim.payload,
+            job_id=job_id,
+            job_timeout=30,
+            result_ttl=600,
+            failure_ttl=86_400,
+        )
 
     def _waiting(self, job_id: str) -> bool:
         try:

@@ -5,6 +5,7 @@ Both outlive a Redis outage: RQ's worker quits its loop when it loses Redis, so 
 again, with back-off, until Redis answers; the dispatcher retries on its own. SIGTERM or
 Ctrl-C stops both (RQ lets the current job finish).
 """
+
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,9 @@ from service.bootstrap import build, redis_url
 from .queueing import QUEUE
 
 log = logging.getLogger("bluemoon.worker")
-DISPATCH_EVERY = 0.2  #: seconds between two looks at the outbox (a bot's turn is usually handed on at once by the web process)
+DISPATCH_EVERY = (
+    0.2  #: seconds between two looks at the outbox (a bot's turn is usually handed on at once by the web process)
+)
 
 
 def dispatch_forever(url: str, stop: threading.Event, every: float = DISPATCH_EVERY) -> None:

@@ -9,6 +9,7 @@ counts as a win), the mean time per decision, and overall the mean game length (
 games per second. Game ``i`` uses seed ``i`` (plus ``--seed``): the same command gives the
 same games, but for mcts, whose search depends on the clock unless ``--iterations`` is set.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -81,7 +82,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--edition", default="cmon", choices=("cmon", "classic"))
     parser.add_argument("--expansion", action="store_true")
     parser.add_argument("--budget", type=float, default=0.2, help="mcts seconds per decision")
-    parser.add_argument("--iterations", type=int, default=None, help="mcts iterations per decision (overrides --budget)")
+    parser.add_argument(
+        "--iterations", type=int, default=None, help="mcts iterations per decision (overrides --budget)"
+    )
     parser.add_argument("--max-turns", type=int, default=400, help="an unfinished game counts as no win")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1)
@@ -91,7 +94,17 @@ def main(argv: list[str] | None = None) -> int:
     jobs = []
     for i in range(args.games):
         k = i % args.players
-        jobs.append((args.seed + i, seats[k:] + seats[:k], args.edition, args.expansion, args.budget, args.iterations, args.max_turns))
+        jobs.append(
+            (
+                args.seed + i,
+                seats[k:] + seats[:k],
+                args.edition,
+                args.expansion,
+                args.budget,
+                args.iterations,
+                args.max_turns,
+            )
+        )
     results: list[GameResult] = []
     started = time.perf_counter()
     with multiprocessing.get_context("spawn").Pool(args.workers) as pool:
@@ -112,16 +125,22 @@ def main(argv: list[str] | None = None) -> int:
         for level, t in r.decision_time.items():
             spent[level] += t
             decisions[level] += r.decisions[level]
-    print(f"{len(results)} games, {args.players} players, seats {','.join(seats)} (rotated), {args.edition}"
-          f"{' + expansion' if args.expansion else ''}")
+    print(
+        f"{len(results)} games, {args.players} players, seats {','.join(seats)} (rotated), {args.edition}"
+        f"{' + expansion' if args.expansion else ''}"
+    )
     for level in sorted(games_with):
         lo, hi = wilson(wins[level], games_with[level])
         per = spent[level] / max(decisions[level], 1)
-        print(f"  {level:7s} won {wins[level]:.0f}/{games_with[level]} = {wins[level] / games_with[level]:.1%} "
-              f"(95% CI {lo:.1%}-{hi:.1%}); {per * 1000:.1f} ms per decision over {decisions[level]} decisions")
+        print(
+            f"  {level:7s} won {wins[level]:.0f}/{games_with[level]} = {wins[level] / games_with[level]:.1%} "
+            f"(95% CI {lo:.1%}-{hi:.1%}); {per * 1000:.1f} ms per decision over {decisions[level]} decisions"
+        )
     unfinished = sum(not r.finished for r in results)
-    print(f"  mean length {sum(r.turns for r in results) / len(results):.1f} turns; {unfinished} unfinished; "
-          f"{len(results) / elapsed:.2f} games/s on {args.workers} processes")
+    print(
+        f"  mean length {sum(r.turns for r in results) / len(results):.1f} turns; {unfinished} unfinished; "
+        f"{len(results) / elapsed:.2f} games/s on {args.workers} processes"
+    )
     return 0
 
 

@@ -7,6 +7,7 @@ and the same ``webhook-id``, until the last try marks it failed; a webhook whose
 keep failing is disabled. A worker killed mid-delivery lets the lease run out, and the
 delivery is claimed and sent again. Every attempt is logged for the API.
 """
+
 from __future__ import annotations
 
 import http.client
@@ -16,7 +17,7 @@ import os
 import socket
 import ssl
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from standardwebhooks.webhooks import Webhook
@@ -98,7 +99,7 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
         outbox.finish(name, payload)
         return "dropped"
     tries = int(client.hget(keys.OUTBOX_TRIES, name) or 1)
-    started, at = time.monotonic(), datetime.now(timezone.utc)
+    started, at = time.monotonic(), datetime.now(UTC)
     status: int | None = None
     try:
         target = check_url(hook["url"])  # again now: the name may point elsewhere since
@@ -110,9 +111,16 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
         error = f"{type(failed).__name__}: {failed}"
     last = tries > len(BACKOFF)
     outcome = "delivered" if error is None else ("failed" if last else "retrying")
-    entry = {"at": at.isoformat(timespec="milliseconds"), "delivery": message["id"], "kind": message["kind"],
-             "attempt": tries, "status": status, "ms": round((time.monotonic() - started) * 1000, 1),
-             "outcome": outcome, "error": error}
+    entry = {
+        "at": at.isoformat(timespec="milliseconds"),
+        "delivery": message["id"],
+        "kind": message["kind"],
+        "attempt": tries,
+        "status": status,
+        "ms": round((time.monotonic() - started) * 1000, 1),
+        "outcome": outcome,
+        "error": error,
+    }
     with client.pipeline(transaction=False) as pipe:
         pipe.lpush(keys.webhook_log(game, hook_id), json.dumps(entry))
         pipe.ltrim(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1)
@@ -123,7 +131,9 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
     outbox.finish(name, payload)
     _count(client, game, hook_id, failed=outcome == "failed")
     if outcome == "failed":
-        log.warning("webhook %s of %s: delivery %s failed after %d tries: %s", hook_id, game, message["id"], tries, error)
+        log.warning(
+            "webhook %s of %s: delivery %s failed after %d tries: %s", hook_id, game, message["id"], tries, error
+        )
     return outcome
 
 

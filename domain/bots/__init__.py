@@ -4,6 +4,7 @@ A bot never sees another hand, the deck order or the seed: it is handed ``observ
 seat)`` and imagines the rest (``observation.determinize``). Levels: ``random``, ``greedy``,
 ``mcts``.
 """
+
 from __future__ import annotations
 
 import random
@@ -20,8 +21,12 @@ DEFAULT_BUDGET = 0.2  #: seconds per decision for mcts
 
 
 def choose(
-    state_or_observation: Game, seat: int, level: str, rng: random.Random,
-    budget: float = DEFAULT_BUDGET, iterations: int | None = None,
+    state_or_observation: Game,
+    seat: int,
+    level: str,
+    rng: random.Random,
+    budget: float = DEFAULT_BUDGET,
+    iterations: int | None = None,
 ) -> Command:
     """The bot's command for ``seat``. Pass the full state or an observation: the bot only
     ever looks at the observation. ``budget``/``iterations`` bound the mcts search."""

@@ -1,6 +1,7 @@
 """The greedy bot: pick the tile whose best contributions (or offerings) are worth most,
 walk there, pay greedily, then discard the weakest cards. Explainable: every choice is the
 largest gain of ``heuristic.value`` one step (or one tile) ahead."""
+
 from __future__ import annotations
 
 import random
@@ -101,12 +102,13 @@ def reach_worth(gain: float, distance: int, steps: int, flit: bool) -> float:
     if away and flit:
         return gain - FLIGHT_COST
     turns_away = -(-away // 2)  # two steps a turn, rounded up
-    return gain * LATER ** turns_away
+    return gain * LATER**turns_away
 
 
 def step_towards(world: Game, here: str, target: str) -> str:
     return next(
-        n for n in world.city.neighbours[here]
+        n
+        for n in world.city.neighbours[here]
         if world.city.distances[n][target] == world.city.distances[here][target] - 1
     )
 
@@ -123,7 +125,7 @@ def choose(observation: Game, seat: int, rng: random.Random) -> cmd.Command:
         flit = next((c for c in sorted(player.hand) if CARDS[c].colour is Colour.GREY and CARDS[c].value == 1), None)
 
         def worth(tile: str) -> float:
-            return reach_worth(gains[tile], distances[tile], turn.steps, flit is not None)  # type: ignore[union-attr]
+            return reach_worth(gains[tile], distances[tile], turn.steps, flit is not None)
 
         target = max(world.city.tiles, key=lambda t: (worth(t), t == here, -distances[t]))
         if worth(target) > 0 and target != here:

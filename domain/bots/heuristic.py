@@ -1,18 +1,19 @@
 """How good a position is for one seat: the greedy bot's yardstick and MCTS's leaf value."""
+
 from __future__ import annotations
 
 from ..catalogue import BUILDINGS, COURTYARD, Reward
 from ..peoples import CARDS
 from ..state import Game
 
-OFFERING = 14.0      #: an offering is worth more than the 7-12 crystals it costs
-SCALE = 1.0          #: three scales fetch about three crystals
-CARD = 0.8           #: a card won is worth about its average value in hand
-CARD_VALUE = 0.25    #: each point of card value in hand: cards only matter as payments
+OFFERING = 14.0  #: an offering is worth more than the 7-12 crystals it costs
+SCALE = 1.0  #: three scales fetch about three crystals
+CARD = 0.8  #: a card won is worth about its average value in hand
+CARD_VALUE = 0.25  #: each point of card value in hand: cards only matter as payments
 #: Markers are scarce: the last ones in supply are worth most, for without one a seat can
 #: neither contribute nor offer.
 SPARE_MARKERS = (4.0, 3.0, 2.0, 1.0, 0.5, 0.3, 0.2, 0.2, 0.2, 0.2)
-STRANDED = 0.3      #: what a share is worth when the seat lacks the markers to finish it
+STRANDED = 0.3  #: what a share is worth when the seat lacks the markers to finish it
 WIN = 1000.0
 
 

@@ -10,6 +10,7 @@ greedy plans one, and weighs what greedy never plays (dragons, Hoax payments, Fl
 offerings). The most visited first command is played.
 Budget: wall-clock seconds, or a fixed number of iterations (reproducible).
 """
+
 from __future__ import annotations
 
 import math
@@ -27,11 +28,11 @@ from . import greedy
 from .heuristic import value
 from .observation import determinize
 
-EXPLORE = 3.0       #: UCB1 exploration constant, in heuristic value units
-BIAS = 4.0          #: weight of the progressive bias (the immediate score) in selection
-MAX_DEPTH = 12      #: commands in one simulated turn before the Reset is forced
-POTENTIAL = 0.7     #: weight of where the figure is heading (one turn later, as greedy discounts)
-LOOK_AHEAD = 1      #: commands greedy looks ahead when valuing a tile for next turn
+EXPLORE = 3.0  #: UCB1 exploration constant, in heuristic value units
+BIAS = 4.0  #: weight of the progressive bias (the immediate score) in selection
+MAX_DEPTH = 12  #: commands in one simulated turn before the Reset is forced
+POTENTIAL = 0.7  #: weight of where the figure is heading (one turn later, as greedy discounts)
+LOOK_AHEAD = 1  #: commands greedy looks ahead when valuing a tile for next turn
 #: Cards in hand per point of value. Lower than greedy's 0.25: hands grow to 20-40 cards, so
 #: turning cards into crystals now beats keeping them (measured: docs/bots.md).
 CARD_VALUE = 0.1
@@ -73,7 +74,9 @@ def _hoax_payments(state: Game, seat: int) -> list[cmd.Command]:
             options = [p for p in minimal_payments(player.hand, colour, space.value) if p[1]]
             if options:
                 cards, hoax = min(options, key=lambda p: (sum(CARDS[c].value for c in p[0]) + len(p[1]), p[0]))
-                found.append(cmd.Contribute(seat, site.building, index, cards, None if space.colour else colour.value, hoax))
+                found.append(
+                    cmd.Contribute(seat, site.building, index, cards, None if space.colour else colour.value, hoax)
+                )
     return found
 
 
@@ -145,8 +148,10 @@ class Outlook:
         flit = any(CARDS[c].colour is Colour.GREY and CARDS[c].value == 1 for c in kept)
         here = final.players[seat].position
         return max(
-            (greedy.reach_worth(self.gain(next_turn, seat, tile), d, turn.steps, flit)
-             for tile, d in final.city.distances[here].items()),
+            (
+                greedy.reach_worth(self.gain(next_turn, seat, tile), d, turn.steps, flit)
+                for tile, d in final.city.distances[here].items()
+            ),
             default=0.0,
         )
 
@@ -210,7 +215,9 @@ def _score(before_end: Game, discards: tuple[str, ...], final: Game, seat: int, 
     return judge(final, seat) + POTENTIAL * outlook.potential(before_end, seat, discards, final)
 
 
-def choose(observation: Game, seat: int, rng: random.Random, budget: float = 0.2, iterations: int | None = None) -> cmd.Command:
+def choose(
+    observation: Game, seat: int, rng: random.Random, budget: float = 0.2, iterations: int | None = None
+) -> cmd.Command:
     """Search for ``budget`` seconds (or exactly ``iterations`` iterations)."""
     root = Node()
     first = candidates(observation, seat)

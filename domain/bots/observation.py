@@ -6,6 +6,7 @@ the seed is dropped. Two states that differ only in hidden information observe t
 ``determinize`` deals the unseen pool at random into the hidden places, so a bot can look
 ahead with ``decide`` in a world that could be the real one.
 """
+
 from __future__ import annotations
 
 import random

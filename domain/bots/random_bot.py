@@ -1,4 +1,5 @@
 """The random bot: a uniform choice among the legal commands."""
+
 from __future__ import annotations
 
 import random

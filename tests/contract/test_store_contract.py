@@ -1,4 +1,5 @@
 """One contract for every event store backend: in memory, fakeredis, and a real Redis."""
+
 from __future__ import annotations
 
 import json
@@ -81,8 +82,19 @@ def test_a_command_id_reused_for_another_command_is_refused(store, game_id):
 
 def test_an_append_that_fails_validation_writes_nothing(store, game_id):
     events = opening()
-    good = [dict(type="GameCreated", schema="1", game=game_id, seq="1", at="t", actor="system", command="", data="{}")]
-    bad = good + [dict(good[0], type="")]
+    good = [
+        {
+            "type": "GameCreated",
+            "schema": "1",
+            "game": game_id,
+            "seq": "1",
+            "at": "t",
+            "actor": "system",
+            "command": "",
+            "data": "{}",
+        }
+    ]
+    bad = [*good, dict(good[0], type="")]
     with pytest.raises(InvalidRecord):
         store._append_records(game_id, 0, bad, "cmd", "h", [OutboxWrite(game_id, "work", 1)])
     assert store.outbox_entry(game_id) is None
@@ -129,8 +141,13 @@ def test_a_snapshot_of_another_schema_is_ignored(store, game_id):
 
 def test_a_v1_event_written_by_hand_is_upcast_on_read():
     record = {
-        "type": "ContributionMade", "schema": "1", "game": "g", "seq": "9", "at": "2026-01-01T00:00:00Z",
-        "actor": "0", "command": "",
+        "type": "ContributionMade",
+        "schema": "1",
+        "game": "g",
+        "seq": "9",
+        "at": "2026-01-01T00:00:00Z",
+        "actor": "0",
+        "command": "",
         "data": json.dumps({"seat": 0, "building": "earth_temple", "space": 2, "cards": ["red-3a"]}),
     }
     stored = from_record(record)
@@ -141,8 +158,14 @@ def test_a_v1_event_written_by_hand_is_upcast_on_read():
 def test_upcasting_through_the_store(store, game_id):
     store.append(game_id, 0, opening()[:1])
     raw = {
-        "type": "ContributionMade", "schema": "1", "game": game_id, "seq": "2", "at": "t", "actor": "0",
-        "command": "", "data": json.dumps({"seat": 0, "building": "royal_palace", "space": 0, "cards": ["red-3a"], "colour": "red"}),
+        "type": "ContributionMade",
+        "schema": "1",
+        "game": game_id,
+        "seq": "2",
+        "at": "t",
+        "actor": "0",
+        "command": "",
+        "data": json.dumps({"seat": 0, "building": "royal_palace", "space": 0, "cards": ["red-3a"], "colour": "red"}),
     }
     store._append_records(game_id, 1, [raw], "", "", [])
     assert store.read(game_id, after=1)[0].event.hoax == ()
@@ -195,7 +218,9 @@ def test_a_long_lived_process_keeps_writing_snapshots(store, game_id):
 def test_outbox_entries_are_written_with_their_events_and_only_with_them(store, game_id):
     events = opening()
     other = game_id + ":delivery"
-    store.append(game_id, 0, events[:2], outbox=[OutboxWrite(game_id, "bot turn at 2", 1000), OutboxWrite(other, "hook", 5)])
+    store.append(
+        game_id, 0, events[:2], outbox=[OutboxWrite(game_id, "bot turn at 2", 1000), OutboxWrite(other, "hook", 5)]
+    )
     assert store.outbox_entry(game_id) == ("bot turn at 2", 1000) and store.outbox_entry(other) == ("hook", 5)
     with pytest.raises(WrongExpectedVersion):  # refused: neither events nor outbox written
         store.append(game_id, 0, events[2:], outbox=[OutboxWrite(game_id, "never", 5)])

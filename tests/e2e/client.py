@@ -1,5 +1,6 @@
 """An HTTP client for tests: every response is checked against openapi.yaml, and bot turns
 handed to the workers are played in-process (the RQ worker tests use real workers)."""
+
 from __future__ import annotations
 
 import json
@@ -29,12 +30,14 @@ def first_sse_event(body: bytes | str) -> dict[str, str]:
 
 SPEC = OpenAPI.from_file_path(
     str(Path(__file__).resolve().parents[2] / "openapi.yaml"),
-    config=Config(extra_media_type_deserializers={
-        "application/problem+json": json.loads,
-        "text/event-stream": lambda body: first_sse_event(body),
-        "application/yaml": lambda body: body.decode() if isinstance(body, bytes) else body,
-        "text/html": lambda body: body.decode() if isinstance(body, bytes) else body,
-    }),
+    config=Config(
+        extra_media_type_deserializers={
+            "application/problem+json": json.loads,
+            "text/event-stream": lambda body: first_sse_event(body),
+            "application/yaml": lambda body: body.decode() if isinstance(body, bytes) else body,
+            "text/html": lambda body: body.decode() if isinstance(body, bytes) else body,
+        }
+    ),
 )
 
 

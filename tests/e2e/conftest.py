@@ -68,8 +68,13 @@ def start_service(tmp_path) -> Iterator[Callable[..., str]]:
         port = free_port()
         environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         environ.update(BLUEMOON_DATA=str(tmp_path / f"redis-{len(started)}"), **env)
-        proc = subprocess.Popen([sys.executable, "-m", "service.run", "--port", str(port)], env=environ,
-                                start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "service.run", "--port", str(port)],
+            env=environ,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         started.append(proc)
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60

@@ -1,5 +1,6 @@
 """The audit judges every move again: a tampered log is caught and the failing check and event
 named; an explicit setup is never reported as drawn."""
+
 from __future__ import annotations
 
 import copy
@@ -104,8 +105,14 @@ def test_an_explicit_setup_is_reported_as_explicit_not_drawn(api):
     grid_game = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
     view = api.get(f"/games/{grid_game['game']}").json
     grid = [{"tile": t["tile"], "row": t["row"], "col": t["col"]} for t in view["city"]]
-    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot"}], "layout": "explicit",
-                                       "setup": {"grid": grid, "first_player": 1}}).json
+    created = api.post(
+        "/games",
+        json={
+            "seats": [{"kind": "human"}, {"kind": "bot"}],
+            "layout": "explicit",
+            "setup": {"grid": grid, "first_player": 1},
+        },
+    ).json
     api.run_workers()
     service = api.app.extensions["bluemoon"].service
     from service.api import _events
@@ -121,7 +128,11 @@ def test_the_audit_command_on_an_unfinished_game_says_so_clearly(server):
     from tests.e2e.conftest import call
 
     _, created = call(server, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
-    done = subprocess.run([sys.executable, "-m", "service.audit_cli", "--url", server, created["game"]],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "service.audit_cli", "--url", server, created["game"]],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "cannot audit" in done.stderr and "published when the game ends" in done.stderr

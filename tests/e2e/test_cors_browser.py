@@ -1,5 +1,6 @@
 """A web page on another origin uses the API from a real browser (Debian's chromium driven by
 Playwright): the preflight passes, and the script reads the headers the API exposes."""
+
 from __future__ import annotations
 
 import threading

@@ -1,4 +1,5 @@
 """Whole games over HTTP, every response checked against openapi.yaml."""
+
 from __future__ import annotations
 
 import random
@@ -22,7 +23,9 @@ def play_to_the_end(api, game: str, tokens: dict[int, str], rnd: random.Random) 
         legal = api.get(f"/games/{game}/legal", token=tokens[seat]).json
         command = pick(legal["commands"], rnd)
         response = api.post(
-            f"/games/{game}/commands", token=tokens[seat], json=command,
+            f"/games/{game}/commands",
+            token=tokens[seat],
+            json=command,
             headers={"If-Match": f'"{legal["version"]}"', "Idempotency-Key": f"{game}-{legal['version']}"},
         )
         assert response.status_code == 200, response.json
@@ -35,7 +38,12 @@ def play_to_the_end(api, game: str, tokens: dict[int, str], rnd: random.Random) 
     [
         [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}],
         [{"kind": "human", "name": "Bo"}, {"kind": "open"}, {"kind": "bot", "level": "greedy"}],
-        [{"kind": "open"}, {"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "random"}, {"kind": "human", "name": "Dee"}],
+        [
+            {"kind": "open"},
+            {"kind": "bot", "level": "greedy"},
+            {"kind": "bot", "level": "random"},
+            {"kind": "human", "name": "Dee"},
+        ],
     ],
     ids=["2-seats", "3-seats", "4-seats"],
 )
@@ -59,8 +67,10 @@ def test_a_whole_game_over_http(api_real, seats):
     assert log["events"][-1]["type"] == "GameEnded" and log["seed"] == final["seed"]
     # after the end every feed hides nothing, as the spec says, and agrees with the log
     feed = api.get(f"/games/{game}/events?after=0").json["events"]
-    assert feed[:len(log["events"][:200])] == log["events"][:200]
-    assert feed[0]["data"]["seed"] == final["seed"] and all(e["data"]["cards"] is not None for e in feed if e["type"] == "CardsDealt")
+    assert feed[: len(log["events"][:200])] == log["events"][:200]
+    assert feed[0]["data"]["seed"] == final["seed"] and all(
+        e["data"]["cards"] is not None for e in feed if e["type"] == "CardsDealt"
+    )
     api.app.config["SSE_SECONDS"] = 0.2
     streamed = api.get(f"/games/{game}/stream", headers={"Last-Event-ID": "0"}).get_data(as_text=True)
     assert final["seed"] in streamed.split("\n\n")[1]  # the first event, GameCreated, with its seed

@@ -1,5 +1,6 @@
 """Schemathesis fuzzes every operation from openapi.yaml: no 500s, and every response matches
 the document (status code, content type, headers, body)."""
+
 from __future__ import annotations
 
 import fakeredis
@@ -16,16 +17,30 @@ from schemathesis.specs.openapi.checks import (
 from service.app import create_app
 
 # short streams and long polls under fuzzing (a longer wait gets a documented 422)
-APP = create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "ON_TURN": lambda ticket: None, "RATE_LIMIT": 0,
-                  "SSE_SECONDS": 0.2, "MAX_WAIT": 0.2})
+APP = create_app(
+    {
+        "REDIS_CLIENT": fakeredis.FakeRedis(),
+        "ON_TURN": lambda ticket: None,
+        "RATE_LIMIT": 0,
+        "SSE_SECONDS": 0.2,
+        "MAX_WAIT": 0.2,
+    }
+)
 with APP.test_client() as _client:
-    _created = _client.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "open"}]}).get_json()
+    _created = _client.post(
+        "/games", json={"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "open"}]}
+    ).get_json()
 GAME = _created["game"]
 TOKENS = [s["token"] for s in _created["seats"] if "token" in s]
 
 schema = schemathesis.openapi.from_wsgi("/openapi.yaml", APP)
-CHECKS = [not_a_server_error, status_code_conformance, content_type_conformance,
-          response_headers_conformance, response_schema_conformance]
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
 
 
 @schema.parametrize()

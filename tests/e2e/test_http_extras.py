@@ -1,4 +1,5 @@
 """CORS for web pages on other origins, and compression for clients that accept it."""
+
 from __future__ import annotations
 
 import gzip
@@ -15,15 +16,25 @@ def game(api):
 
 def test_a_preflight_from_another_origin_allows_the_headers_the_api_reads(api, game):
     g, _ = game
-    r = api.http.options(f"/games/{g}/commands", headers={
-        "Origin": "https://player.example", "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "authorization, if-match, idempotency-key, content-type"})
+    r = api.http.options(
+        f"/games/{g}/commands",
+        headers={
+            "Origin": "https://player.example",
+            "Access-Control-Request-Method": "POST",
+            "Access-Control-Request-Headers": "authorization, if-match, idempotency-key, content-type",
+        },
+    )
     assert r.status_code == 200 and r.headers["Access-Control-Allow-Origin"] == "*"
     allowed = {h.strip().lower() for h in r.headers["Access-Control-Allow-Headers"].split(",")}
     assert {"authorization", "if-match", "idempotency-key", "content-type"} <= allowed
-    r = api.http.options(f"/games/{g}/stream", headers={
-        "Origin": "https://player.example", "Access-Control-Request-Method": "GET",
-        "Access-Control-Request-Headers": "last-event-id"})
+    r = api.http.options(
+        f"/games/{g}/stream",
+        headers={
+            "Origin": "https://player.example",
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "last-event-id",
+        },
+    )
     assert "last-event-id" in r.headers["Access-Control-Allow-Headers"].lower()
 
 
@@ -43,7 +54,9 @@ def test_views_and_legal_are_gzipped_when_accepted_but_the_event_stream_never(ap
     assert json.loads(gzip.decompress(zipped.data)) == plain.json and len(zipped.data) < len(plain.data) / 2
     seat = api.get(f"/games/{g}").json["turn"]["seat"]
     # the expanded list is always long enough to compress (bodies under 500 bytes are sent as they are)
-    legal = api.http.get(f"/games/{g}/legal?expand=true", headers={"Accept-Encoding": "gzip", "Authorization": f"Bearer {tokens[seat]}"})
+    legal = api.http.get(
+        f"/games/{g}/legal?expand=true", headers={"Accept-Encoding": "gzip", "Authorization": f"Bearer {tokens[seat]}"}
+    )
     assert legal.headers["Content-Encoding"] == "gzip"
     small = api.http.get("/healthz", headers={"Accept-Encoding": "gzip"})
     assert "Content-Encoding" not in small.headers
@@ -60,6 +73,10 @@ def test_the_etag_of_a_compressed_view_works_in_if_match_and_if_none_match(api, 
     again = api.http.get(f"/games/{g}", headers={"Accept-Encoding": "gzip", "If-None-Match": etag})
     assert again.status_code == 304
     seat = api.get(f"/games/{g}").json["turn"]["seat"]
-    r = api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "end_turn", "discards": []},
-                 headers={"If-Match": etag, "Idempotency-Key": "gz"})
+    r = api.post(
+        f"/games/{g}/commands",
+        token=tokens[seat],
+        json={"type": "end_turn", "discards": []},
+        headers={"If-Match": etag, "Idempotency-Key": "gz"},
+    )
     assert r.status_code == 200

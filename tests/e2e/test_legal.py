@@ -1,4 +1,5 @@
 """`/legal` is compact: the Reset once, with the cards it may discard, not every combination."""
+
 from __future__ import annotations
 
 import json
@@ -11,7 +12,9 @@ from service.codec import dumps, legal_document
 
 
 def test_legal_lists_the_reset_once_with_a_discard_choice_and_expands_on_request(api):
-    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}).json
+    created = api.post(
+        "/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
+    ).json
     g, token = created["game"], created["seats"][0]["token"]
     compact = api.get(f"/games/{g}/legal", token=token).json
     hand = api.get(f"/games/{g}", token=token).json["players"][0]["hand"]
@@ -20,12 +23,18 @@ def test_legal_lists_the_reset_once_with_a_discard_choice_and_expands_on_request
     full = api.get(f"/games/{g}/legal?expand=true", token=token).json
     resets = [c for c in full["commands"] if c["type"] == "end_turn"]
     assert len(resets) > 10 and all(len(c["discards"]) <= 2 and set(c["discards"]) <= set(hand) for c in resets)
-    assert [c for c in full["commands"] if c["type"] != "end_turn"] == [c for c in compact["commands"] if c["type"] != "end_turn"]
+    assert [c for c in full["commands"] if c["type"] != "end_turn"] == [
+        c for c in compact["commands"] if c["type"] != "end_turn"
+    ]
     other = api.get(f"/games/{g}/legal", token=created["seats"][1]["token"]).json
     assert other["commands"] == [] and other["end_turn_discards"] is None
     assert api.get(f"/games/{g}/legal?expand=maybe", token=token).status_code == 422
-    r = api.post(f"/games/{g}/commands", token=token, json={"type": "end_turn", "discards": sorted(hand)[:2]},
-                 headers={"If-Match": f'"{compact["version"]}"'})
+    r = api.post(
+        f"/games/{g}/commands",
+        token=token,
+        json={"type": "end_turn", "discards": sorted(hand)[:2]},
+        headers={"If-Match": f'"{compact["version"]}"'},
+    )
     assert r.status_code == 200  # any two of the offered cards
 
 

@@ -1,6 +1,7 @@
 """The live feeds on the real server (gunicorn with the Procfile's settings, real Redis): long
 polls that wait their whole wait, SSE streams that live their whole lifetime and resume,
 and hundreds of concurrent watchers while the game goes on."""
+
 from __future__ import annotations
 
 import asyncio
@@ -13,8 +14,9 @@ from tests.e2e.conftest import call
 
 
 def two_humans(base: str) -> tuple[str, list[str], int]:
-    status, created = call(base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}],
-                                                    "setup": {"first_player": 0}})
+    status, created = call(
+        base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
+    )
     assert status == 201
     return created["game"], [s["token"] for s in created["seats"]], created["version"]
 
@@ -23,8 +25,14 @@ def end_turn(base: str, game: str, tokens: list[str], version: int) -> int:
     """The player to move ends the turn; returns the new version."""
     status, view = call(base, "GET", f"/games/{game}")
     seat = view["turn"]["seat"]
-    status, result = call(base, "POST", f"/games/{game}/commands", {"type": "end_turn", "discards": []},
-                          token=tokens[seat], headers={"If-Match": f'"{version}"', "Idempotency-Key": f"t{version}"})
+    status, result = call(
+        base,
+        "POST",
+        f"/games/{game}/commands",
+        {"type": "end_turn", "discards": []},
+        token=tokens[seat],
+        headers={"If-Match": f'"{version}"', "Idempotency-Key": f"t{version}"},
+    )
     assert status == 200, result
     return result["version"]
 

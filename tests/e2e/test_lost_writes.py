@@ -1,5 +1,6 @@
 """Redis can come back without its last writes (an ``everysec`` crash, a failover, a restore).
 The service must then serve the stream as it is, never the newer state a process remembers."""
+
 from __future__ import annotations
 
 from events import keys
@@ -7,8 +8,12 @@ from events import keys
 
 def end_turn(api, game, tokens, version, key):
     seat = api.get(f"/games/{game}").json["turn"]["seat"]
-    return api.post(f"/games/{game}/commands", token=tokens[seat], json={"type": "end_turn", "discards": []},
-                    headers={"If-Match": f'"{version}"', "Idempotency-Key": key})
+    return api.post(
+        f"/games/{game}/commands",
+        token=tokens[seat],
+        json={"type": "end_turn", "discards": []},
+        headers={"If-Match": f'"{version}"', "Idempotency-Key": key},
+    )
 
 
 def lose_writes_after(client, game: str, version: int) -> None:
@@ -25,7 +30,9 @@ def lose_writes_after(client, game: str, version: int) -> None:
 
 def test_a_stream_shorter_than_the_cached_state_is_served_as_it_is(api_real, real_redis):
     api = api_real
-    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}).json
+    created = api.post(
+        "/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
+    ).json
     game, tokens = created["game"], [s["token"] for s in created["seats"]]
     version = created["version"]
     versions = [version]

@@ -1,5 +1,6 @@
 """The whole service (`bluemoon`) through faults of its parts: Redis down for 10 s, the
 embedded redis-server killed, a child that keeps failing."""
+
 from __future__ import annotations
 
 import json
@@ -44,11 +45,21 @@ def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_l
     store = tmp_path / "outage-redis"
     server = EmbeddedRedis(store, port=port)
     base = start_service(REDIS_URL=server.url, BOT_STEP_DELAY="1")
-    status, created = call(base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}],
-                                                    "setup": {"first_player": 0}})
+    status, created = call(
+        base,
+        "POST",
+        "/games",
+        {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}], "setup": {"first_player": 0}},
+    )
     game, token = created["game"], created["seats"][0]["token"]
-    status, played = call(base, "POST", f"/games/{game}/commands", {"type": "end_turn", "discards": []}, token=token,
-                          headers={"If-Match": f'"{created["version"]}"', "Idempotency-Key": "ana-1"})
+    status, played = call(
+        base,
+        "POST",
+        f"/games/{game}/commands",
+        {"type": "end_turn", "discards": []},
+        token=token,
+        headers={"If-Match": f'"{created["version"]}"', "Idempotency-Key": "ana-1"},
+    )
     assert status == 200
     acknowledged = played["version"]
     reader = Reader(server.url)
@@ -73,16 +84,25 @@ def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_l
     try:
         back_at = time.monotonic()
         wait_until(lambda: raw(base, "/readyz")[0] == 200, 30, "/readyz to recover")
-        view = wait_until(lambda: (v := raw(base, f"/games/{game}"))[0] == 200 and v[2]["turn"]["seat"] == 0 and v[2],
-                          30, "the bot's turn to be played after the outage")
+        view = wait_until(
+            lambda: (v := raw(base, f"/games/{game}"))[0] == 200 and v[2]["turn"]["seat"] == 0 and v[2],
+            30,
+            "the bot's turn to be played after the outage",
+        )
         assert time.monotonic() - back_at < 30
         reader = Reader(server.url)
         stored = reader.service.store.read(game)
         assert len(stored) >= acknowledged  # nothing acknowledged was lost
         assert [s.actor for s in stored if s.type == "TurnEnded"] == ["0", "bot:greedy"]  # nor doubled
         assert_each_bot_command_applied_once_at_its_version(reader.service, game)
-        status, again = call(base, "POST", f"/games/{game}/commands", {"type": "end_turn", "discards": []}, token=token,
-                             headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": "ana-2"})
+        status, again = call(
+            base,
+            "POST",
+            f"/games/{game}/commands",
+            {"type": "end_turn", "discards": []},
+            token=token,
+            headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": "ana-2"},
+        )
         assert status == 200 and again["view"]["turn"]["seat"] == 1
     finally:
         server.stop()
@@ -94,8 +114,14 @@ def test_bluemoon_restarts_a_killed_embedded_redis_server_and_its_games_survive(
     game = created["game"]
     time.sleep(1.2)  # past the append-only file's one-second fsync
     port = (tmp_path / "redis-0" / "embedded.port").read_text().strip()
-    pid = next(int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _cmdline(p).startswith("/")
-               and "redis-server" in _cmdline(p) and f":{port}" in _cmdline(p))
+    pid = next(
+        int(p.name)
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit()
+        and _cmdline(p).startswith("/")
+        and "redis-server" in _cmdline(p)
+        and f":{port}" in _cmdline(p)
+    )
     os.kill(pid, signal.SIGKILL)
     wait_until(lambda: gone(pid), 5, "redis-server to die")
     wait_until(lambda: raw(base, "/readyz")[0] == 200, 20, "Redis to be restarted by bluemoon")

@@ -1,5 +1,6 @@
 """The service started as the README says (`bluemoon`: gunicorn, an RQ worker and the embedded
 Redis), played over real HTTP: create a game with a bot, play a turn, see the bot reply."""
+
 from __future__ import annotations
 
 import time
@@ -8,17 +9,28 @@ from tests.e2e.conftest import call
 
 
 def test_the_readme_quick_start_over_real_http(server):
-    status, created = call(server, "POST", "/games", {
-        "seats": [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}],
-        "setup": {"first_player": 0},
-    })
+    status, created = call(
+        server,
+        "POST",
+        "/games",
+        {
+            "seats": [{"kind": "human", "name": "Ana"}, {"kind": "bot", "level": "greedy"}],
+            "setup": {"first_player": 0},
+        },
+    )
     assert status == 201
     game, token = created["game"], created["seats"][0]["token"]
     status, legal = call(server, "GET", f"/games/{game}/legal", token=token)
     assert status == 200 and legal["commands"]
     end_turn = next(c for c in legal["commands"] if c["type"] == "end_turn")
-    status, result = call(server, "POST", f"/games/{game}/commands", end_turn, token=token,
-                          headers={"If-Match": f'"{legal["version"]}"', "Idempotency-Key": "first-turn"})
+    status, result = call(
+        server,
+        "POST",
+        f"/games/{game}/commands",
+        end_turn,
+        token=token,
+        headers={"If-Match": f'"{legal["version"]}"', "Idempotency-Key": "first-turn"},
+    )
     assert status == 200 and result["view"]["turn"]["seat"] == 1
     # the bot answers from the background worker; wait for it through the long poll
     after = result["version"]
@@ -48,14 +60,27 @@ def test_10000_gets_of_unknown_games_cost_the_web_processes_no_memory(start_serv
 
     base = start_service(RATE_LIMIT="0")
     port = urlsplit(base).port
-    master = next(int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit() and _is_master(p)
-                  and f"gunicorn -c python:service.gunicorn_conf --workers 2 --bind 127.0.0.1:{port}" in _cmdline(p))
+    master = next(
+        int(p.name)
+        for p in Path("/proc").iterdir()
+        if p.name.isdigit()
+        and _is_master(p)
+        and f"gunicorn -c python:service.gunicorn_conf --workers 2 --bind 127.0.0.1:{port}" in _cmdline(p)
+    )
 
     def rss() -> int:
         total = 0
         for child in Path(f"/proc/{master}/task/{master}/children").read_text().split():
-            total += int(next(line for line in Path(f"/proc/{child}/status").read_text().splitlines()
-                              if line.startswith("VmRSS:")).split()[1]) * 1024
+            total += (
+                int(
+                    next(
+                        line
+                        for line in Path(f"/proc/{child}/status").read_text().splitlines()
+                        if line.startswith("VmRSS:")
+                    ).split()[1]
+                )
+                * 1024
+            )
         return total
 
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)

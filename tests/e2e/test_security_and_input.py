@@ -1,5 +1,6 @@
 """From the outside: no seat acts for another or sees what the rules hide; bad input gets a
 problem response and changes nothing; a retried command is applied once."""
+
 from __future__ import annotations
 
 import json
@@ -60,7 +61,7 @@ def test_tokens_are_unguessable_and_stored_only_as_hashes(api, game):
 def test_no_endpoint_leaks_hands_deck_seed_or_crystals_before_the_end(api, game):
     g, tokens = game
     # play a few commands so the feed holds draws too
-    for i in range(3):
+    for _ in range(3):
         seat = _turn(api, g)
         v = api.get(f"/games/{g}").json["version"]
         api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "end_turn"}, headers={"If-Match": f'"{v}"'})
@@ -107,7 +108,9 @@ def test_a_retried_command_is_applied_once(api, game):
     assert again.json["duplicate"] and not first.json["duplicate"]
     assert again.json["version"] == first.json["version"] and again.json["events"] == first.json["events"]
     assert api.get(f"/games/{g}").json["version"] == first.json["version"]
-    reused = api.post(f"/games/{g}/commands", token=tokens[seat], json={"type": "move", "to": "fire_temple"}, headers=headers)
+    reused = api.post(
+        f"/games/{g}/commands", token=tokens[seat], json={"type": "move", "to": "fire_temple"}, headers=headers
+    )
     assert reused.status_code == 422 and reused.json["code"] == "idempotency_key_reused"
 
 
@@ -120,8 +123,18 @@ def test_a_retried_command_is_applied_once(api, game):
         (json.dumps({"type": "teleport"}).encode(), "application/json", 422, "invalid_request"),
         (json.dumps({"type": "end_turn", "extra": 1}).encode(), "application/json", 422, "invalid_request"),
         (json.dumps({"type": "move"}).encode(), "application/json", 422, "invalid_request"),
-        (json.dumps({"type": "end_turn", "discards": ["red-1a", "red-1b", "red-1c"]}).encode(), "application/json", 422, "invalid_request"),
-        (json.dumps({"type": "contribute", "building": "mill", "space": 0, "cards": "red-1a"}).encode(), "application/json", 422, "invalid_request"),
+        (
+            json.dumps({"type": "end_turn", "discards": ["red-1a", "red-1b", "red-1c"]}).encode(),
+            "application/json",
+            422,
+            "invalid_request",
+        ),
+        (
+            json.dumps({"type": "contribute", "building": "mill", "space": 0, "cards": "red-1a"}).encode(),
+            "application/json",
+            422,
+            "invalid_request",
+        ),
         (json.dumps([1, 2]).encode(), "application/json", 422, "invalid_request"),
         (b'{"type": "end_turn", "discards": ["' + b"x" * 70000 + b'"]}', "application/json", 413, "too_large"),
     ],
@@ -130,8 +143,9 @@ def test_bad_input_gets_a_problem_and_changes_nothing(api, game, body, content_t
     g, tokens = game
     seat = _turn(api, g)
     before = api.get(f"/games/{g}").json
-    r = api.post(f"/games/{g}/commands", token=tokens[seat], data=body,
-                 headers={"Content-Type": content_type, "If-Match": '"5"'})
+    r = api.post(
+        f"/games/{g}/commands", token=tokens[seat], data=body, headers={"Content-Type": content_type, "If-Match": '"5"'}
+    )
     assert r.status_code == status, r.get_data(as_text=True)
     assert r.mimetype == "application/problem+json" and r.json["code"] == code
     assert r.json["detail"] and r.json["type"].endswith(code)
@@ -140,7 +154,12 @@ def test_bad_input_gets_a_problem_and_changes_nothing(api, game, body, content_t
 
 def test_field_errors_name_the_field_and_what_is_allowed(api, game):
     g, tokens = game
-    r = api.post(f"/games/{g}/commands", token=tokens[_turn(api, g)], json={"type": "move", "to": "atlantis"}, headers={"If-Match": '"5"'})
+    r = api.post(
+        f"/games/{g}/commands",
+        token=tokens[_turn(api, g)],
+        json={"type": "move", "to": "atlantis"},
+        headers={"If-Match": '"5"'},
+    )
     assert r.status_code == 422 and "to" in r.json["errors"] and "Must be one of" in r.json["errors"]["to"][0]
 
 
@@ -197,8 +216,14 @@ def test_writes_are_rate_limited_per_address_with_retry_after_and_ratelimit_head
 
 def test_rotating_made_up_tokens_does_not_escape_the_address_limit():
     api = limited_api(RATE_LIMIT_WRITES="3 per minute")
-    codes = [api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot"}]},
-                      headers={"Authorization": f"Bearer made-up-{i}"}).status_code for i in range(5)]
+    codes = [
+        api.post(
+            "/games",
+            json={"seats": [{"kind": "human"}, {"kind": "bot"}]},
+            headers={"Authorization": f"Bearer made-up-{i}"},
+        ).status_code
+        for i in range(5)
+    ]
     assert codes == [201] * 3 + [429] * 2
 
 
@@ -238,18 +263,21 @@ def test_huge_versions_are_refused_cleanly(api, game):
     assert api.get(f"/games/{g}/versions/{2**70}").status_code == 404
 
 
-@pytest.mark.parametrize("path, field", [
-    ("events?after=abc", "after"),
-    ("events?after=-1", "after"),
-    ("events?after=1.5", "after"),
-    ("events?wait=1e9", "wait"),
-    ("events?wait=inf", "wait"),
-    ("events?wait=nan", "wait"),
-    ("events?wait=-1", "wait"),
-    ("events?wait=30.5", "wait"),
-    ("events?wait=soon", "wait"),
-    ("stream?after=abc", "after"),
-])
+@pytest.mark.parametrize(
+    "path, field",
+    [
+        ("events?after=abc", "after"),
+        ("events?after=-1", "after"),
+        ("events?after=1.5", "after"),
+        ("events?wait=1e9", "wait"),
+        ("events?wait=inf", "wait"),
+        ("events?wait=nan", "wait"),
+        ("events?wait=-1", "wait"),
+        ("events?wait=30.5", "wait"),
+        ("events?wait=soon", "wait"),
+        ("stream?after=abc", "after"),
+    ],
+)
 def test_bad_feed_parameters_get_a_problem_naming_the_field(api, game, path, field):
     g, _ = game
     r = api.get(f"/games/{g}/{path}")
@@ -284,8 +312,13 @@ def test_deeply_nested_json_gets_a_4xx_problem_and_changes_nothing(api, game, de
     g, tokens = game
     before = api.get(f"/games/{g}").json["version"]
     for nested in ("[" * depth + "]" * depth, '{"a":' * depth + "1" + "}" * depth):
-        r = api.post(f"/games/{g}/commands", token=tokens[0], data=nested, content_type="application/json",
-                     headers={"If-Match": f'"{before}"'})
+        r = api.post(
+            f"/games/{g}/commands",
+            token=tokens[0],
+            data=nested,
+            content_type="application/json",
+            headers={"If-Match": f'"{before}"'},
+        )
         assert r.status_code == status and r.mimetype == "application/problem+json", r.data[:200]
         r = api.post("/games", data=nested, content_type="application/json")
         assert r.status_code == status and r.mimetype == "application/problem+json"
@@ -308,7 +341,7 @@ def test_a_token_of_another_game_gets_the_same_403_as_an_unknown_token(api, game
     foreign = api.get(f"/games/{g}/legal", token=other["seats"][0]["token"])
     unknown = api.get(f"/games/{g}/legal", token="x" * 43)
     assert foreign.status_code == unknown.status_code == 403
-    assert {k: v for k, v in foreign.json.items()} == {k: v for k, v in unknown.json.items()}
+    assert dict(foreign.json) == dict(unknown.json)
 
 
 def test_bot_events_carry_no_hash_of_the_bots_view_that_public_data_and_a_guessed_hand_could_match(api):
@@ -318,8 +351,9 @@ def test_bot_events_carry_no_hash_of_the_bots_view_that_public_data_and_a_guesse
 
     from domain import view
 
-    created = api.post("/games", json={"seats": [{"kind": "bot", "level": "greedy"}, {"kind": "human"}],
-                                       "setup": {"first_player": 0}}).json
+    created = api.post(
+        "/games", json={"seats": [{"kind": "bot", "level": "greedy"}, {"kind": "human"}], "setup": {"first_player": 0}}
+    ).json
     g, token = created["game"], created["seats"][1]["token"]
     assert api.run_workers() == 1
     feed = api.get(f"/games/{g}/events?after=0", token=token).json["events"]
@@ -341,7 +375,9 @@ def test_the_address_comes_from_x_forwarded_for_only_behind_the_configured_trust
     body = {"seats": [{"kind": "human"}, {"kind": "bot"}]}
 
     def codes(api):
-        return [api.post("/games", json=body, headers={"X-Forwarded-For": f"203.0.113.{i}"}).status_code for i in range(3)]
+        return [
+            api.post("/games", json=body, headers={"X-Forwarded-For": f"203.0.113.{i}"}).status_code for i in range(3)
+        ]
 
     assert codes(limited_api(RATE_LIMIT_WRITES="1 per minute")) == [201, 429, 429]  # a client cannot pick its address
     assert codes(limited_api(RATE_LIMIT_WRITES="1 per minute", TRUSTED_PROXIES=1)) == [201, 201, 201]  # one per client

@@ -1,4 +1,5 @@
 """The embedded Redis: a real redis-server from pip, shared by every process that needs it."""
+
 import redis
 
 from events.embedded import shared

@@ -1,4 +1,5 @@
 """The live feed on a real Redis: one blocking read per process wakes every watcher."""
+
 from __future__ import annotations
 
 import threading
@@ -36,7 +37,9 @@ def test_a_game_watched_while_the_reader_blocks_is_read_at_once(real_redis, redi
     with feed.watching(quiet):
         feed.wait(quiet, 10**6, 0.5)  # the reader is now blocked for 20 s on the quiet game alone
         with feed.watching(busy):
-            writer = threading.Timer(0.3, lambda: store.append(busy, version, new_game(Options(2, Edition.CMON), b"t" * 32)[:1]))
+            writer = threading.Timer(
+                0.3, lambda: store.append(busy, version, new_game(Options(2, Edition.CMON), b"t" * 32)[:1])
+            )
             writer.start()
             # far sooner than the reader's 20 s block: it was cut short to add the new stream
             assert feed.wait(busy, version, 5.0) == version + 1

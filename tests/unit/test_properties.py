@@ -1,4 +1,5 @@
 """Properties over random legal play from random seeds, every player count, both editions."""
+
 from dataclasses import replace
 
 from hypothesis import HealthCheck, given, settings
@@ -53,7 +54,7 @@ def _mutations(c, players):
     if isinstance(c, cmd.Contribute):
         yield replace(c, space=99)
         yield replace(c, building="atlantis")
-        yield replace(c, cards=c.cards + ("no-such-card",))
+        yield replace(c, cards=(*c.cards, "no-such-card"))
     if isinstance(c, (cmd.Move, cmd.FlyFigure, cmd.MoveDragon)):
         yield replace(c, to="atlantis")
     if isinstance(c, cmd.EndTurn):
@@ -111,7 +112,7 @@ def test_every_legal_contribution_is_minimal(setup, rnd):
             if isinstance(c, cmd.Contribute):
                 decide(here, c)
                 for i in range(len(c.cards)):
-                    smaller = c.cards[:i] + c.cards[i + 1:]
+                    smaller = c.cards[:i] + c.cards[i + 1 :]
                     targets = {t for h in c.hoax for t in h.targets}
                     if not smaller or c.cards[i] in targets:
                         continue
@@ -164,7 +165,13 @@ def _universe(g, seat):
         for space in range(len(site.markers)):
             for n in (1, 2):
                 for cards in combinations(sorted(hand), n):
-                    yield cmd.Contribute(seat, site.building, space, cards, None if site.building != "royal_palace" else CARDS[cards[0]].colour.value)
+                    yield cmd.Contribute(
+                        seat,
+                        site.building,
+                        space,
+                        cards,
+                        None if site.building != "royal_palace" else CARDS[cards[0]].colour.value,
+                    )
 
 
 def _covered(command, legal):

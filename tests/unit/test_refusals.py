@@ -1,4 +1,5 @@
 """Each refusal names the rule that forbids the command, and changes nothing."""
+
 import pytest
 
 from domain import IllegalCommand, InvalidCommand, decide

@@ -1,4 +1,5 @@
 """Every worked example of the three rulebooks, from an explicit setup, with the exact numbers."""
+
 import pytest
 
 from domain import Edition, IllegalCommand, legal_commands
@@ -106,7 +107,13 @@ def test_2018_laura_makes_one_university_contribution_with_white_3_3_1_then_rese
 def test_2018_carol_scores_the_water_temple_7_crystals_and_aman_5():
     g = explicit_game(
         2,
-        grid={"water_temple": (1, 1), "citadel": (0, 1), "aqueduct": (1, 0), "monastery_tower": (1, 2), "trading_house": (2, 1)},
+        grid={
+            "water_temple": (1, 1),
+            "citadel": (0, 1),
+            "aqueduct": (1, 0),
+            "monastery_tower": (1, 2),
+            "trading_house": (2, 1),
+        },
     )
     g = site(g, "citadel", reconstructed=True)
     g = site(g, "aqueduct", reconstructed=True)

@@ -1,4 +1,5 @@
 """One test (at least) per ruling of docs/rulings.md, R1 to R16."""
+
 from collections import Counter
 from dataclasses import replace
 
@@ -192,13 +193,18 @@ def test_p14_three_brown_1s_are_not_offered_for_a_brown_3_since_two_pay_it():
 
 def test_r6_hoax_1_recolours_up_to_four_cards_of_one_colour_and_hoax_2_one_card():
     g = _at("fire_temple", ("white-1a", "white-2a", "red-1a", "red-2a", "red-3a", "blue-3a", "blue-2a"))
-    g2, _ = play(g, cmd.Contribute(0, "fire_temple", 0, ("red-2a", "red-3a"), hoax=(cmd.Recolour("white-1a", ("red-2a", "red-3a")),)))
+    g2, _ = play(
+        g,
+        cmd.Contribute(
+            0, "fire_temple", 0, ("red-2a", "red-3a"), hoax=(cmd.Recolour("white-1a", ("red-2a", "red-3a")),)
+        ),
+    )
     assert set(g2.discard) == {"white-1a", "red-2a", "red-3a"}
     g2, _ = play(g, cmd.Contribute(0, "fire_temple", 2, ("blue-3a",), hoax=(cmd.Recolour("white-2a", ("blue-3a",)),)))
     for hoax in (
         (cmd.Recolour("white-2a", ("red-2a", "red-3a")),),  # Hoax 2 takes one card
         (cmd.Recolour("white-1a", ("red-3a", "blue-2a")),),  # one colour per Hoax
-        (cmd.Recolour("red-1a", ("red-3a", "red-2a")),),     # not a Hoax
+        (cmd.Recolour("red-1a", ("red-3a", "red-2a")),),  # not a Hoax
     ):
         with pytest.raises(IllegalCommand):
             play(g, cmd.Contribute(0, "fire_temple", 0, ("red-2a", "red-3a", "blue-2a"), hoax=hoax))
@@ -208,9 +214,20 @@ def test_r6_a_recoloured_card_gains_no_power():
     # a brown 2 recoloured to red counts as a red 2, never as half of a Mimix pair
     g = _at("earth_temple", ("white-2a", "brown-2a", "brown-1a", "red-1a"))
     with pytest.raises(IllegalCommand) as error:
-        play(g, cmd.Contribute(0, "earth_temple", 1, ("brown-2a", "brown-1a", "red-1a"), hoax=(cmd.Recolour("white-2a", ("brown-2a",)),)))
+        play(
+            g,
+            cmd.Contribute(
+                0,
+                "earth_temple",
+                1,
+                ("brown-2a", "brown-1a", "red-1a"),
+                hoax=(cmd.Recolour("white-2a", ("brown-2a",)),),
+            ),
+        )
     assert error.value.code == "lone_mimix"
-    g, _ = play(g, cmd.Contribute(0, "earth_temple", 2, ("brown-2a", "red-1a"), hoax=(cmd.Recolour("white-2a", ("brown-2a",)),)))
+    g, _ = play(
+        g, cmd.Contribute(0, "earth_temple", 2, ("brown-2a", "red-1a"), hoax=(cmd.Recolour("white-2a", ("brown-2a",)),))
+    )
     assert g.sites["earth_temple"].markers[2] == 0
 
 

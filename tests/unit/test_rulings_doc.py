@@ -1,5 +1,6 @@
 """The project stands alone: docs/rulings.md states every ruling the code cites, its building
 catalogue matches the data, and nothing in the repository points outside it."""
+
 from __future__ import annotations
 
 import re
@@ -32,7 +33,12 @@ def test_the_building_catalogue_in_the_doc_is_the_data():
 
 
 def test_nothing_in_the_repository_points_outside_it():
-    outside = [p.relative_to(ROOT) for p in tracked() if p.is_file() and p != Path(__file__)
-               and p.suffix in {".py", ".md", ".yaml", ".toml", ".html", ".txt", ""}
-               and re.search(r"\.\./shared|RULINGS\.md|rulebook-20\d\d", p.read_text(errors="ignore"))]
+    outside = [
+        p.relative_to(ROOT)
+        for p in tracked()
+        if p.is_file()
+        and p != Path(__file__)
+        and p.suffix in {".py", ".md", ".yaml", ".toml", ".html", ".txt", ""}
+        and re.search(r"\.\./shared|RULINGS\.md|rulebook-20\d\d", p.read_text(errors="ignore"))
+    ]
     assert outside == []

@@ -1,4 +1,5 @@
 """Which webhook deliveries an append writes, decided with the events (fakeredis)."""
+
 from __future__ import annotations
 
 import json
