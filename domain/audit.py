@@ -42,6 +42,7 @@ class Move:
     command: Command | None
     events: tuple[ev.Event, ...]
     first: int
+    version: int | None = None  #: the version the log says the command was decided against
 
 
 def rejudge(moves: Sequence[Move], created: ev.GameCreated, seed: bytes) -> Check:
@@ -69,6 +70,13 @@ def rejudge(moves: Sequence[Move], created: ev.GameCreated, seed: bytes) -> Chec
     for move in moves[1:]:
         if move.command is None:
             return Check("rejudged", False, f"event {move.first}: no recorded command caused it")
+        if move.version != state.version or move.first != state.version + 1:
+            return Check(
+                "rejudged",
+                False,
+                f"event {move.first}: its command was decided at version {move.version}, "
+                f"but it follows version {state.version}",
+            )
         try:
             decided = tuple(decide(state, move.command))
         except CommandError as error:

@@ -1,7 +1,8 @@
 """Events: facts that happened, in the past tense. ``evolve`` applies them without randomness.
 
 Every field is a primitive or a (nested) tuple of primitives, so events serialize to JSON as
-they are. Fields named in ``SECRET`` or ``PRIVATE`` are hidden by ``views.redact``.
+they are. ``views.redact`` hides the secret and private fields (marked below) from those who
+may not see them. The ``#:`` comments are served as the fields' descriptions in openapi.yaml.
 """
 
 from __future__ import annotations

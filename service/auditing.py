@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from domain.audit import Move, audit, explicit_parts
+from domain.audit import Check, Move, audit, explicit_parts
 from events.serialization import decode
 
 from .codec import command_from_json
@@ -25,11 +25,16 @@ def moves(events: list[dict[str, Any]]) -> list[Move]:
         event = decode(doc["type"], doc["data"])
         if this == key and found:
             last = found[-1]
-            found[-1] = Move(last.command, (*last.events, event), last.first)
+            found[-1] = Move(last.command, (*last.events, event), last.first, last.version)
             continue
         key = this
-        found.append(Move(_command(meta), (event,), doc["seq"]))
+        found.append(Move(_command(meta), (event,), doc["seq"], _version(meta)))
     return found
+
+
+def _version(meta: dict[str, Any]) -> int | None:
+    version = meta.get("version")
+    return version if isinstance(version, int) and not isinstance(version, bool) else None
 
 
 def _command(meta: dict[str, Any]) -> Any:
@@ -50,6 +55,7 @@ def audit_log(log: dict[str, Any]) -> dict[str, Any]:
             "setup": "unknown",
             "checks": [{"name": "readable", "ok": False, "detail": f"the log cannot be read: {error}"}],
         }
+    numbered = [e.get("seq") for e in log["events"]] == list(range(1, len(log["events"]) + 1))
     try:
         checks = audit(events, grouped, log_seed=log.get("seed"))
     except Exception as error:
@@ -58,6 +64,11 @@ def audit_log(log: dict[str, Any]) -> dict[str, Any]:
             "setup": "unknown",
             "checks": [{"name": "checkable", "ok": False, "detail": f"the log cannot be checked: {error!r}"}],
         }
+    gap = next((i + 1 for i, e in enumerate(log["events"]) if e.get("seq") != i + 1), None)
+    checks.insert(
+        0,
+        Check("numbered", numbered, "events numbered 1 to n" if numbered else f"event {gap}: numbered out of order"),
+    )
     explicit = explicit_parts(events)
     return {
         "verified": all(c.ok for c in checks),

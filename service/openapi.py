@@ -14,7 +14,7 @@ import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
 
-from . import live, schemas
+from . import live, openapi_types, schemas
 from .api import MAX_VERSION
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -42,11 +42,12 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         429: "Too many requests from this address or with this token (reads and writes are counted apart): "
         "wait Retry-After seconds. Limits: see the API description.",
         414: "The URL is longer than 2,048 characters.",
+        500: "An error of the service's own; nothing was changed. The X-Request-ID header names it in the logs.",
         503: "The game store (Redis) is unreachable; nothing was changed. Retry after Retry-After seconds.",
     }
     found = {
         str(c): {"description": text[c], "content": PROBLEM}
-        for c in sorted({*codes, 414, 503, *([429] if limited else [])})
+        for c in sorted({*codes, 414, 500, 503, *([429] if limited else [])})
     }
     found["503"]["headers"] = {"Retry-After": RETRY_AFTER}
     if limited:
@@ -135,7 +136,16 @@ def paths() -> dict[str, dict[str, Any]]:
                 "operationId": "getGame",
                 "summary": "The game as your seat (with a token) or a spectator sees it.",
                 "security": OPTIONAL_AUTH,
-                "parameters": [GAME],
+                "parameters": [
+                    GAME,
+                    {
+                        "name": "If-None-Match",
+                        "in": "header",
+                        "schema": {"type": "string"},
+                        "description": "An ETag you hold: when the game is still at that version the answer is 304 "
+                        "with no body.",
+                    },
+                ],
                 "responses": {
                     "200": {"description": "The view.", "content": _json("GameView"), "headers": ETAG},
                     "304": {"description": "Not modified since the If-None-Match version."},
@@ -281,6 +291,13 @@ def paths() -> dict[str, dict[str, Any]]:
                         "description": f"An event stream that ends after {live.SSE_SECONDS:g} s; reconnect to resume. "
                         "The schema is that of one event of the stream.",
                         "content": {"text/event-stream": {"schema": SSE_EVENT}},
+                        "headers": {
+                            "Cache-Control": {"description": "`no-cache`.", "schema": {"type": "string"}},
+                            "X-Accel-Buffering": {
+                                "description": "`no`: tells a proxy in front not to buffer the stream.",
+                                "schema": {"type": "string"},
+                            },
+                        },
                     },
                     **_problems(403, 404, 422),
                 },
@@ -483,8 +500,71 @@ def build_spec() -> dict[str, Any]:
     for path, operations in paths().items():
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
+    _tags_and_examples(document)
+    openapi_types.command_variants(document)
+    openapi_types.event_variants(document)
+    openapi_types.name_enums(document)
     document["webhooks"] = {kind: _webhook(kind) for kind in schemas.WEBHOOK_KINDS}
     return document
+
+
+TAGS = {
+    "games": ("Create, list, join and look at games.", ["createGame", "listGames", "getGame", "joinSeat"]),
+    "play": ("Your legal commands, and playing one.", ["legalCommands", "postCommand"]),
+    "follow": (
+        "Events as they happen, and the game at any past version.",
+        ["listEvents", "streamEvents", "getGameAtVersion"],
+    ),
+    "webhooks": (
+        "Signed POSTs to your server when your turn begins, and more.",
+        ["createWebhook", "listWebhooks", "deleteWebhook", "listWebhookDeliveries"],
+    ),
+    "audit": ("The full log and the re-judged game, once it has ended.", ["getLog", "auditGame"]),
+    "service": (
+        "This document, the rulings, and health.",
+        ["openapi", "openapiJson", "rulings", "docs", "health", "ready"],
+    ),
+}
+
+
+REQUEST_ID_PARAMETER = {
+    "name": "X-Request-ID",
+    "in": "header",
+    "schema": {"type": "string", "maxLength": 100},
+    "description": "Your id for this request (1-100 characters), logged and echoed back; one is made up if absent.",
+}
+REQUEST_ID_HEADER = {"description": "The request's id as logged: yours, or one made up.", "schema": {"type": "string"}}
+
+
+def _tags_and_examples(document: dict[str, Any]) -> None:
+    """Tag every operation and give it examples recorded from the real API (service/examples.py)."""
+    from .examples import record
+
+    recorded = record()
+    document["tags"] = [{"name": tag, "description": text} for tag, (text, _) in TAGS.items()]
+    tag_of = {op: tag for tag, (_, ops) in TAGS.items() for op in ops}
+    for item in document["paths"].values():
+        for operation in item.values():
+            op = operation["operationId"]
+            operation["tags"] = [tag_of[op]]
+            operation.setdefault("parameters", []).append(REQUEST_ID_PARAMETER)
+            for status, response in _problems(limited=False).items():  # any URL may be too long; any code may fail
+                if status in ("414", "500"):
+                    operation["responses"].setdefault(status, response)
+            for response in operation["responses"].values():
+                response.setdefault("headers", {})["X-Request-ID"] = REQUEST_ID_HEADER
+            example = recorded[op]
+            for parameter in operation.get("parameters", []):
+                if parameter["in"] == "path":
+                    parameter["example"] = recorded["parameters"][parameter["name"]]
+            if example["request"] is not None:
+                operation["requestBody"]["content"]["application/json"]["example"] = example["request"]
+            for status, response in operation["responses"].items():
+                if status.startswith("2") and "content" in response and example["response"] is not None:
+                    next(iter(response["content"].values()))["example"] = example["response"]
+            if "problem" in example:
+                status, problem = example["problem"]
+                operation["responses"][str(status)]["content"]["application/problem+json"]["example"] = problem
 
 
 def _webhook(kind: str) -> dict[str, Any]:

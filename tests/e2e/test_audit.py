@@ -136,3 +136,18 @@ def test_the_audit_command_on_an_unfinished_game_says_so_clearly(server):
     )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert "cannot audit" in done.stderr and "published when the game ends" in done.stderr
+
+
+def test_dropping_any_move_is_caught_even_when_the_log_is_renumbered(finished_log):
+    """A dropped figure move can leave a game the rules still accept (the next move reaches
+    the same tiles): the recorded version of each command must follow the one before it."""
+    moves = [i for i, e in enumerate(finished_log["events"]) if e["type"] == "FigureMoved"]
+    assert len(moves) > 20
+    for i in moves:
+        log = copy.deepcopy(finished_log)
+        del log["events"][i]
+        assert failing(audit_log(log)).keys() >= {"numbered", "rejudged"}, i
+        for seq, event in enumerate(log["events"], 1):
+            event["seq"] = seq
+        problems = failing(audit_log(log))
+        assert "rejudged" in problems and "decided at version" in problems["rejudged"], (i, problems)

@@ -1,0 +1,175 @@
+"""Examples for openapi.yaml, recorded from the real API rather than written by hand.
+
+``record()`` plays a short scripted session against the app on an in-memory Redis (fakeredis,
+a dev dependency: this runs when the document is generated, never in the service) and keeps
+each operation's request and response bodies. Randomness is fixed (``os.urandom`` is seeded
+for the session) and timestamps are set to one instant, so the document is reproducible and
+tests/e2e/test_openapi.py can check that the committed file is current. Every example is thus a
+body the service really sent; the contract tests check them against their schemas too.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from typing import Any
+from unittest import mock
+
+INSTANT = "2026-11-26T12:00:00"
+_TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?")
+WEBHOOK_HOST = "203.0.113.7"  #: a documentation address (RFC 5737), allowed for the session
+SEED = 1  #: fixes every id, token and game seed of the recording
+SHOWN_EVENTS = 6  #: a long list of events is cut to its first few in an example
+
+
+def _fixed(value: Any) -> Any:
+    """``value`` with every timestamp set to ``INSTANT`` (as many sub-second digits, zone kept)."""
+    if isinstance(value, dict):
+        return {k: _fixed(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fixed(v) for v in value]
+    if isinstance(value, str):
+        return _TIME.sub(lambda m: INSTANT + re.sub(r"\d", "0", m.group()[len(INSTANT) :]), value)
+    return value
+
+
+def _short(doc: dict[str, Any], key: str = "events") -> dict[str, Any]:
+    return {**doc, key: doc[key][:SHOWN_EVENTS]}
+
+
+class _Workers:
+    """Stands in for the queue: keeps bot turns and webhook deliveries to run in-process."""
+
+    def __init__(self) -> None:
+        self.turns: list[Any] = []
+        self.deliveries: list[Any] = []
+
+    def __call__(self, ticket: Any) -> None:
+        self.turns.append(ticket)
+
+    def deliver(self, claim: Any) -> None:
+        self.deliveries.append(claim)
+
+
+def record() -> dict[str, dict[str, Any]]:
+    """operationId -> {"request": body, "response": body, optional "problem": (status, body)}."""
+    randomness = random.Random(SEED)
+    fake = randomness.randbytes
+    with (
+        mock.patch("os.urandom", fake),
+        mock.patch("random._urandom", fake),  # what secrets' SystemRandom draws from
+        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": WEBHOOK_HOST}),
+    ):
+        return _fixed(_session())
+
+
+def _session() -> dict[str, dict[str, Any]]:
+    import fakeredis
+
+    from workers import webhooks as deliveries
+    from workers.jobs import play
+
+    from .app import create_app
+
+    workers = _Workers()
+    app = create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "ON_TURN": workers, "RATE_LIMIT": 0, "SSE_SECONDS": 0})
+    app.logger.disabled = True  # the requests of the recording are not worth a log line each
+    service = app.extensions["bluemoon"].service
+    http = app.test_client()
+    found: dict[str, dict[str, Any]] = {}
+    problems: dict[str, tuple[int, Any]] = {}
+
+    def call(operation: str, method: str, path: str, body: Any = None, token: str | None = None, **kw: Any) -> Any:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = http.open(path, method=method, json=body, headers={**headers, **kw.pop("headers", {})}, **kw)
+        assert response.status_code < 400, (operation, response.get_json())
+        found.setdefault(operation, {"request": body, "response": response.get_json()})
+        return response
+
+    def refused(operation: str, method: str, path: str, body: Any, token: str | None = None) -> None:
+        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        response = http.open(path, method=method, json=body, headers=headers)
+        problems[operation] = (response.status_code, response.get_json())
+
+    def run_bots(limit: int = 400) -> None:
+        while workers.turns:
+            limit -= 1
+            assert limit > 0, "the bots' example game did not end: record with another SEED"
+            t = workers.turns.pop(0)
+            if t.reason == "bot":
+                play(service, t.game, t.seat, t.turn, t.played_as or t.level, t.reason)
+
+    create = {
+        "seats": [{"kind": "human", "name": "Ada"}, {"kind": "bot", "level": "greedy"}, {"kind": "open"}],
+        "expansion": True,
+        "turn_deadline": 86400,
+        "deadline_level": "greedy",
+    }
+    created = call("createGame", "POST", "/games", create).get_json()
+    refused("createGame", "POST", "/games", {"seats": [{"kind": "human"}], "edition": "2007"})
+    game, ada = created["game"], created["seats"][0]["token"]
+    invite = created["seats"][2]["invite"]
+    joined = call("joinSeat", "POST", f"/games/{game}/seats/2/join", {"invite": invite, "name": "Bo"}).get_json()
+    bo = joined["token"]
+    run_bots()
+    view = call("getGame", "GET", f"/games/{game}", token=ada).get_json()
+    call("listGames", "GET", "/games?my_turn=true", token=ada if view["turn"] == 0 else bo)
+    mover = ada if view["turn"] == 0 else bo
+    legal = call("legalCommands", "GET", f"/games/{game}/legal", token=mover).get_json()
+    command = next(c for c in legal["commands"] if c["type"] == "move")
+    other = bo if mover == ada else ada
+    refused("postCommand", "POST", f"/games/{game}/commands", {**command, "expected_version": view["version"]}, other)
+    call(
+        "postCommand",
+        "POST",
+        f"/games/{game}/commands",
+        command,
+        token=mover,
+        headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": "move-1"},
+    )
+    found["postCommand"]["response"] = _short(found["postCommand"]["response"])
+    call("listEvents", "GET", f"/games/{game}/events?after={view['version']}", token=mover)
+    stream = http.get(f"/games/{game}/stream?after={view['version']}", headers={"Authorization": f"Bearer {mover}"})
+    found["streamEvents"] = {"request": None, "response": stream.get_data(as_text=True)}
+    call("getGameAtVersion", "GET", f"/games/{game}/versions/3", token=ada)
+
+    hook_body = {"url": f"https://{WEBHOOK_HOST}/bluemoon", "events": ["turn.started", "game.ended"]}
+    hook = call("createWebhook", "POST", f"/games/{game}/webhooks", hook_body, token=ada).get_json()
+    call("listWebhooks", "GET", f"/games/{game}/webhooks", token=ada)
+
+    finished = call(
+        "createGame",
+        "POST",
+        "/games",
+        {"seats": [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "greedy"}]},
+    ).get_json()["game"]
+    run_bots()
+    tokens = {0: ada, 2: bo}
+    first = service.state(game).turn.number
+    while not (service.state(game).turn.seat == 0 and service.state(game).turn.number > first):
+        state = service.state(game)
+        if state.turn.seat in tokens:  # the humans end their turns at once
+            end = {"type": "end_turn", "expected_version": state.version}
+            http.post(
+                f"/games/{game}/commands", json=end, headers={"Authorization": f"Bearer {tokens[state.turn.seat]}"}
+            )
+        run_bots()
+    with mock.patch.object(deliveries, "post", lambda target, body, headers: 204):  # the receiver says 204
+        for claim in workers.deliveries:
+            deliveries.attempt(service.client, service.outbox, claim.name, claim.payload)
+    call("listWebhookDeliveries", "GET", f"/games/{game}/webhooks/{hook['id']}/deliveries", token=ada)
+    call("deleteWebhook", "DELETE", f"/games/{game}/webhooks/{hook['id']}", token=ada)
+    found["deleteWebhook"]["response"] = None
+    log = call("getLog", "GET", f"/games/{finished}/log").get_json()
+    found["getLog"]["response"] = _short(log)
+    call("auditGame", "GET", f"/games/{finished}/audit")
+    call("health", "GET", "/healthz")
+    call("ready", "GET", "/readyz")
+    for operation, path in [("openapi", "/openapi.yaml"), ("rulings", "/rulings"), ("docs", "/docs")]:
+        text = http.get(path).get_data(as_text=True)
+        found[operation] = {"request": None, "response": "\n".join(text.splitlines()[:3]) + "\n…"}
+    found["openapiJson"] = {"request": None, "response": {"openapi": "3.1.0", "info": {"title": "Blue Moon City"}}}
+    for operation, problem in problems.items():
+        found[operation]["problem"] = problem
+    found["parameters"] = {"game": game, "seat": 2, "version": 3, "hook": hook["id"]}
+    return found

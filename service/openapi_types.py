@@ -1,0 +1,200 @@
+"""The typed parts of openapi.yaml that client generators need and marshmallow cannot say.
+
+- Commands: one schema per command type and a ``oneOf`` discriminated on ``type``, derived from
+  the ``Command`` schema and ``COMMAND_FIELDS`` (the same table that validates requests).
+- Events: one payload schema per event type, derived from the domain's dataclasses, and an
+  envelope ``oneOf`` discriminated on ``type``.
+- Enums: the card, tile, building and colour lists become named components, and a nullable one
+  is spelled ``anyOf: [$ref, {type: 'null'}]``, so a generator makes one enum and an optional.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import re
+import types
+import typing
+from typing import Any
+
+from domain import EVENT_TYPES
+
+from .schemas import BUILDINGS, CARD_IDS, COLOURS, COMMAND_FIELDS, LEVELS, TILES
+
+REF = "#/components/schemas/"
+
+#: Enumerations worth a name: an inline enum with exactly these values becomes a $ref.
+NAMED_ENUMS: dict[str, list[Any]] = {
+    "CardId": CARD_IDS,
+    "Tile": TILES,
+    "Building": sorted(BUILDINGS),
+    "Colour": COLOURS,
+    "BotLevel": LEVELS,
+}
+
+
+def _ref(name: str) -> dict[str, str]:
+    return {"$ref": REF + name}
+
+
+def _title(command: str) -> str:
+    return "".join(part.title() for part in command.split("_")) + "Command"
+
+
+def name_enums(document: dict[str, Any]) -> None:
+    """Replace every inline enum that matches a named one by a reference, in place."""
+    schemas = document["components"]["schemas"]
+    for name, values in NAMED_ENUMS.items():
+        schemas[name] = {"type": "string", "enum": list(values)}
+    wanted = {tuple(sorted(v)): name for name, v in NAMED_ENUMS.items()}
+
+    def visit(node: Any, top: bool) -> Any:
+        if isinstance(node, list):
+            return [visit(n, False) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if not top and "enum" in node:
+            values = [v for v in node["enum"] if v is not None]
+            name = wanted.get(tuple(sorted(values)))
+            if name is not None:
+                rest = {k: v for k, v in node.items() if k not in ("enum", "type")}
+                if None in node["enum"] or "null" in (node.get("type") or []):
+                    return {"anyOf": [_ref(name), {"type": "null"}], **rest}
+                return {**_ref(name), **rest} if not rest else {"allOf": [_ref(name)], **rest}
+        return {k: visit(v, False) for k, v in node.items()}
+
+    for name in list(schemas):
+        if name not in NAMED_ENUMS:
+            schemas[name] = visit(schemas[name], True)
+    _plain_nullable_enums(schemas)
+
+
+def _plain_nullable_enums(schemas: dict[str, Any]) -> None:
+    """A nullable enum without a name: ``anyOf: [{enum}, {type: 'null'}]`` (one class, optional)."""
+
+    def visit(node: Any) -> Any:
+        if isinstance(node, list):
+            return [visit(n) for n in node]
+        if not isinstance(node, dict):
+            return node
+        if "enum" in node and None in node["enum"]:
+            kind = [t for t in node.get("type", ["string"]) if t != "null"]
+            rest = {k: v for k, v in node.items() if k not in ("enum", "type")}
+            enum = {"type": kind[0], "enum": [v for v in node["enum"] if v is not None]}
+            return {"anyOf": [enum, {"type": "null"}], **rest}
+        return {k: visit(v) for k, v in node.items()}
+
+    for name in list(schemas):
+        schemas[name] = visit(schemas[name])
+
+
+def command_variants(document: dict[str, Any]) -> None:
+    """Split the flat ``Command`` into one schema per type and a discriminated ``oneOf``."""
+    schemas = document["components"]["schemas"]
+    flat = schemas.pop("Command")
+    request = schemas.pop("CommandRequest")
+    expected = request["properties"]["expected_version"]
+    mapping = {}
+    for command, fields in COMMAND_FIELDS.items():
+        name = _title(command)
+        properties: dict[str, Any] = {"type": {"type": "string", "const": command}}
+        properties.update({field: flat["properties"][field] for field in fields})
+        properties["expected_version"] = {
+            **expected,
+            "description": "Only when posting: the version you played against (or send If-Match). "
+            "Never in /legal's list.",
+        }
+        schemas[name] = {
+            "type": "object",
+            "properties": properties,
+            "required": ["type", *(f for f, required in fields.items() if required)],
+            "additionalProperties": False,
+        }
+        mapping[command] = REF + name
+    schemas["Command"] = {
+        "description": flat.get("description", ""),
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+    _replace_refs(document, REF + "CommandRequest", REF + "Command")
+
+
+def _replace_refs(node: Any, old: str, new: str) -> None:
+    if isinstance(node, dict):
+        if node.get("$ref") == old:
+            node["$ref"] = new
+        for value in node.values():
+            _replace_refs(value, old, new)
+    elif isinstance(node, list):
+        for value in node:
+            _replace_refs(value, old, new)
+
+
+def _json_schema(hint: Any) -> dict[str, Any]:
+    """The JSON Schema of an event field's type: primitives, ``X | None`` and tuples."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, types.UnionType):
+        options = [a for a in typing.get_args(hint) if a is not type(None)]
+        inner = _json_schema(options[0])
+        if isinstance(inner.get("type"), str) and "items" not in inner and "prefixItems" not in inner:
+            return {"type": [inner["type"], "null"]}
+        return {"anyOf": [inner, {"type": "null"}]}
+    if origin is tuple:
+        args = typing.get_args(hint)
+        if len(args) == 2 and args[1] is Ellipsis:
+            return {"type": "array", "items": _json_schema(args[0])}
+        return {
+            "type": "array",
+            "prefixItems": [_json_schema(a) for a in args],
+            "minItems": len(args),
+            "maxItems": len(args),
+        }
+    return {int: {"type": "integer"}, str: {"type": "string"}, bool: {"type": "boolean"}}[hint]
+
+
+_NOTE = re.compile(r"^\s+(\w+):.*#:\s*(.+)$")
+
+
+def _field_notes(cls: type) -> dict[str, str]:
+    """The ``#:`` comments on a dataclass's fields, which say what each field means."""
+    return {m.group(1): m.group(2) for m in map(_NOTE.match, inspect.getsource(cls).splitlines()) if m}
+
+
+def event_variants(document: dict[str, Any]) -> None:
+    """One payload schema per event type and an ``Event`` envelope discriminated on ``type``."""
+    schemas = document["components"]["schemas"]
+    envelope = schemas.pop("Event")
+    schemas["EventMeta"] = {**envelope["properties"]["meta"], "additionalProperties": True}
+    envelope["properties"]["meta"] = _ref("EventMeta")
+    mapping = {}
+    for type_name, cls in EVENT_TYPES.items():
+        hints = typing.get_type_hints(cls)
+        notes = _field_notes(cls)
+        properties = {}
+        for field in dataclasses.fields(cls):
+            properties[field.name] = _json_schema(hints[field.name])
+            if field.name in notes:
+                properties[field.name]["description"] = notes[field.name]
+        data: dict[str, Any] = {
+            "type": "object",
+            "properties": properties,
+            "required": [f.name for f in dataclasses.fields(cls) if f.default is dataclasses.MISSING],
+        }
+        if cls.__doc__ and not cls.__doc__.startswith(type_name + "("):  # not the dataclass's generated one
+            data["description"] = " ".join(cls.__doc__.split())
+        schemas[type_name + "Data"] = data
+        schemas[type_name + "Event"] = {
+            "type": "object",
+            "properties": {
+                **envelope["properties"],
+                "type": {"type": "string", "const": type_name},
+                "data": _ref(type_name + "Data"),
+            },
+            "required": envelope["required"],
+        }
+        mapping[type_name] = REF + type_name + "Event"
+    schemas["Event"] = {
+        "description": envelope.get("description", "An event, redacted for the caller; `type` says which."),
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }

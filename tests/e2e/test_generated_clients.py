@@ -1,0 +1,130 @@
+"""Clients generated from openapi.yaml, as a third-party developer would make them.
+
+- openapi-python-client makes a Python client without a warning, and a whole game (a human
+  against a greedy bot) is played on the real service through that client alone, following the
+  game by long poll.
+- openapi-typescript makes TypeScript types, and ``tsc --noEmit`` compiles the typed example
+  client in clients/typescript against them (node's tools come from npm, pinned by its lockfile).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent  # the generator runs ruff on its output, from the same venv
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> object:
+    out = tmp_path_factory.mktemp("client")
+    result = subprocess.run(
+        [
+            str(BIN / "openapi-python-client"),
+            "generate",
+            "--path",
+            str(ROOT / "openapi.yaml"),
+            "--meta",
+            "none",
+            "--output-path",
+            str(out / "bluemoon_client"),
+            "--config",
+            str(ROOT / "clients" / "python" / "config.yaml"),
+        ],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ['PATH']}"},
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "warning" not in (result.stdout + result.stderr).lower(), result.stdout + result.stderr
+    sys.path.insert(0, str(out))
+    try:
+        yield importlib.import_module("bluemoon_client")
+    finally:
+        sys.path.remove(str(out))
+
+
+def _choose(commands: list, rnd: random.Random):
+    """A human's pick: build when possible (so the game ends), else mostly move, else the Reset."""
+    by_type: dict[str, list] = {}
+    for command in commands:
+        by_type.setdefault(command.type_, []).append(command)
+    for kind in ("offer", "contribute"):
+        if by_type.get(kind):
+            return rnd.choice(by_type[kind])
+    if by_type.get("move") and rnd.random() < 0.6:
+        return rnd.choice(by_type["move"])
+    return by_type["end_turn"][0]
+
+
+def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(generated, server):
+    from bluemoon_client import AuthenticatedClient, Client
+    from bluemoon_client.api.audit import audit_game
+    from bluemoon_client.api.follow import list_events
+    from bluemoon_client.api.games import create_game, get_game
+    from bluemoon_client.api.play import legal_commands, post_command
+    from bluemoon_client.models import BotLevel, CreateGame, Created, EventPage, GameView, Legal, SeatRequest
+    from bluemoon_client.models.seat_request_kind import SeatRequestKind
+
+    anyone = Client(base_url=server, timeout=None)
+    body = CreateGame(
+        seats=[
+            SeatRequest(kind=SeatRequestKind.HUMAN, name="Ada"),
+            SeatRequest(kind=SeatRequestKind.BOT, level=BotLevel.GREEDY),
+        ]
+    )
+    created = create_game.sync(client=anyone, body=body)
+    assert isinstance(created, Created)
+    me = AuthenticatedClient(base_url=server, token=created.seats[0].token, timeout=None)
+    game, rnd, seen, played = created.game, random.Random(7), 0, 0
+    for _ in range(3000):
+        view = get_game.sync(game, client=me)
+        assert isinstance(view, GameView)
+        if view.result is not None:
+            break
+        if view.turn is None or view.turn.seat != 0:  # the bot's turn: wait for its events by long poll
+            page = list_events.sync(game, client=me, after=seen, wait=10)
+            assert isinstance(page, EventPage)
+            seen = page.next_after
+            continue
+        legal = legal_commands.sync(game, client=me)
+        assert isinstance(legal, Legal) and legal.commands
+        command = _choose(legal.commands, rnd)
+        result = post_command.sync_detailed(
+            game, client=me, body=command, if_match=f'"{legal.version}"', idempotency_key=f"ada-{legal.version}"
+        )
+        assert result.status_code == 200, result.content
+        played += 1
+    else:
+        pytest.fail("the game did not end")
+    assert view.result is not None and played > 10
+    audit = audit_game.sync(game, client=anyone)
+    assert audit is not None and audit.verified, audit
+
+
+@pytest.mark.skipif(shutil.which("npm") is None, reason="needs node and npm (installed on CI machines)")
+def test_openapi_typescript_types_compile_a_typed_example_client(tmp_path):
+    project = ROOT / "clients" / "typescript"
+    if not (project / "node_modules" / ".bin" / "tsc").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=project, check=True, capture_output=True)
+    types = subprocess.run(
+        ["npx", "--no-install", "openapi-typescript", str(ROOT / "openapi.yaml"), "-o", "src/api.d.ts"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert types.returncode == 0, types.stdout + types.stderr
+    compiled = subprocess.run(
+        ["npx", "--no-install", "tsc", "--noEmit", "-p", "."], cwd=project, capture_output=True, text=True, check=False
+    )
+    assert compiled.returncode == 0, compiled.stdout + compiled.stderr
