@@ -99,8 +99,8 @@ def command_variants(document: dict[str, Any]) -> None:
         name = _title(command)
         properties: dict[str, Any] = {"type": {"type": "string", "const": command}}
         properties.update({field: flat["properties"][field] for field in fields})
-        properties["expected_version"] = {
-            **expected,
+        properties["expected_version"] = {  # no default: generators would make it required
+            **{k: v for k, v in expected.items() if k != "default"},
             "description": "Only when posting: the version you played against (or send If-Match). "
             "Never in /legal's list.",
         }

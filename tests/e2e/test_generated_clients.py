@@ -72,7 +72,7 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
     from bluemoon_client.api.follow import list_events
     from bluemoon_client.api.games import create_game, get_game
     from bluemoon_client.api.play import legal_commands, post_command
-    from bluemoon_client.models import BotLevel, CreateGame, Created, EventPage, GameView, Legal, SeatRequest
+    from bluemoon_client.models import BotLevel, Created, CreateGame, EventPage, GameView, Legal, SeatRequest
     from bluemoon_client.models.seat_request_kind import SeatRequestKind
 
     anyone = Client(base_url=server, timeout=None)
@@ -111,9 +111,9 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
     assert audit is not None and audit.verified, audit
 
 
-@pytest.mark.skipif(shutil.which("npm") is None, reason="needs node and npm (installed on CI machines)")
 def test_openapi_typescript_types_compile_a_typed_example_client(tmp_path):
     project = ROOT / "clients" / "typescript"
+    assert shutil.which("npm"), "node and npm are needed (.ci/run installs them)"
     if not (project / "node_modules" / ".bin" / "tsc").exists():
         subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=project, check=True, capture_output=True)
     types = subprocess.run(
