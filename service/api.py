@@ -181,7 +181,9 @@ def list_games() -> Response:
     status = request.args.get("status")
     if status not in (None, "active", "finished"):
         raise ValidationError({"status": ["must be active or finished"]})
-    my_turn = request.args.get("my_turn") in ("true", "1")
+    if request.args.get("my_turn", "false") not in ("true", "false"):
+        raise ValidationError({"my_turn": ["must be true or false"]})
+    my_turn = request.args.get("my_turn") == "true"
     mine = service().games_of(_tokens())
     if my_turn and not mine:
         raise Unauthorized("my_turn=true needs 'Authorization: Bearer <seat token>'")
@@ -287,9 +289,12 @@ _VERSION_TEXT = re.compile(r"[0-9]{1,16}")
 def _after() -> int:
     """``after`` (query), else a non-empty ``Last-Event-ID`` (what EventSource sends on a
     reconnect), else 0; an empty Last-Event-ID counts as absent."""
+    header = request.headers.get("Last-Event-ID", "").strip()
+    if header and not _VERSION_TEXT.fullmatch(header):  # checked even when `after` wins over it
+        raise ValidationError({"Last-Event-ID": [f"must be a version: a whole number from 0 to {MAX_VERSION}"]})
     field, raw = "after", request.args.get("after")
     if raw is None:
-        field, raw = "Last-Event-ID", request.headers.get("Last-Event-ID", "").strip()
+        field, raw = "Last-Event-ID", header
         if not raw:
             return 0
     if not _VERSION_TEXT.fullmatch(raw) or int(raw) > MAX_VERSION:

@@ -402,7 +402,9 @@ def paths() -> dict[str, dict[str, Any]]:
                 "responses": {
                     "200": {
                         "description": "OpenAPI 3.1",
-                        "content": {"application/yaml": {"schema": {"type": "string"}}},
+                        "content": {
+                            "application/yaml": {"schema": {"type": "object", "description": "This document as YAML."}}
+                        },
                     }
                 },
             }
@@ -501,6 +503,7 @@ def build_spec() -> dict[str, Any]:
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
     _tags_and_examples(document)
+    _links(document)
     openapi_types.command_variants(document)
     openapi_types.event_variants(document)
     openapi_types.name_enums(document)
@@ -527,11 +530,58 @@ TAGS = {
 }
 
 
+_SEAT = {"game": "$response.body#/game", "header.Authorization": "Bearer {$response.body#/seats/0/token}"}
+_SAME_SEAT = {"game": "$request.path.game", "header.Authorization": "$request.header.Authorization"}
+#: operationId -> status -> link name -> (target operationId, parameters, request body or None): how the
+#: values one answer returns feed the next call (OpenAPI links; the stateful fuzzing follows them).
+LINKS: dict[str, dict[str, dict[str, tuple[str, dict[str, str], str | None]]]] = {
+    "createGame": {
+        "201": {
+            "view": ("getGame", _SEAT, None),
+            "legal": ("legalCommands", _SEAT, None),
+            "events": ("listEvents", _SEAT, None),
+            "stream": ("streamEvents", _SEAT, None),
+            "atVersion": ("getGameAtVersion", {**_SEAT, "version": "$response.body#/version"}, None),
+            "webhooks": ("listWebhooks", _SEAT, None),
+            "join": (
+                "joinSeat",
+                {"game": "$response.body#/game", "seat": "$response.body#/seats/1/seat"},
+                None,
+            ),
+        }
+    },
+    "legalCommands": {
+        "200": {
+            "play": (
+                "postCommand",
+                {**_SAME_SEAT, "header.If-Match": '"{$response.body#/version}"'},
+                "$response.body#/commands/0",
+            )
+        }
+    },
+    "postCommand": {"200": {"view": ("getGame", _SAME_SEAT, None), "legal": ("legalCommands", _SAME_SEAT, None)}},
+}
+
+
+def _links(document: dict[str, Any]) -> None:
+    operations = {op["operationId"]: op for item in document["paths"].values() for op in item.values()}
+    for source, by_status in LINKS.items():
+        for status, links in by_status.items():
+            found = {}
+            for name, (target, parameters, body) in links.items():
+                link: dict[str, Any] = {"operationId": target, "parameters": parameters}
+                if body is not None:
+                    link["requestBody"] = body
+                found[name] = link
+            operations[source]["responses"][status]["links"] = found
+
+
 REQUEST_ID_PARAMETER = {
     "name": "X-Request-ID",
     "in": "header",
-    "schema": {"type": "string", "maxLength": 100},
-    "description": "Your id for this request (1-100 characters), logged and echoed back; one is made up if absent.",
+    "schema": {"type": "string"},
+    "description": "Your id for this request, logged and echoed back; when absent or longer than 100 characters, "
+    "one is made up.",
 }
 REQUEST_ID_HEADER = {"description": "The request's id as logged: yours, or one made up.", "schema": {"type": "string"}}
 

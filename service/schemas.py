@@ -25,6 +25,25 @@ COLOURS = [c.value for c in Colour]
 LEVELS = ["random", "greedy", "mcts"]
 
 
+class Whole(fields.Integer):
+    """An integer as JSON Schema means it: ``3`` or ``3.0``, never ``2.5`` or ``true`` (marshmallow
+    would truncate the one and count the other as 1)."""
+
+    def _validated(self, value: Any) -> int:
+        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+            raise self.make_error("invalid")
+        return super()._validated(value)
+
+
+class Flag(fields.Boolean):
+    """``true`` or ``false`` only: marshmallow would also take 0, 1, "yes" and more."""
+
+    def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> bool:
+        if not isinstance(value, bool):  # 0 == False, so the truthy/falsy sets cannot tell them apart
+            raise self.make_error("invalid", input=value)
+        return value
+
+
 class Strict(Schema):
     """Unknown fields are an error, never silently dropped."""
 
@@ -65,8 +84,8 @@ class SeatRequest(Strict):
 
 class Placement(Strict):
     tile = fields.String(required=True, validate=validate.OneOf(TILES))
-    row = fields.Integer(required=True, validate=validate.Range(0, 4))
-    col = fields.Integer(required=True, validate=validate.Range(0, 4))
+    row = Whole(required=True, validate=validate.Range(0, 4))
+    col = Whole(required=True, validate=validate.Range(0, 4))
 
 
 class ExplicitSetup(Strict):
@@ -83,16 +102,16 @@ class ExplicitSetup(Strict):
         validate=validate.Length(equal=80),
         metadata={"description": "All 80 card ids, top first; 8 are dealt to each seat in seat order."},
     )
-    first_player = fields.Integer(load_default=None, allow_none=True, validate=validate.Range(0, 3))
+    first_player = Whole(load_default=None, allow_none=True, validate=validate.Range(0, 3))
 
 
 class CreateGame(Strict):
     edition = fields.String(load_default="cmon", validate=validate.OneOf(["classic", "cmon"]))
-    expansion = fields.Boolean(load_default=False)
+    expansion = Flag(load_default=False)
     layout = fields.String(load_default="standard", validate=validate.OneOf(["standard", "variant", "explicit"]))
     seats = fields.List(fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=4))
     setup = fields.Nested(ExplicitSetup, load_default=None, allow_none=True)
-    turn_deadline = fields.Integer(
+    turn_deadline = Whole(
         load_default=None,
         allow_none=True,
         validate=validate.Range(min=10, max=30 * 86400),
@@ -116,11 +135,11 @@ class CreateGame(Strict):
 
 
 class SeatInfo(Schema):
-    seat = fields.Integer(required=True)
+    seat = Whole(required=True)
     kind = fields.String(required=True, metadata={"description": "human, open or bot"})
     name = fields.String(allow_none=True)
     level = fields.String(allow_none=True)
-    open = fields.Boolean(required=True)
+    open = Flag(required=True)
 
 
 class CreatedSeat(SeatInfo):
@@ -135,7 +154,7 @@ class CreatedSeat(SeatInfo):
 
 class Created(Schema):
     game = fields.String(required=True)
-    version = fields.Integer(required=True)
+    version = Whole(required=True)
     seats = fields.List(fields.Nested(CreatedSeat), required=True)
 
 
@@ -146,23 +165,23 @@ class Join(Strict):
 
 class Joined(Schema):
     game = fields.String(required=True)
-    seat = fields.Integer(required=True)
+    seat = Whole(required=True)
     token = fields.String(required=True)
 
 
 class Summary(Schema):
     game = fields.String(required=True)
     created = fields.String(required=True)
-    version = fields.Integer(required=True)
+    version = Whole(required=True)
     status = fields.String(required=True, metadata={"description": "active or finished"})
-    players = fields.Integer(required=True)
+    players = Whole(required=True)
     edition = fields.String(required=True)
-    expansion = fields.Boolean(required=True)
-    turn = fields.Integer(allow_none=True, metadata={"description": "The seat to move, null when finished."})
-    turn_number = fields.Integer(allow_none=True)
-    winners = fields.List(fields.Integer(), allow_none=True)
-    my_seat = fields.Integer(allow_none=True, metadata={"description": "Your seat, when listed with your token."})
-    my_turn = fields.Boolean(allow_none=True)
+    expansion = Flag(required=True)
+    turn = Whole(allow_none=True, metadata={"description": "The seat to move, null when finished."})
+    turn_number = Whole(allow_none=True)
+    winners = fields.List(Whole(), allow_none=True)
+    my_seat = Whole(allow_none=True, metadata={"description": "Your seat, when listed with your token."})
+    my_turn = Flag(allow_none=True)
 
 
 class GameList(Schema):
@@ -174,50 +193,50 @@ class GameList(Schema):
 
 class SpaceView(Schema):
     colour = fields.String(required=True, metadata={"description": "A colour, or 'any'."})
-    value = fields.Integer(required=True)
-    marker = fields.Integer(allow_none=True, required=True)
+    value = Whole(required=True)
+    marker = Whole(allow_none=True, required=True)
 
 
 class TileView(Schema):
     tile = fields.String(required=True)
-    row = fields.Integer(required=True)
-    col = fields.Integer(required=True)
-    reconstructed = fields.Boolean(required=True)
+    row = Whole(required=True)
+    col = Whole(required=True)
+    reconstructed = Flag(required=True)
     spaces = fields.List(fields.Nested(SpaceView), required=True)
 
 
 class PlayerView(Schema):
-    seat = fields.Integer(required=True)
+    seat = Whole(required=True)
     position = fields.String(required=True)
-    hand_size = fields.Integer(required=True)
+    hand_size = Whole(required=True)
     hand = fields.List(
         fields.String(),
         allow_none=True,
         required=True,
         metadata={"description": "Your own cards; null for other seats."},
     )
-    aside_size = fields.Integer(required=True)
+    aside_size = Whole(required=True)
     aside = fields.List(fields.String(), allow_none=True, required=True)
-    crystals = fields.Integer(
+    crystals = Whole(
         allow_none=True, required=True, metadata={"description": "Private: null for other seats until the game ends."}
     )
-    scales = fields.Integer(required=True)
-    markers = fields.Integer(required=True)
-    offerings = fields.Integer(required=True)
+    scales = Whole(required=True)
+    markers = Whole(required=True)
+    offerings = Whole(required=True)
 
 
 class ObeliskSpace(Schema):
-    value = fields.Integer(required=True)
-    marker = fields.Integer(allow_none=True, required=True)
+    value = Whole(required=True)
+    marker = Whole(allow_none=True, required=True)
 
 
 class TurnView(Schema):
-    seat = fields.Integer(required=True)
-    number = fields.Integer(required=True)
+    seat = Whole(required=True)
+    number = Whole(required=True)
     phase = fields.String(required=True, metadata={"description": "movement or contribution"})
-    steps = fields.Integer(required=True)
-    offered = fields.Boolean(required=True)
-    action_used = fields.Boolean(required=True)
+    steps = Whole(required=True)
+    offered = Flag(required=True)
+    action_used = Flag(required=True)
     deadline = fields.String(
         required=True,
         allow_none=True,
@@ -230,13 +249,13 @@ class TurnView(Schema):
 
 class ResultView(Schema):
     reason = fields.String(required=True, metadata={"description": "offerings, rebuilt or draw"})
-    winners = fields.List(fields.Integer(), required=True)
+    winners = fields.List(Whole(), required=True)
 
 
 class OptionsView(Schema):
-    players = fields.Integer(required=True)
+    players = Whole(required=True)
     edition = fields.String(required=True)
-    expansion = fields.Boolean(required=True)
+    expansion = Flag(required=True)
     layout = fields.String(required=True)
 
 
@@ -247,7 +266,7 @@ class DragonsView(Schema):
 
 
 class GameSettings(Schema):
-    turn_deadline = fields.Integer(
+    turn_deadline = Whole(
         required=True, allow_none=True, metadata={"description": "Seconds a human seat has for a turn; null for none."}
     )
     deadline_level = fields.String(
@@ -259,10 +278,8 @@ class GameSettings(Schema):
 
 class GameView(Schema):
     game = fields.String(required=True)
-    version = fields.Integer(required=True)
-    viewer = fields.Integer(
-        allow_none=True, required=True, metadata={"description": "Your seat; null for a spectator."}
-    )
+    version = Whole(required=True)
+    viewer = Whole(allow_none=True, required=True, metadata={"description": "Your seat; null for a spectator."})
     options = fields.Nested(OptionsView, required=True)
     status = fields.String(required=True)
     commitment = fields.String(required=True, metadata={"description": "SHA-256 of the secret seed."})
@@ -270,8 +287,8 @@ class GameView(Schema):
     city = fields.List(fields.Nested(TileView), required=True)
     dragons = fields.Nested(DragonsView, required=True)
     obelisk = fields.List(fields.Nested(ObeliskSpace), required=True)
-    scale_supply = fields.Integer(required=True)
-    deck_size = fields.Integer(required=True)
+    scale_supply = Whole(required=True)
+    deck_size = Whole(required=True)
     discard = fields.List(fields.String(), required=True)
     players = fields.List(fields.Nested(PlayerView), required=True)
     turn = fields.Nested(TurnView, allow_none=True, required=True)
@@ -326,7 +343,7 @@ class Command(Strict):
     )
     card = fields.String(validate=validate.OneOf(CARD_IDS), metadata={"description": "The card played for its power."})
     building = fields.String(validate=validate.OneOf(sorted(BUILDINGS)))
-    space = fields.Integer(validate=validate.Range(0, 3), metadata={"description": "Space index, left to right."})
+    space = Whole(validate=validate.Range(0, 3), metadata={"description": "Space index, left to right."})
     cards = fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), validate=validate.Length(min=1, max=20))
     colour = fields.String(
         allow_none=True, validate=validate.OneOf(COLOURS), metadata={"description": "Required on any-colour spaces."}
@@ -356,7 +373,7 @@ class Command(Strict):
 
 
 class CommandRequest(Command):
-    expected_version = fields.Integer(
+    expected_version = Whole(
         validate=validate.Range(min=0),
         load_default=None,
         allow_none=True,
@@ -376,13 +393,13 @@ class DiscardChoice(Schema):
         data_key="from",
         metadata={"description": "Cards the Reset may discard: your hand."},
     )
-    at_most = fields.Integer(required=True, metadata={"description": "How many of them, at most (the rules allow 2)."})
+    at_most = Whole(required=True, metadata={"description": "How many of them, at most (the rules allow 2)."})
 
 
 class Legal(Schema):
     game = fields.String(required=True)
-    version = fields.Integer(required=True)
-    seat = fields.Integer(required=True)
+    version = Whole(required=True)
+    seat = Whole(required=True)
     commands = fields.List(
         fields.Nested(Command),
         required=True,
@@ -404,11 +421,9 @@ class Legal(Schema):
 
 
 class Event(Schema):
-    seq = fields.Integer(
-        required=True, metadata={"description": "Sequence number: the game's version after this event."}
-    )
+    seq = Whole(required=True, metadata={"description": "Sequence number: the game's version after this event."})
     type = fields.String(required=True)
-    schema = fields.Integer(required=True)
+    schema = Whole(required=True)
     at = fields.String(required=True)
     actor = fields.String(required=True)
     meta = fields.Dict(
@@ -427,8 +442,8 @@ class Event(Schema):
 
 class CommandResult(Schema):
     game = fields.String(required=True)
-    version = fields.Integer(required=True)
-    duplicate = fields.Boolean(
+    version = Whole(required=True)
+    duplicate = Flag(
         required=True,
         metadata={"description": "True when this Idempotency-Key was applied before: nothing new happened."},
     )
@@ -438,9 +453,9 @@ class CommandResult(Schema):
 
 class EventPage(Schema):
     game = fields.String(required=True)
-    version = fields.Integer(required=True, metadata={"description": "The game's version now."})
+    version = Whole(required=True, metadata={"description": "The game's version now."})
     events = fields.List(fields.Nested(Event), required=True)
-    next_after = fields.Integer(required=True, metadata={"description": "Pass as 'after' to get the next page."})
+    next_after = Whole(required=True, metadata={"description": "Pass as 'after' to get the next page."})
 
 
 class Log(Schema):
@@ -452,13 +467,13 @@ class Log(Schema):
 
 class Check(Schema):
     name = fields.String(required=True)
-    ok = fields.Boolean(required=True)
+    ok = Flag(required=True)
     detail = fields.String(required=True)
 
 
 class Audit(Schema):
     game = fields.String(required=True)
-    verified = fields.Boolean(
+    verified = Flag(
         required=True,
         metadata={
             "description": "Every check passed: the seed, every shuffle, and every command judged again by the rules."
@@ -479,13 +494,13 @@ class Problem(Schema):
 
     type = fields.String(required=True, metadata={"description": "A URI reference naming the cause, stable per cause."})
     title = fields.String(required=True)
-    status = fields.Integer(required=True)
+    status = Whole(required=True)
     detail = fields.String(required=True)
     instance = fields.String()
     code = fields.String(required=True, metadata={"description": "The cause as a short code, e.g. not_your_turn."})
     errors = fields.Dict(metadata={"description": "Field -> messages, for malformed requests."})
     field = fields.String(allow_none=True)
-    current_version = fields.Integer(metadata={"description": "With stale_version: the game's version now."})
+    current_version = Whole(metadata={"description": "With stale_version: the game's version now."})
 
 
 class RedisCheck(Schema):
@@ -531,12 +546,12 @@ class WebhookRequest(Strict):
 
 class Webhook(Schema):
     id = fields.String(required=True)
-    seat = fields.Integer(required=True)
+    seat = Whole(required=True)
     url = fields.String(required=True)
     events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_KINDS)), required=True)
     created = fields.String(required=True)
-    enabled = fields.Boolean(required=True, metadata={"description": "False once deliveries kept failing."})
-    failures = fields.Integer(required=True, metadata={"description": "Deliveries in a row that failed every try."})
+    enabled = Flag(required=True, metadata={"description": "False once deliveries kept failing."})
+    failures = Whole(required=True, metadata={"description": "Deliveries in a row that failed every try."})
     disabled_reason = fields.String(required=True, allow_none=True)
 
 
@@ -560,8 +575,8 @@ class DeliveryAttempt(Schema):
         required=True, metadata={"description": "The message's `webhook-id`, the same on every try."}
     )
     kind = fields.String(required=True)
-    attempt = fields.Integer(required=True)
-    status = fields.Integer(
+    attempt = Whole(required=True)
+    status = Whole(
         required=True, allow_none=True, metadata={"description": "The receiver's HTTP status, if it answered."}
     )
     ms = fields.Float(required=True, metadata={"description": "How long the attempt took."})
@@ -578,8 +593,8 @@ class DeliveryLog(Schema):
 class WebhookMessage(Schema):
     type = fields.String(required=True, validate=validate.OneOf(WEBHOOK_KINDS))
     game = fields.String(required=True)
-    version = fields.Integer(required=True, metadata={"description": "The game's version the message is about."})
-    seat = fields.Integer(required=True, metadata={"description": "The webhook's seat; `data` is redacted for it."})
+    version = Whole(required=True, metadata={"description": "The game's version the message is about."})
+    seat = Whole(required=True, metadata={"description": "The webhook's seat; `data` is redacted for it."})
     data = fields.Dict(
         required=True,
         metadata={

@@ -8,6 +8,7 @@ import random
 from pathlib import Path
 from typing import Any
 
+import yaml
 from openapi_core import Config, OpenAPI
 from openapi_core.contrib.werkzeug import (
     WerkzeugOpenAPIRequest,
@@ -34,7 +35,7 @@ SPEC = OpenAPI.from_file_path(
         extra_media_type_deserializers={
             "application/problem+json": json.loads,
             "text/event-stream": lambda body: first_sse_event(body),
-            "application/yaml": lambda body: body.decode() if isinstance(body, bytes) else body,
+            "application/yaml": yaml.safe_load,
             "text/html": lambda body: body.decode() if isinstance(body, bytes) else body,
         }
     ),
