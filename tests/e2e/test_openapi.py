@@ -176,3 +176,17 @@ def test_the_examples_are_real_answers_that_match_their_schemas():
                     jsonschema.Draft202012Validator(schema).validate(content["example"])
                     checked += 1
     assert checked >= 25
+
+
+def test_every_route_of_the_app_is_in_the_document_and_every_path_is_a_route(api):
+    """The paths are listed by hand in service/openapi.py: this keeps them and the routes one set."""
+    import re
+
+    routes = set()
+    for rule in api.app.url_map.iter_rules():
+        if rule.endpoint == "static" or rule.rule.startswith("/docs/assets"):
+            continue
+        path = re.sub(r"<(?:[a-z]+:)?([a-z_]+)>", r"{\1}", rule.rule)
+        routes |= {(path, m.lower()) for m in rule.methods - {"HEAD", "OPTIONS"}}
+    documented = {(path, method) for path, item in _document()["paths"].items() for method in item}
+    assert routes == documented
