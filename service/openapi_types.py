@@ -42,50 +42,39 @@ def _title(command: str) -> str:
 
 
 def name_enums(document: dict[str, Any]) -> None:
-    """Replace every inline enum that matches a named one by a reference, in place."""
+    """Spell enums for generators, in place: one matching a named list becomes a reference, and
+    a nullable one ``anyOf: [enum or $ref, {type: 'null'}]`` (one class and an optional)."""
     schemas = document["components"]["schemas"]
     for name, values in NAMED_ENUMS.items():
         schemas[name] = {"type": "string", "enum": list(values)}
-    wanted = {tuple(sorted(v)): name for name, v in NAMED_ENUMS.items()}
+    named = {tuple(sorted(v)): name for name, v in NAMED_ENUMS.items()}
 
-    def visit(node: Any, top: bool) -> Any:
-        if isinstance(node, list):
-            return [visit(n, False) for n in node]
-        if not isinstance(node, dict):
+    def spelled(node: dict[str, Any]) -> dict[str, Any]:
+        values = [v for v in node["enum"] if v is not None]
+        kinds = node.get("type", "string")
+        kinds = [kinds] if isinstance(kinds, str) else kinds
+        nullable = None in node["enum"] or "null" in kinds
+        rest = {k: v for k, v in node.items() if k not in ("enum", "type")}
+        name = named.get(tuple(sorted(values)))
+        enum = _ref(name) if name else {"type": next(k for k in kinds if k != "null"), "enum": values}
+        if nullable:
+            return {"anyOf": [enum, {"type": "null"}], **rest}
+        if name is None:
             return node
-        if not top and "enum" in node:
-            values = [v for v in node["enum"] if v is not None]
-            name = wanted.get(tuple(sorted(values)))
-            if name is not None:
-                rest = {k: v for k, v in node.items() if k not in ("enum", "type")}
-                if None in node["enum"] or "null" in (node.get("type") or []):
-                    return {"anyOf": [_ref(name), {"type": "null"}], **rest}
-                return {**_ref(name), **rest} if not rest else {"allOf": [_ref(name)], **rest}
-        return {k: visit(v, False) for k, v in node.items()}
-
-    for name in list(schemas):
-        if name not in NAMED_ENUMS:
-            schemas[name] = visit(schemas[name], True)
-    _plain_nullable_enums(schemas)
-
-
-def _plain_nullable_enums(schemas: dict[str, Any]) -> None:
-    """A nullable enum without a name: ``anyOf: [{enum}, {type: 'null'}]`` (one class, optional)."""
+        return {"allOf": [enum], **rest} if rest else enum
 
     def visit(node: Any) -> Any:
         if isinstance(node, list):
             return [visit(n) for n in node]
         if not isinstance(node, dict):
             return node
-        if "enum" in node and None in node["enum"]:
-            kind = [t for t in node.get("type", ["string"]) if t != "null"]
-            rest = {k: v for k, v in node.items() if k not in ("enum", "type")}
-            enum = {"type": kind[0], "enum": [v for v in node["enum"] if v is not None]}
-            return {"anyOf": [enum, {"type": "null"}], **rest}
+        if "enum" in node:
+            return spelled(node)
         return {k: visit(v) for k, v in node.items()}
 
     for name in list(schemas):
-        schemas[name] = visit(schemas[name])
+        if name not in NAMED_ENUMS:
+            schemas[name] = {k: visit(v) for k, v in schemas[name].items()}  # a top-level enum keeps its own
 
 
 def command_variants(document: dict[str, Any]) -> None:
