@@ -23,6 +23,7 @@ from .errors import CommandError
 from .evolve import evolve, fold
 from .options import HAND_SIZE, Edition, Layout, Options
 from .peoples import CANONICAL_DECK
+from .scenario import position_of, scenario_game
 from .setup import new_game
 from .state import Game
 
@@ -53,16 +54,20 @@ def rejudge(moves: Sequence[Move], created: ev.GameCreated, seed: bytes) -> Chec
     options = Options(created.players, Edition(created.edition), created.expansion, Layout(created.layout))
     shuffled = next((e for e in opening if isinstance(e, ev.DeckShuffled)), None)
     first = next((e for e in opening if isinstance(e, ev.TurnStarted)), None)
+    grid = {t: (r, c) for t, r, c in created.grid} if "grid" in created.explicit else None
     try:
-        made = new_game(
-            options,
-            seed,
-            grid={t: (r, c) for t, r, c in created.grid} if "grid" in created.explicit else None,
-            deck=list(shuffled.order or ()) if shuffled and "deck" in created.explicit else None,
-            first_player=first.seat if first and "first_player" in created.explicit else None,
-        )
-    except ValueError as error:
-        return Check("rejudged", False, f"the setup cannot be made again: {error}")
+        if "scenario" in created.explicit:
+            made = scenario_game(options, seed, position_of(opening), grid=grid)
+        else:
+            made = new_game(
+                options,
+                seed,
+                grid=grid,
+                deck=list(shuffled.order or ()) if shuffled and "deck" in created.explicit else None,
+                first_player=first.seat if first and "first_player" in created.explicit else None,
+            )
+    except (ValueError, StopIteration) as error:
+        return Check("rejudged", False, f"the setup cannot be made again: {error!r}")
     if tuple(made) != opening:
         at = next((i for i, (a, b) in enumerate(zip(made, opening)) if a != b), min(len(made), len(opening)))
         return Check("rejudged", False, f"event {moves[0].first + at}: the setup differs from what the seed makes")
@@ -132,9 +137,12 @@ def audit(events: Sequence[ev.Event], moves: Sequence[Move] | None = None, log_s
     dealt = [e for e in events if isinstance(e, ev.CardsDealt)]
     order = shuffled.order or ()
     deal_ok = all(e.cards == order[e.seat * HAND_SIZE : (e.seat + 1) * HAND_SIZE] for e in dealt)
-    checks.append(
-        Check("deal", deal_ok and len(dealt) == options.players, "8 cards to each seat from the top, in seat order")
-    )
+    if "scenario" in created.explicit:
+        checks.append(Check("deal", True, "scenario: the hands were given at creation, dealt from the top"))
+    else:
+        checks.append(
+            Check("deal", deal_ok and len(dealt) == options.players, "8 cards to each seat from the top, in seat order")
+        )
     first = next(e for e in events if isinstance(e, ev.TurnStarted))
     if "first_player" in created.explicit:
         checks.append(Check("first_player", True, "explicit first player: given at creation"))

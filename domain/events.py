@@ -35,6 +35,20 @@ class CardsDealt:
 
 
 @dataclass(frozen=True, slots=True)
+class PositionSet:
+    """A scenario's position, placed after the deal (P15): everything but the hands and the deck."""
+
+    figures: tuple[str, ...]  #: each seat's tile
+    crystals: tuple[tuple[int, int | None], ...]  #: (seat, crystals); amounts private
+    scales: tuple[int, ...]  #: each seat's golden scales
+    markers: tuple[tuple[str, int, int], ...]  #: (building, space, seat)
+    obelisk: tuple[int, ...]  #: owners of the filled obelisk spaces, bottom up
+    dragons: tuple[tuple[str, str | None], ...]  #: (dragon, tile or None for outside the city)
+    discard: tuple[str, ...]  #: the discard pile
+    supply: int  #: golden scales left in the supply
+
+
+@dataclass(frozen=True, slots=True)
 class TurnStarted:
     seat: int
     number: int
@@ -176,6 +190,7 @@ Event = (
     GameCreated
     | DeckShuffled
     | CardsDealt
+    | PositionSet
     | TurnStarted
     | FigureMoved
     | FigureFlown

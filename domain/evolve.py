@@ -44,6 +44,7 @@ def _created(_: Game | None, e: ev.GameCreated) -> Game:
         dragons=dict.fromkeys(Dragon),
         obelisk=(None,) * len(options.obelisk),
         scale_supply=options.scale_supply,
+        scenario="scenario" in e.explicit,
     )
 
 
@@ -55,6 +56,36 @@ def _dealt(g: Game, e: ev.CardsDealt) -> Game:
     cards = e.cards or ()
     assert g.deck[: len(cards)] == cards, "dealt cards must come from the top of the deck"
     return replace(g, deck=g.deck[len(cards) :], players=_player(g, e.seat, hand=cards))
+
+
+def _position(g: Game, e: ev.PositionSet) -> Game:
+    crystals = dict(e.crystals)
+    on_board = [0] * len(g.players)
+    sites = dict(g.sites)
+    for building, space, seat in e.markers:
+        marks = list(sites[building].markers)
+        marks[space] = seat
+        sites[building] = replace(sites[building], markers=tuple(marks))
+        on_board[seat] += 1
+    for building, site in sites.items():
+        if site.markers and all(m is not None for m in site.markers):
+            sites[building] = replace(site, reconstructed=True)
+    players = tuple(
+        replace(
+            p,
+            position=e.figures[p.seat],
+            crystals=crystals.get(p.seat) or 0,
+            scales=e.scales[p.seat],
+            offerings=e.obelisk.count(p.seat),
+            markers=p.markers - on_board[p.seat] - e.obelisk.count(p.seat),
+        )
+        for p in g.players
+    )
+    obelisk = tuple(e.obelisk) + (None,) * (len(g.obelisk) - len(e.obelisk))
+    dragons = {Dragon(d): tile for d, tile in e.dragons}
+    return replace(
+        g, sites=sites, players=players, obelisk=obelisk, dragons=dragons, discard=e.discard, scale_supply=e.supply
+    )
 
 
 def _turn_started(g: Game, e: ev.TurnStarted) -> Game:
@@ -188,6 +219,7 @@ _APPLY: dict[type, Callable[[Any, Any], Game]] = {
     ev.GameCreated: _created,
     ev.DeckShuffled: _shuffled,
     ev.CardsDealt: _dealt,
+    ev.PositionSet: _position,
     ev.TurnStarted: _turn_started,
     ev.FigureMoved: _moved,
     ev.FigureFlown: _flown,

@@ -86,6 +86,7 @@ class Game:
     turn: Turn | None = None
     result: Result | None = None
     version: int = 0
+    scenario: bool = False  #: started from a given position, not the drawn opening (P15)
     #: Only in a bot's observation: the cards it cannot place (others' hands, the deck).
     unseen: tuple[str, ...] = ()
 

@@ -46,6 +46,7 @@ def view(state: Game, seat: int | None) -> dict[str, Any]:
             "layout": state.options.layout.value,
         },
         "status": "finished" if ended else "active",
+        "scenario": state.scenario,
         "commitment": state.commitment,
         "seed": state.seed if ended else None,
         "city": [
@@ -101,6 +102,8 @@ def redact(event: ev.Event, seat: int | None, *, revealed: bool = False) -> ev.E
         return replace(event, cards=None)
     if isinstance(event, ev.Rewarded) and event.seat != seat:
         return replace(event, crystals=None)
+    if isinstance(event, ev.PositionSet):
+        return replace(event, crystals=tuple((s, c if s == seat else None) for s, c in event.crystals))
     if isinstance(event, ev.ScalesScored):
         return replace(event, crystals=tuple((s, c if s == seat else None) for s, c in event.crystals))
     return event

@@ -25,6 +25,7 @@ def summary(game: str, state: Game, created: str) -> dict[str, Any]:
         "status": "finished" if state.finished else "active",
         "players": state.options.players,
         "edition": state.options.edition.value,
+        "scenario": state.scenario,
         "expansion": state.options.expansion,
         "turn": None if state.finished or turn is None else turn.seat,
         "turn_number": None if turn is None else turn.number,

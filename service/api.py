@@ -15,6 +15,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from domain import Edition, Layout, Options, redact, view
+from domain.scenario import Position
 from events.serialization import StoredEvent
 
 from . import live, schemas, webhooks
@@ -164,15 +165,31 @@ def create_game() -> Response:
             first_player=setup.get("first_player"),
             turn_deadline=doc.get("turn_deadline"),
             deadline_level=doc.get("deadline_level"),
+            scenario=_position(doc["scenario"]) if doc.get("scenario") else None,
         )
-    except ValueError as error:  # the domain's check of an explicit grid or deck
-        raise ValidationError({"setup": [str(error)]}) from error
+    except ValueError as error:  # the domain's check of an explicit grid or deck, or of a scenario
+        raise ValidationError({"scenario" if doc.get("scenario") else "setup": [str(error)]}) from error
     for seat in created.seats:
         seat["open"] = seat["kind"] == "open"
         if "invite" in seat:
             seat["invite_url"] = f"/games/{created.game}/seats/{seat['seat']}/join"
     return _json(
         schemas.Created, created.__dict__, 201, {"Location": f"/games/{created.game}", **_etag(created.version)}
+    )
+
+
+def _position(doc: dict[str, Any]) -> Position:
+    return Position(
+        hands=tuple(tuple(hand) for hand in doc["hands"]),
+        figures=tuple(doc["figures"]),
+        crystals=tuple(doc["crystals"]),
+        scales=tuple(doc["scales"]),
+        turn=doc["turn"],
+        markers=tuple((m["building"], m["space"], m["seat"]) for m in doc["markers"]),
+        obelisk=tuple(doc["obelisk"]),
+        dragons=tuple((d["dragon"], d["tile"]) for d in doc["dragons"]),
+        discard=tuple(doc["discard"]),
+        scale_supply=doc["scale_supply"],
     )
 
 
@@ -193,6 +210,7 @@ def list_games() -> Response:
         if status and summary["status"] != status:
             continue
         seat = mine.get(summary["game"])
+        summary.setdefault("scenario", False)  # indexed before scenario games existed
         summary["my_seat"] = seat
         summary["my_turn"] = None if seat is None else summary["turn"] == seat
         if my_turn and not summary["my_turn"]:

@@ -44,6 +44,12 @@ def _command(meta: dict[str, Any]) -> Any:
         return None  # no command, or not one the rules know: that move fails the judging
 
 
+def _setup(explicit: tuple[str, ...]) -> str:
+    if "scenario" in explicit:
+        return "scenario: the position was given, not drawn"
+    return f"explicit, not drawn ({', '.join(explicit)})" if explicit else "drawn from the seed"
+
+
 def audit_log(log: dict[str, Any]) -> dict[str, Any]:
     """``{"verified", "setup", "checks"}`` for a published log."""
     try:
@@ -69,6 +75,6 @@ def audit_log(log: dict[str, Any]) -> dict[str, Any]:
     explicit = explicit_parts(events)
     return {
         "verified": all(c.ok for c in checks),
-        "setup": f"explicit, not drawn ({', '.join(explicit)})" if explicit else "drawn from the seed",
+        "setup": _setup(explicit),
         "checks": [c.__dict__ for c in checks],
     }

@@ -23,6 +23,7 @@ import redis
 from domain import Command, Event, Game, Options, decide, fold, new_game
 from domain.city import Cell
 from domain.events import TurnStarted
+from domain.scenario import Position, scenario_game
 from events import keys
 from events.outbox import Claim, Outbox, now_ms
 from events.projection import GameIndex
@@ -133,10 +134,14 @@ class GameService:
         first_player: int | None = None,
         turn_deadline: int | None = None,
         deadline_level: str | None = None,
+        scenario: Position | None = None,
     ) -> Created:
         game = uuid.uuid4().hex
         seed = os.urandom(32)
-        events = new_game(options, seed, grid=grid, deck=deck, first_player=first_player)
+        if scenario is not None:
+            events = scenario_game(options, seed, scenario, grid=grid)
+        else:
+            events = new_game(options, seed, grid=grid, deck=deck, first_player=first_player)
         public: list[dict[str, Any]] = []
         stored_seats: list[dict[str, Any]] = []
         tokens: dict[str, str] = {}

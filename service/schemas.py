@@ -105,12 +105,73 @@ class ExplicitSetup(Strict):
     first_player = Whole(load_default=None, allow_none=True, validate=validate.Range(0, 3))
 
 
+class MarkerPlacement(Strict):
+    building = fields.String(required=True, validate=validate.OneOf(sorted(BUILDINGS)))
+    space = Whole(required=True, validate=validate.Range(0, 3), metadata={"description": "Space index, left to right."})
+    seat = Whole(required=True, validate=validate.Range(0, 3))
+
+
+class DragonPlacement(Strict):
+    dragon = fields.String(required=True, validate=validate.OneOf(["red", "green", "blue"]))
+    tile = fields.String(
+        required=True,
+        allow_none=True,
+        validate=validate.OneOf(TILES),
+        metadata={"description": "Null: outside the city."},
+    )
+
+
+class Scenario(Strict):
+    """A position to start from instead of the opening (P15). Lists run by seat."""
+
+    hands = fields.List(
+        fields.List(fields.String(validate=validate.OneOf(CARD_IDS)), validate=validate.Length(max=40)),
+        required=True,
+        validate=validate.Length(min=2, max=4),
+        metadata={"description": "Each seat's cards; the rest of the deck is shuffled from the seed."},
+    )
+    figures = fields.List(
+        fields.String(validate=validate.OneOf(TILES)), required=True, validate=validate.Length(min=2, max=4)
+    )
+    crystals = fields.List(
+        Whole(validate=validate.Range(0, 999)), required=True, validate=validate.Length(min=2, max=4)
+    )
+    scales = fields.List(Whole(validate=validate.Range(0, 99)), required=True, validate=validate.Length(min=2, max=4))
+    turn = Whole(load_default=0, validate=validate.Range(0, 3), metadata={"description": "The seat whose turn begins."})
+    markers = fields.List(fields.Nested(MarkerPlacement), load_default=list, validate=validate.Length(max=40))
+    obelisk = fields.List(
+        Whole(validate=validate.Range(0, 3)),
+        load_default=list,
+        validate=validate.Length(max=12),
+        metadata={"description": "The seats owning the filled obelisk spaces, bottom up."},
+    )
+    dragons = fields.List(fields.Nested(DragonPlacement), load_default=list, validate=validate.Length(max=3))
+    discard = fields.List(
+        fields.String(validate=validate.OneOf(CARD_IDS)), load_default=list, validate=validate.Length(max=80)
+    )
+    scale_supply = Whole(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(0, 99),
+        metadata={"description": "Scales left in the supply; null: the starting supply less the scales held."},
+    )
+
+
 class CreateGame(Strict):
     edition = fields.String(load_default="cmon", validate=validate.OneOf(["classic", "cmon"]))
     expansion = Flag(load_default=False)
     layout = fields.String(load_default="standard", validate=validate.OneOf(["standard", "variant", "explicit"]))
     seats = fields.List(fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=4))
     setup = fields.Nested(ExplicitSetup, load_default=None, allow_none=True)
+    scenario = fields.Nested(
+        Scenario,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "Start from this position instead of the opening: a scenario game, marked as one "
+            "in views, the index and the audit."
+        },
+    )
     turn_deadline = Whole(
         load_default=None,
         allow_none=True,
@@ -132,6 +193,11 @@ class CreateGame(Strict):
             raise ValidationError("an explicit layout needs setup.grid", "setup")
         if data.get("layout") != "explicit" and grid:
             raise ValidationError("setup.grid is only for the explicit layout", "setup")
+        setup = data.get("setup") or {}
+        if data.get("scenario") and (setup.get("deck") or setup.get("first_player") is not None):
+            raise ValidationError(
+                "a scenario gives the hands and the turn; leave setup.deck and first_player out", "setup"
+            )
 
 
 class SeatInfo(Schema):
@@ -177,6 +243,7 @@ class Summary(Schema):
     players = Whole(required=True)
     edition = fields.String(required=True)
     expansion = Flag(required=True)
+    scenario = Flag(required=True, metadata={"description": "Started from a given position (a scenario game)."})
     turn = Whole(allow_none=True, metadata={"description": "The seat to move, null when finished."})
     turn_number = Whole(allow_none=True)
     winners = fields.List(Whole(), allow_none=True)
@@ -282,6 +349,10 @@ class GameView(Schema):
     viewer = Whole(allow_none=True, required=True, metadata={"description": "Your seat; null for a spectator."})
     options = fields.Nested(OptionsView, required=True)
     status = fields.String(required=True)
+    scenario = Flag(
+        required=True,
+        metadata={"description": "Started from a given position, not the drawn opening (a scenario game)."},
+    )
     commitment = fields.String(required=True, metadata={"description": "SHA-256 of the secret seed."})
     seed = fields.String(allow_none=True, required=True, metadata={"description": "Revealed when the game ends."})
     city = fields.List(fields.Nested(TileView), required=True)
