@@ -110,6 +110,21 @@ def _docs(app: Flask) -> None:
     def docs_assets(name: str) -> Response:
         return send_from_directory(assets, name)
 
+    web = Path(__file__).parent / "web"
+
+    @app.get("/")
+    def lobby() -> Response:
+        """The play-by-web lobby: plain files that use only the public API."""
+        return send_from_directory(web, "index.html", mimetype="text/html")
+
+    @app.get("/play/<game>")
+    def play_page(game: str) -> Response:
+        return send_from_directory(web, "play.html", mimetype="text/html")
+
+    @app.get("/web/<path:name>")
+    def web_assets(name: str) -> Response:
+        return send_from_directory(web, name)
+
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)

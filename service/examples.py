@@ -167,7 +167,8 @@ def _session() -> dict[str, dict[str, Any]]:
     call("auditGame", "GET", f"/games/{finished}/audit")
     call("health", "GET", "/healthz")
     call("ready", "GET", "/readyz")
-    for operation, path in [("openapi", "/openapi.yaml"), ("rulings", "/rulings"), ("docs", "/docs")]:
+    pages = [("openapi", "/openapi.yaml"), ("rulings", "/rulings"), ("docs", "/docs"), ("lobby", "/")]
+    for operation, path in [*pages, ("playPage", f"/play/{game}")]:
         text = http.get(path).get_data(as_text=True)
         found[operation] = {"request": None, "response": "\n".join(text.splitlines()[:3]) + "\n…"}
     found["openapiJson"] = {"request": None, "response": {"openapi": "3.1.0", "info": {"title": "Blue Moon City"}}}

@@ -430,6 +430,24 @@ def paths() -> dict[str, dict[str, Any]]:
                 },
             }
         },
+        "/": {
+            "get": {
+                "operationId": "lobby",
+                "summary": "The play-by-web lobby: create a game, share its seats, list your games.",
+                "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}},
+            }
+        },
+        "/play/{game}": {
+            "get": {
+                "operationId": "playPage",
+                "summary": "A seat's page (`#token=…` in the fragment) or a spectator's, built on this API alone.",
+                "parameters": [GAME],
+                "responses": {
+                    "200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}},
+                    "404": {"description": "Not a game id the service makes.", "content": PROBLEM},
+                },
+            }
+        },
         "/docs": {
             "get": {
                 "operationId": "docs",
@@ -525,41 +543,26 @@ TAGS = {
     "audit": ("The full log and the re-judged game, once it has ended.", ["getLog", "auditGame"]),
     "service": (
         "This document, the rulings, and health.",
-        ["openapi", "openapiJson", "rulings", "docs", "health", "ready"],
+        ["openapi", "openapiJson", "rulings", "docs", "health", "ready", "lobby", "playPage"],
     ),
 }
 
 
-_SEAT = {"game": "$response.body#/game", "header.Authorization": "Bearer {$response.body#/seats/0/token}"}
-_SAME_SEAT = {"game": "$request.path.game", "header.Authorization": "$request.header.Authorization"}
+_GAME = {"game": "$response.body#/game"}
 #: operationId -> status -> link name -> (target operationId, parameters, request body or None): how the
 #: values one answer returns feed the next call (OpenAPI links; the stateful fuzzing follows them).
+#: Links carry no seat token: a token is a secret the client keeps, not a value to pass along.
 LINKS: dict[str, dict[str, dict[str, tuple[str, dict[str, str], str | None]]]] = {
     "createGame": {
         "201": {
-            "view": ("getGame", _SEAT, None),
-            "legal": ("legalCommands", _SEAT, None),
-            "events": ("listEvents", _SEAT, None),
-            "stream": ("streamEvents", _SEAT, None),
-            "atVersion": ("getGameAtVersion", {**_SEAT, "version": "$response.body#/version"}, None),
-            "webhooks": ("listWebhooks", _SEAT, None),
-            "join": (
-                "joinSeat",
-                {"game": "$response.body#/game", "seat": "$response.body#/seats/1/seat"},
-                None,
-            ),
+            "view": ("getGame", _GAME, None),
+            "events": ("listEvents", _GAME, None),
+            "stream": ("streamEvents", _GAME, None),
+            "atVersion": ("getGameAtVersion", {**_GAME, "version": "$response.body#/version"}, None),
+            "join": ("joinSeat", {**_GAME, "seat": "$response.body#/seats/1/seat"}, None),
         }
     },
-    "legalCommands": {
-        "200": {
-            "play": (
-                "postCommand",
-                {**_SAME_SEAT, "header.If-Match": '"{$response.body#/version}"'},
-                "$response.body#/commands/0",
-            )
-        }
-    },
-    "postCommand": {"200": {"view": ("getGame", _SAME_SEAT, None), "legal": ("legalCommands", _SAME_SEAT, None)}},
+    "joinSeat": {"201": {"view": ("getGame", _GAME, None)}},
 }
 
 

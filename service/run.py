@@ -142,7 +142,11 @@ def main(argv: list[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
-    print(f"Blue Moon City on http://127.0.0.1:{args.port} (docs at /docs), Redis at {url}", flush=True)
+    print(
+        f"Blue Moon City on http://127.0.0.1:{args.port}/ (play in the browser there; the API's docs at /docs), "
+        f"Redis at {url}",
+        flush=True,
+    )
     try:
         return supervise(children, env, args.give_up, stopping)
     finally:
