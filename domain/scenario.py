@@ -16,9 +16,10 @@ from dataclasses import dataclass
 from . import events as ev
 from . import rng
 from .catalogue import BUILDINGS, COURTYARD
-from .city import Cell, generate, validate_explicit
-from .options import MARKERS_PER_PLAYER, Layout, Options
+from .city import Cell
+from .options import MARKERS_PER_PLAYER, Options
 from .peoples import CANONICAL_DECK, Dragon
+from .setup import city_of, created
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,31 +42,13 @@ def scenario_game(
     options: Options, seed: bytes, position: Position, grid: Mapping[str, Cell] | None = None
 ) -> list[ev.Event]:
     """The opening events of a scenario; ``ValueError`` names what is impossible."""
-    if options.layout is Layout.EXPLICIT:
-        if grid is None:
-            raise ValueError("an explicit layout needs a grid")
-        validate_explicit(options, grid)
-        placement = dict(grid)
-    else:
-        placement = generate(options, seed)
+    placement = city_of(options, seed, grid)
     supply = _check(options, position, placement)
     given = [card for hand in position.hands for card in hand]
     rest = [card for card in CANONICAL_DECK if card not in set(given) | set(position.discard)]
     order = tuple(given) + rng.shuffled(seed, "deck", tuple(rest))
     explicit = ("scenario", "deck", "first_player", *(("grid",) if grid is not None else ()))
-    events: list[ev.Event] = [
-        ev.GameCreated(
-            players=options.players,
-            edition=options.edition.value,
-            expansion=options.expansion,
-            layout=options.layout.value,
-            grid=tuple(sorted((t, r, c) for t, (r, c) in placement.items())),
-            commitment=rng.commitment(seed),
-            seed=seed.hex(),
-            explicit=explicit,
-        ),
-        ev.DeckShuffled(order),
-    ]
+    events: list[ev.Event] = [created(options, seed, placement, explicit), ev.DeckShuffled(order)]
     events += [ev.CardsDealt(seat, hand, len(hand)) for seat, hand in enumerate(position.hands)]
     events.append(
         ev.PositionSet(
