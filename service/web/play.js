@@ -1,25 +1,36 @@
 // A seat's page (/play/{game}#token=…) or a spectator's (/play/{game}). The token stays in the
 // fragment and in localStorage, so it never reaches a server log. Only the public API is used:
-// the view, /legal (the page offers nothing else), commands with If-Match and Idempotency-Key,
+// the view, /legal (the page sends nothing else), commands with If-Match and Idempotency-Key,
 // and the event stream, resumed with Last-Event-ID.
 import { api, mySeats, remember } from "/web/api.js";
+import { board, listen, named } from "/web/board.js";
+import { advice, colourOf, described, matching, spent } from "/web/pay.js";
+import { verify } from "/web/fairness.js";
 
 const game = location.pathname.split("/").pop();
-const problem = document.getElementById("problem");
-const POWERS = {
-  black: "Black: no power.",
-  red: "Vulca (red): 1 flies a dragon, 2 moves one a tile.",
-  blue: "Aqua (blue): 1 flies a dragon, 2 moves one a tile.",
-  green: "Khind (green): counts 1 in any contribution (its value on green).",
-  brown: "Mimix (brown): two 1s or 2s pay a wild 3.",
-  grey: "Flit (grey): 1 flies your figure anywhere, 2 gives two more steps.",
-  white: "Hoax (white): recolours cards for one contribution.",
-  yellow: "Pillar (yellow): an extra offering after one at the Courtyard.",
+const $ = (id) => document.getElementById(id);
+const problem = $("problem");
+const PEOPLES = {
+  black: ["Vulca", "1 puts the red dragon on any tile or outside the city; 2 moves it up to 3 steps."],
+  red: ["Terrah", "1 puts the green dragon on any tile or outside the city; 2 moves it up to 3 steps."],
+  blue: ["Aqua", "1 puts the blue dragon on any tile or outside the city; 2 moves it up to 3 steps."],
+  grey: ["Flit", "1 puts your figure on any tile; 2 gives two more steps."],
+  green: ["Khind", "joins any contribution as a wild 1; on green, its printed value."],
+  brown: ["Mimix", "two 1s or 2s together pay a wild 3; on brown, two 1s pay 3."],
+  white: ["Hoax", "1 makes up to 4 cards of one colour count as the space's colour; 2 makes 1 card."],
+  yellow: ["Pillar", "after an offering, one more at the next space: 1 crystal more with a 1, 2 more with a 2."],
 };
+const DRAGON = { black: "red", red: "green", blue: "blue" };
+const TO_TILE = new Set(["move", "fly_figure", "fly_dragon", "move_dragon", "use_action"]);
 let token = null;
 let seat = null;
 let version = 0;
 let lastEvent = "";
+let view = null;
+let legal = null;
+let paying = null; // the space being paid: {space, colour, value, payments}
+let ticked = [];
+let replaying = false;
 
 async function start() {
   const fragment = new URLSearchParams(location.hash.slice(1));
@@ -31,170 +42,269 @@ async function start() {
     else { token = joined.body.token; remember(game, seatNo, token); history.replaceState(null, "", `#token=${token}`); }
   }
   if (!token) token = mySeats().find((s) => s.game === game)?.token ?? null;
+  listen($("board"), chooseTile, (space) => startPaying(space));
   await load();
   follow();
 }
 
-let replaying = false;
-const slider = document.getElementById("version");
+// ---- the replay and the audits -------------------------------------------------------------
+const slider = $("version");
 
 async function showVersion(v) {
   // the game as this seat saw it then (GET /games/{game}/versions/{v}); arrow keys step the slider
   const then = await api("GET", `/games/${game}/versions/${v}`, undefined, token);
   if (!then.ok) { problem.textContent = then.problem; return; }
   replaying = Number(v) !== version;
-  drawBoard(then.body);
+  $("board").innerHTML = board(then.body);
   drawPlayers(then.body);
-  document.getElementById("shown").textContent = replaying ? `version ${v} of ${version}` : "now";
+  $("shown").textContent = replaying ? `version ${v} of ${version}` : "now";
 }
 
 slider.oninput = () => showVersion(slider.value);
-document.getElementById("live").onclick = () => { replaying = false; load(); };
+$("live").onclick = () => { replaying = false; load(); };
 
-async function showAudit() {
-  const audit = await api("GET", `/games/${game}/audit`);
-  if (!audit.ok) return;
-  document.getElementById("audit").innerHTML = [
-    `<li><strong>${audit.body.verified ? "Verified" : "NOT verified"}</strong>: ${audit.body.setup}</li>`,
-    ...audit.body.checks.map((c) => `<li>${c.ok ? "✔" : "✘"} ${c.name}: ${c.detail}</li>`),
-  ].join("");
+const listed = (checks) => checks.map((c) => `<li>${c.ok ? "✔" : "✘"} ${c.name}: ${c.detail}</li>`).join("");
+
+async function showAudits() {
+  // the server's audit judges every move again; the fairness check runs here, on the raw log
+  const [audit, log] = await Promise.all([api("GET", `/games/${game}/audit`), api("GET", `/games/${game}/log`)]);
+  if (audit.ok) $("audit").innerHTML = `<li><strong>${audit.body.verified ? "Verified" : "NOT verified"}</strong>: ${audit.body.setup}</li>${listed(audit.body.checks)}`;
+  $("audits").hidden = false;
+  if (!log.ok) return;
+  const checks = verify(log.body);
+  $("fairness").innerHTML = `<li><strong>${checks.every((c) => c.ok) ? "Fair: every shuffle agrees" : "UNFAIR: a shuffle disagrees"}</strong></li>${listed(checks)}`;
 }
 
+// ---- the game as it is now ------------------------------------------------------------------
 async function load() {
   const viewed = await api("GET", `/games/${game}`, undefined, token);
   if (!viewed.ok) { problem.textContent = viewed.problem; return; }
-  const view = viewed.body;
+  const moved = !view || viewed.body.version !== view.version;
+  view = viewed.body;
   version = view.version;
   seat = view.viewer;
   const follows = Number(slider.value) >= Number(slider.max) || slider.max === "";
   slider.max = String(version);
   if (follows) slider.value = String(version);
-  if (view.result) showAudit();
+  if (view.result) showAudits();
   if (replaying) return;
   if (seat !== null) remember(game, seat, token);
-  drawBoard(view);
-  drawPlayers(view);
-  const mine = view.turn && view.turn.seat === seat;
+  const mine = Boolean(view.turn && view.turn.seat === seat);
+  legal = null;
+  if (mine) {
+    const answer = await api("GET", `/games/${game}/legal`, undefined, token);
+    if (answer.ok) legal = answer.body;
+  }
   document.title = `${mine ? "▶ Your turn — " : ""}Blue Moon City`;
   const status = view.result
     ? `Finished (${view.result.reason}); winners: ${view.result.winners.map((w) => `seat ${w}`).join(", ")}`
     : `Turn ${view.turn.number}: seat ${view.turn.seat}, ${view.turn.phase}${view.turn.deadline ? `, until ${new Date(view.turn.deadline).toLocaleString()}` : ""}`;
-  document.getElementById("status").textContent = `${seat === null ? "Spectating. " : `You are seat ${seat}. `}${status}`;
+  $("status").textContent = `${seat === null ? "Spectating. " : `You are seat ${seat}. `}${status}`;
+  if (moved) { paying = null; ticked = []; }
+  draw();
+  if (mine && window.Notification?.permission === "granted" && document.hidden) new Notification("Blue Moon City: your turn");
+}
+
+function commands(type) { return (legal?.commands ?? []).filter((c) => c.type === type); }
+
+function draw() {
   const me = seat === null ? null : view.players[seat];
-  drawHand(me);
-  const actions = document.getElementById("actions");
-  actions.innerHTML = "";
-  if (mine) {
-    const legal = await api("GET", `/games/${game}/legal`, undefined, token);
-    if (legal.ok) drawActions(legal.body);
-    if (window.Notification?.permission === "granted" && document.hidden) new Notification("Blue Moon City: your turn");
-  } else if (seat !== null && !view.result) {
-    actions.innerHTML = `<p class="muted">Waiting for seat ${view.turn.seat}.</p>`;
-    if (window.Notification && Notification.permission === "default") {
-      const ask = document.createElement("button");
-      ask.textContent = "Tell me when it is my turn";
-      ask.onclick = () => Notification.requestPermission();
-      actions.append(ask);
-    }
+  const targets = new Map();
+  const rank = (c) => (c.type === "move" ? 3 : c.type === "fly_figure" || c.type === "use_action" ? 2 : 1);
+  for (const c of (legal?.commands ?? []).filter((x) => TO_TILE.has(x.type) && x.to)) {
+    targets.set(c.to, Math.max(targets.get(c.to) ?? 0, rank(c)));
   }
+  for (const [tile, r] of targets) targets.set(tile, ["", "power", "walk", "step"][r]);
+  const payable = new Set(commands("contribute").map((c) => c.space));
+  $("board").innerHTML = board(view, targets, me?.position, payable);
+  drawPlayers(view);
+  drawHand(me);
+  drawActions();
 }
 
-function drawBoard(view) {
-  const size = 120;
-  const tiles = view.city.map((t) => {
-    const x = t.col * size;
-    const y = t.row * size;
-    const spaces = t.spaces.map((s, i) => `<g transform="translate(${x + 14 + i * 28},${y + 70})">
-        <circle r="12" class="c-${s.colour}" fill="${s.colour === "any" ? "#ddd" : s.colour === "grey" ? "#9aa0a6" : s.colour}" stroke="#333"/>
-        <text text-anchor="middle" dy="4" font-size="11" fill="${s.marker === null ? "#000" : "#fff"}" stroke="${s.marker === null ? "none" : "#000"}">${s.marker === null ? s.value : `P${s.marker}`}</text>
-        <title>${s.colour} ${s.value}${s.marker === null ? ", open" : `, marker of seat ${s.marker}`}</title></g>`).join("");
-    const figures = view.players.filter((p) => p.position === t.tile).map((p) => `P${p.seat}`).join(" ");
-    const dragons = Object.entries(view.dragons).filter(([, at]) => at === t.tile).map(([d]) => `${d} dragon`).join(", ");
-    return `<g data-tile="${t.tile}"><rect x="${x + 2}" y="${y + 2}" width="${size - 4}" height="${size - 4}" rx="8"
-        fill="${t.reconstructed ? "#f6e7a8" : "#e9e4d6"}" stroke="${t.reconstructed ? "#b8860b" : "#888"}" stroke-width="2"/>
-      <text x="${x + 8}" y="${y + 20}" font-size="12" font-weight="600">${t.tile.replaceAll("_", " ")}</text>
-      <text x="${x + 8}" y="${y + 38}" font-size="11" fill="#2b4c9a">${figures}</text>
-      <text x="${x + 8}" y="${y + 52}" font-size="10" fill="#a4161a">${dragons}</text>${spaces}</g>`;
-  }).join("");
-  const obelisk = view.obelisk.map((o) => (o.marker === null ? o.value : `P${o.marker}`)).join(" · ");
-  document.getElementById("board").innerHTML = `<svg viewBox="0 0 ${5 * size} ${5 * size}" role="img" aria-label="the city">${tiles}</svg>
-    <p>Obelisk: ${obelisk}. Golden scales in supply: ${view.scale_supply}. Deck: ${view.deck_size} cards.</p>`;
-}
-
-function drawPlayers(view) {
-  const rows = view.players.map((p) => `<tr${view.turn && view.turn.seat === p.seat ? ' class="turn"' : ""}>
-      <td>${view.turn && view.turn.seat === p.seat ? "▶ " : ""}P${p.seat} ${view.seats[p.seat].name ?? view.seats[p.seat].kind}${view.seats[p.seat].level ? ` (${view.seats[p.seat].level})` : ""}</td>
-      <td>${p.position.replaceAll("_", " ")}</td><td>${p.hand_size}</td><td>${p.crystals ?? "?"}</td>
+function drawPlayers(v) {
+  const rows = v.players.map((p) => `<tr${v.turn && v.turn.seat === p.seat ? ' class="turn"' : ""}>
+      <td>${v.turn && v.turn.seat === p.seat ? "▶ " : ""}P${p.seat} ${v.seats[p.seat].name ?? v.seats[p.seat].kind}${v.seats[p.seat].level ? ` (${v.seats[p.seat].level})` : ""}</td>
+      <td>${named(p.position)}</td><td>${p.hand_size}</td><td>${p.crystals ?? "?"}</td>
       <td>${p.scales}</td><td>${p.markers}</td><td>${p.offerings}</td></tr>`).join("");
-  document.getElementById("table").innerHTML = `<tr><th>Seat</th><th>Tile</th><th>Cards</th><th>Crystals</th>
+  $("table").innerHTML = `<tr><th>Seat</th><th>Tile</th><th>Cards</th><th>Crystals</th>
     <th>Scales</th><th>Markers</th><th>Offerings</th></tr>${rows}`;
 }
 
 function drawHand(me) {
-  const hand = document.getElementById("hand");
+  // grouped by people, each with its power spelled out (no hover needed on a phone); while paying, a card is a toggle for the payment;
+  // on my turn otherwise, a box to discard it at the Reset
+  const hand = $("hand");
   if (!me) { hand.innerHTML = ""; return; }
-  hand.innerHTML = me.hand.map((card) => {
-    const colour = card.split("-")[0];
-    return `<label class="card c-${colour}" title="${POWERS[colour]}"><input type="checkbox" name="discard" value="${card}"
-      aria-label="discard ${card}">${card}</label>`;
-  }).join("");
+  const groups = Object.fromEntries(Object.keys(PEOPLES).map((colour) => [colour, []]));
+  for (const card of me.hand) groups[colourOf(card)].push(card);
+  const discarding = legal !== null && paying === null;
+  hand.innerHTML = Object.entries(groups).filter(([, cards]) => cards.length).map(([colour, cards]) => `<div class="people">
+      <span class="muted"><strong>${PEOPLES[colour][0]}</strong> <span class="power">${PEOPLES[colour][1]}</span></span>
+      ${cards.map((card) => {
+        if (paying) return `<button type="button" class="card c-${colour}" data-card="${card}" aria-pressed="${ticked.includes(card)}">${card}</button>`;
+        if (discarding) return `<label class="card c-${colour}"><input type="checkbox" name="discard" value="${card}" aria-label="discard ${card}">${card}</label>`;
+        return `<span class="card c-${colour}">${card}</span>`;
+      }).join("")}</div>`).join("");
+  hand.querySelectorAll("button[data-card]").forEach((b) => { b.onclick = () => tick(b.dataset.card); });
 }
 
-function words(command) {
-  switch (command.type) {
-    case "move": return `Walk to ${command.to.replaceAll("_", " ")}`;
-    case "fly_figure": return `Fly (${command.card}) to ${command.to.replaceAll("_", " ")}`;
-    case "gain_steps": return `Two more steps (${command.card})`;
-    case "fly_dragon": return `Fly a dragon (${command.card}) to ${command.to ?? "outside the city"}`;
-    case "move_dragon": return `Move a dragon (${command.card}) to ${command.to}`;
-    case "contribute": return `Build ${command.building.replaceAll("_", " ")} space ${command.space} with ${command.cards.join(" + ")}${command.colour ? ` as ${command.colour}` : ""}${command.hoax?.length ? " (Hoax)" : ""}`;
-    case "offer": return `Offer at the obelisk${command.pillar ? ` with ${command.pillar}` : ""}`;
-    case "use_action": return `Use the building's action${command.to ? ` to ${command.to}` : ""}`;
-    default: return command.type;
+function words(c) {
+  const dragon = c.card ? DRAGON[colourOf(c.card)] : "";
+  switch (c.type) {
+    case "move": return `Walk to ${named(c.to)}`;
+    case "fly_figure": return `Fly to ${named(c.to)} with ${c.card} (Flit)`;
+    case "gain_steps": return `Two more steps with ${c.card} (Flit)`;
+    case "fly_dragon": return c.to ? `Put the ${dragon} dragon on ${named(c.to)} with ${c.card}` : `Put the ${dragon} dragon outside the city with ${c.card}`;
+    case "move_dragon": return `Move the ${dragon} dragon to ${named(c.to)} with ${c.card}`;
+    case "offer": {
+      const next = view.obelisk.find((o) => o.marker === null)?.value;
+      return c.pillar ? `Offer one more with ${c.pillar} (Pillar)` : `Offer ${next} crystals at the obelisk`;
+    }
+    case "use_action": return c.to ? `Main Hall: go to ${named(c.to)}` : `Use the ${named(view.players[seat].position)}'s action`;
+    default: return c.type;
   }
 }
 
-function drawActions(legal) {
-  const actions = document.getElementById("actions");
-  for (const command of legal.commands.filter((c) => c.type !== "end_turn")) {
-    const button = document.createElement("button");
-    button.textContent = words(command);
-    button.dataset.type = command.type;
-    button.onclick = () => play(command, legal.version);
-    actions.append(button);
+function button(text, onclick, type = "", primary = false) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.textContent = text;
+  if (type) b.dataset.type = type;
+  if (primary) b.className = "primary";
+  b.onclick = onclick;
+  return b;
+}
+
+function group(title, ...items) {
+  const box = document.createElement("div");
+  box.className = "group";
+  const heading = document.createElement("h3");
+  heading.textContent = title;
+  box.append(heading, ...items);
+  return box;
+}
+
+function drawActions() {
+  const actions = $("actions");
+  actions.innerHTML = "";
+  if (!legal) {
+    if (seat !== null && view.turn) {
+      actions.innerHTML = `<p class="muted">Waiting for seat ${view.turn.seat}.</p>`;
+      if (window.Notification && Notification.permission === "default") actions.append(button("Tell me when it is my turn", () => Notification.requestPermission()));
+    }
+    return;
   }
-  const end = document.createElement("button");
-  end.className = "primary";
-  end.dataset.type = "end_turn";
+  if (paying) { actions.append(builder()); return; }
+  const steps = view.turn.phase === "movement" ? ` You have ${view.turn.steps} step(s).` : "";
+  const hint = document.createElement("p");
+  hint.className = "muted";
+  hint.textContent = `Click or press Enter on a highlighted tile to go there or to use a power there.${steps}`;
+  actions.append(hint);
+  const choices = document.createElement("div");
+  choices.id = "choices";
+  actions.append(choices);
+  const powers = (legal.commands).filter((c) => c.type === "gain_steps" || (c.type === "fly_dragon" && !c.to) || (c.type === "use_action" && !c.to));
+  if (powers.length) actions.append(group("Powers", ...powers.map((c) => button(words(c), () => play(c), c.type))));
+  const spaces = [...new Set(commands("contribute").map((c) => c.space))];
+  if (spaces.length) {
+    const tile = view.city.find((t) => t.tile === view.players[seat].position);
+    actions.append(group(`Build at ${named(tile.tile)}`, ...spaces.map((i) => button(`Pay space ${i + 1}: ${tile.spaces[i].colour} ${tile.spaces[i].value}`, () => startPaying(i), "pay"))));
+  }
+  const offers = commands("offer");
+  if (offers.length) actions.append(group("Obelisk", ...offers.map((c) => button(words(c), () => play(c), "offer"))));
   const most = legal.end_turn_discards?.at_most ?? 0;
-  end.textContent = `End the turn (discarding the ticked cards, at most ${most})`;
-  end.onclick = () => {
+  actions.append(button(`End the turn (discarding the ticked cards, at most ${most})`, () => {
     const discards = [...document.querySelectorAll("input[name=discard]:checked")].map((i) => i.value);
-    play({ type: "end_turn", discards }, legal.version);
-  };
-  actions.append(end);
+    play({ type: "end_turn", discards });
+  }, "end_turn", true));
 }
 
-async function play(command, at) {
+function chooseTile(tile) {
+  // a plain step is taken at once; anything else (Flit, dragons, the Main Hall) is offered
+  const options = (legal?.commands ?? []).filter((c) => TO_TILE.has(c.type) && c.to === tile);
+  if (options.length === 1 && options[0].type === "move") { play(options[0]); return; }
+  const choices = $("choices");
+  if (!choices) return;
+  choices.innerHTML = "";
+  choices.append(group(`At ${named(tile)}`, ...options.map((c) => button(words(c), () => play(c), c.type)), button("Cancel", () => { choices.innerHTML = ""; })));
+  choices.querySelector("button").focus();
+}
+
+// ---- paying a space -------------------------------------------------------------------------
+function startPaying(space) {
+  const payments = commands("contribute").filter((c) => c.space === space);
+  if (!payments.length) return;
+  const tile = view.city.find((t) => t.tile === view.players[seat].position);
+  const printed = tile.spaces[space].colour;
+  const colours = [...new Set(payments.map((c) => c.colour ?? printed))];
+  paying = { space, printed, colour: colours[0], colours, need: tile.spaces[space].value, building: tile.tile, payments };
+  ticked = [];
+  drawHand(view.players[seat]);
+  drawActions();
+  $("hand").querySelector("button")?.focus();
+}
+
+function tick(card) {
+  ticked = ticked.includes(card) ? ticked.filter((c) => c !== card) : [...ticked, card];
+  drawHand(view.players[seat]);
+  drawActions();
+  $("hand").querySelector(`button[data-card="${card}"]`)?.focus();
+}
+
+function builder() {
+  const box = group(`Pay ${named(paying.building)} space ${paying.space + 1}: ${paying.printed} ${paying.need}`);
+  box.id = "builder";
+  if (paying.colours.length > 1) {
+    const select = document.createElement("select");
+    select.id = "colour";
+    select.setAttribute("aria-label", "pay in colour");
+    select.innerHTML = paying.colours.map((c) => `<option${c === paying.colour ? " selected" : ""}>${c}</option>`).join("");
+    select.onchange = () => { paying.colour = select.value; drawActions(); };
+    box.append("Pay in ", select);
+  }
+  const found = matching(paying.payments, ticked, paying.colour);
+  const total = document.createElement("p");
+  total.id = "total";
+  total.setAttribute("aria-live", "polite");
+  total.textContent = `Tick the cards to pay with (above). ${advice(ticked, paying.colour, paying.need, found)}`;
+  box.append(total, ...found.map((c) => button(`Build with ${described(c, paying.colour)}`, () => play(c), "contribute", true)));
+  const ideas = paying.payments.filter((c) => (c.colour ?? paying.printed) === paying.colour)
+    .sort((a, b) => spent(a).length - spent(b).length).slice(0, 4);
+  if (ideas.length && !found.length) {
+    box.append(document.createElement("br"), "Ways to pay: ", ...ideas.map((c) => button(described(c, paying.colour), () => {
+      ticked = spent(c);
+      drawHand(view.players[seat]);
+      drawActions();
+    }, "suggest")));
+  }
+  box.append(button("Cancel", () => { paying = null; ticked = []; draw(); }, "cancel"));
+  return box;
+}
+
+// ---- sending a command ----------------------------------------------------------------------
+async function play(command) {
   problem.textContent = "";
   document.querySelectorAll("#actions button").forEach((b) => { b.disabled = true; });
   const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
-  const result = await api("POST", `/games/${game}/commands`, command, token, { "If-Match": `"${at}"`, "Idempotency-Key": key });
+  const result = await api("POST", `/games/${game}/commands`, command, token, { "If-Match": `"${legal.version}"`, "Idempotency-Key": key });
   if (!result.ok) problem.textContent = result.problem;
   await load();
 }
 
+// ---- live: the event stream ---------------------------------------------------------------
 function describe(event) {
   const d = event.data;
   const who = d.seat === undefined ? "" : `P${d.seat} `;
   switch (event.type) {
-    case "FigureMoved": case "FigureFlown": return `${who}goes to ${d.to.replaceAll("_", " ")}`;
-    case "ContributionMade": return `${who}builds at ${d.building.replaceAll("_", " ")} with ${d.cards.length} card(s)`;
-    case "BuildingCompleted": return `${d.building.replaceAll("_", " ")} is rebuilt`;
+    case "FigureMoved": case "FigureFlown": return `${who}goes to ${named(d.to)}`;
+    case "ContributionMade": return `${who}pays ${named(d.building)} space ${d.space + 1} with ${d.cards.join(", ")}`;
+    case "BuildingCompleted": return `${named(d.building)} is rebuilt`;
     case "Rewarded": return `${who}gets ${d.crystals ?? "some"} crystals, ${d.scales} scale(s) (${d.reason})`;
     case "ScalesScored": return "the golden scales are scored";
     case "OfferingMade": return `${who}makes an offering (${d.cost} crystals)`;
     case "CardsDrawn": return `${who}draws ${d.count} card(s)`;
+    case "DragonFlown": case "DragonMoved": return `${who}sends the ${d.dragon} dragon to ${d.to ? named(d.to) : "outside the city"}`;
     case "TurnStarted": return `turn ${d.number}: P${d.seat}`;
     case "GameEnded": return `the game ends (${d.reason})`;
     default: return `${who}${event.type}`;
@@ -202,6 +312,7 @@ function describe(event) {
 }
 
 let reload = null;
+let newest = 0;
 async function follow() {
   // EventSource cannot send a token, so the stream is read with fetch; Last-Event-ID resumes it.
   for (;;) {
@@ -235,13 +346,13 @@ function frame(text) {
   const event = JSON.parse(fields.data);
   const item = document.createElement("li");
   item.textContent = describe(event);
-  const log = document.getElementById("log");
+  const log = $("log");
   log.append(item);
   log.scrollTop = log.scrollHeight;
-  if (event.seq > version) {
-    clearTimeout(reload);
-    reload = setTimeout(load, 150);
-  }
+  newest = Math.max(newest, event.seq);
+  clearTimeout(reload);
+  // redraw once the burst is over, and only if the page has not already caught up by itself
+  reload = setTimeout(() => { if (newest > version) load(); }, 150);
 }
 
 start();

@@ -5,6 +5,7 @@ seeing each other's moves live, a refused command shown, the phone layout, no co
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -37,6 +38,28 @@ def _status(page) -> str:
     return page.text_content("#status") or ""
 
 
+def _one_move(page, rnd: random.Random) -> bool:
+    """Play as a person would: pay a space with the builder, offer, click a tile to walk, or
+    end the turn. True when something was built or offered."""
+    kinds = page.eval_on_selector_all("#actions button", "bs => bs.map(b => b.dataset.type)")
+    if "pay" in kinds:
+        page.locator("#actions button[data-type=pay]").first.click(timeout=5_000)
+        page.locator("#builder button[data-type=suggest]").first.click(timeout=5_000)  # ticks its cards
+        page.locator("#builder button[data-type=contribute]").first.click(timeout=5_000)
+        return True
+    if "offer" in kinds:
+        page.locator("#actions button[data-type=offer]").first.click(timeout=5_000)
+        return True
+    walks = page.locator("#board g.target.walk")
+    if walks.count() and rnd.random() < 0.6:
+        walks.nth(rnd.randrange(walks.count())).click(timeout=5_000)
+        if page.locator("#choices button").count():  # more than a step can reach it: take the first way
+            page.locator("#choices button").first.click(timeout=5_000)
+        return False
+    page.locator("#actions button[data-type=end_turn]").click(timeout=5_000)
+    return False
+
+
 def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_the_end(start_service, browser):
     # the test clicks far faster than a person (several commands a second): no rate limits
     server = start_service(RATE_LIMIT="0")
@@ -51,23 +74,15 @@ def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_t
         assert clicks < 2500, "the game did not end"
         page.wait_for_function(
             "document.querySelector('#status').textContent.includes('Finished') ||"
-            " document.querySelector('#actions button:not([disabled])') !== null",
+            " document.querySelector('#actions button[data-type=end_turn]:not([disabled])') !== null",
             timeout=30_000,
         )
         if "Finished" in _status(page):
             break
-        kinds = page.eval_on_selector_all("#actions button", "bs => bs.map(b => b.dataset.type)")
-        building = [i for i, kind in enumerate(kinds) if kind in ("contribute", "offer")]
-        moves = [i for i, kind in enumerate(kinds) if kind == "move"]
-        choice = rnd.choice(building) if building else rnd.choice(moves) if moves and rnd.random() < 0.6 else None
-        target = kinds.index("end_turn") if choice is None and "end_turn" in kinds else choice
-        if target is None:
-            continue
-        try:  # the live feed may redraw the buttons under the pointer: then look again
-            page.locator("#actions button").nth(target).click(timeout=5_000)
+        try:  # the live feed may redraw the page under the pointer: then look again
+            built += _one_move(page, rnd)
         except PlaywrightError:
             continue
-        built += kinds[target] in ("contribute", "offer")
         clicks += 1
         page.wait_for_function("!document.querySelector('#actions button[disabled]')", timeout=30_000)
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -77,6 +92,9 @@ def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_t
     assert page.query_selector("#board svg") is not None and len(page.query_selector_all("#log li")) > 20
     # the replay: the slider steps through every version, by keyboard too; the audit is shown
     page.wait_for_selector("#audit li:has-text('Verified')")
+    page.wait_for_selector("#fairness li:has-text('Fair: every shuffle agrees')")
+    fairness = page.text_content("#fairness")
+    assert fairness.count("✔") == 7 and "✘" not in fairness, fairness
     final = page.text_content("#board")
     page.focus("#version")
     page.keyboard.press("Home")
@@ -85,7 +103,43 @@ def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_t
     page.wait_for_selector("#shown:has-text('version 2 of')")
     assert page.text_content("#board") != final  # the city before anything was built
     page.click("#live")
+    assert page.locator("#hand .card").count() > 0 and page.locator("input[name=discard]").count() == 0
+    # a server that lies: two cards of the dealt deck swapped in the log it serves
+    liar = _page(browser, errors)
+    _lie(liar, _swap_deck)
+    liar.goto(page.url)
+    liar.wait_for_selector("#fairness li:has-text('UNFAIR')")
+    assert _failed(liar) == {"deck", "deal"}, liar.text_content("#fairness")
     assert errors == []
+
+
+def _lie(page, tamper) -> None:
+    """Serve the page a tampered copy of the game's published log."""
+
+    def serve(route) -> None:
+        real = route.fetch()
+        route.fulfill(response=real, json=tamper(real.json()))
+
+    page.route("**/games/*/log", serve)
+
+
+def _swap_deck(log: dict) -> dict:
+    order = next(e for e in log["events"] if e["type"] == "DeckShuffled")["data"]["order"]
+    order[0], order[-1] = order[-1], order[0]
+    return log
+
+
+def _failed(page) -> set[str]:
+    """The names of the fairness checks the page shows as failed."""
+    items = page.eval_on_selector_all("#fairness li", "ls => ls.map(l => l.textContent)")
+    return {item[2:].split(":")[0] for item in items if item.startswith("✘")}
+
+
+def _walk(page) -> None:
+    """Click the first tile a step reaches; if a power reaches it too, choose the step."""
+    page.locator("#board g.target.step").first.click()
+    if page.locator("#choices button").count():
+        page.click("#choices button[data-type=move]")
 
 
 def _two_humans(server) -> tuple[str, list[str], int]:
@@ -104,11 +158,9 @@ def test_browser_two_humans_see_each_others_moves_live(server, browser):
     mover.goto(f"{server}/play/{game}#token={tokens[first]}")
     watcher.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
     watcher.wait_for_selector("#log li")
-    mover.wait_for_selector("#actions button[data-type=move]")
+    mover.wait_for_selector("#board g.target.step")
     before = len(watcher.query_selector_all("#log li"))
-    target = mover.get_attribute("#actions button[data-type=move]", "data-type")
-    assert target == "move"
-    mover.click("#actions button[data-type=move]")
+    _walk(mover)
     watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
     assert "goes to" in watcher.text_content("#log li:last-child")
     assert errors == []
@@ -119,7 +171,7 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):
     game, tokens, first = _two_humans(server)
     page = _page(browser, errors)
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
-    page.wait_for_selector("#actions button[data-type=move]")
+    page.wait_for_selector("#board g.target.step")
     _, view = call(server, "GET", f"/games/{game}")
     status, _ = call(
         server,
@@ -129,7 +181,7 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):
         token=tokens[first],
     )
     assert status == 200  # the turn ended behind the page's back: its buttons are stale
-    page.click("#actions button[data-type=move]", no_wait_after=True)
+    _walk(page)
     page.wait_for_function("document.querySelector('#problem').textContent.length > 0", timeout=10_000)
     assert "version" in page.text_content("#problem") or "turn" in page.text_content("#problem")
     assert [e for e in errors if "409" not in e and "412" not in e] == []
@@ -146,4 +198,158 @@ def test_browser_the_page_fits_a_390_pixel_phone(server, browser):
     page.wait_for_function("document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
+    assert errors == []
+
+
+def test_browser_fairness_generator_matches_the_published_test_vectors(server, browser):
+    """The page's own generator (service/web/fairness.js), run in the browser, gives every value
+    of docs/fairness.md's table of test vectors."""
+    table = (Path(__file__).resolve().parents[2] / "docs" / "fairness.md").read_text()
+    published = dict(re.findall(r"^\| (.+?) \| (.+?) \|$", table, re.M))
+    errors: list[str] = []
+    page = _page(browser, errors)
+    page.goto(f"{server}/")
+    got = page.evaluate(
+        """async () => {
+          const f = await import("/web/fairness.js");
+          const seed = f.unhex("000102030405060708090a0b0c0d0e0f101112131415161718191a1b1c1d1e1f");
+          const deck = new f.Stream(seed, "deck");
+          return {
+            "commitment": "`" + f.hex(f.sha256(seed)) + "`",
+            "first block, label `deck`": "`" + f.hex(f.block(seed, "deck", 0)) + "`",
+            "label `deck`: below(80), below(79), …, below(76)": [80, 79, 78, 77, 76].map((n) => deck.below(n)).join(", "),
+            "shuffle of 0..9, label `test`": f.shuffled(seed, "test", [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]).join(", "),
+            "deck shuffle, first three": f.shuffled(seed, "deck", f.DECK).slice(0, 3).join(", "),
+            "`first-player`, 4 players": String(new f.Stream(seed, "first-player").below(4)),
+          };
+        }"""
+    )
+    assert len(got) == 6 and got == {k: published[k] for k in got}, (got, published)
+    assert errors == []
+
+
+def _scenario(server, **position) -> tuple[str, list[str]]:
+    base = {
+        "hands": [
+            ["red-2a", "brown-1a", "brown-2a", "green-1a", "white-1a", "blue-3a", "blue-2a", "yellow-1a"],
+            ["black-1a"],
+        ],
+        "figures": ["earth_temple", "courtyard"],
+        "crystals": [4, 9],
+        "scales": [0, 0],
+        "dragons": [],
+        "markers": [],
+        "obelisk": [],
+    }
+    status, created = call(
+        server, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}], "scenario": {**base, **position}}
+    )
+    assert status == 201, created
+    return created["game"], [s["token"] for s in created["seats"]]
+
+
+#: the text on the n-th space of the Earth Temple: its value while open, its owner once paid
+_SPACE = "document.querySelector('[data-tile=earth_temple] g:nth-of-type(%d) text').textContent"
+
+
+def test_browser_a_space_is_paid_by_ticking_cards_with_the_running_total_mimix_khind_and_hoax(server, browser):
+    """Seat 0 stands on the Earth Temple (red 5, red 4, red 3) holding red 2, a Mimix pair, a
+    Khind, a Hoax 1 and blues. Ticking cards shows the running total; a lone Mimix is refused;
+    red 2 + the pair pays 5; then Hoax 1 recolouring blue 3, plus the Khind, pays 4."""
+    errors: list[str] = []
+    game, tokens = _scenario(server)
+    page = _page(browser, errors)
+    page.goto(f"{server}/play/{game}#token={tokens[0]}")
+    page.click("#board [data-tile=earth_temple] [data-space='0']")
+    total = page.locator("#total")
+    assert "0 of 5" in total.text_content()
+    for card, said in (("red-2a", "2 of 5: add cards"), ("brown-1a", "pairs"), ("brown-2a", "5 of 5: ready")):
+        page.click(f"#hand button[data-card={card}]")
+        page.wait_for_selector(f"#total:has-text('{said}')")
+    assert page.get_attribute("#hand button[data-card=brown-2a]", "aria-pressed") == "true"
+    page.click("#builder button[data-type=contribute]")
+    page.wait_for_function(f"{_SPACE % 1} === 'P0'")  # the first space, paid
+    page.click("#actions button[data-type=pay]:has-text('red 4')")
+    for card in ("white-1a", "blue-3a"):
+        page.click(f"#hand button[data-card={card}]")
+    page.wait_for_selector("#total:has-text('3 of 4: add cards')")
+    page.click("#hand button[data-card=green-1a]")
+    build = page.locator("#builder button[data-type=contribute]")
+    assert "white-1a makes blue-3a red" in build.text_content()
+    build.click()
+    page.wait_for_function(f"{_SPACE % 2} === 'P0'")
+    _, mine = call(server, "GET", f"/games/{game}", token=tokens[0])
+    spaces = next(t for t in mine["city"] if t["tile"] == "earth_temple")["spaces"]
+    assert [s["marker"] for s in spaces] == [0, 0, None]
+    assert sorted(mine["players"][0]["hand"]) == ["blue-2a", "yellow-1a"]
+    assert errors == []
+
+
+def test_browser_a_turn_is_played_with_the_keyboard_alone(server, browser):
+    """Tab to a highlighted tile, Enter walks there (or opens the choice, where Enter takes the
+    step); Tab to the end of the turn, Enter ends it."""
+    errors: list[str] = []
+    game, tokens, first = _two_humans(server)
+    page = _page(browser, errors)
+    page.goto(f"{server}/play/{game}#token={tokens[first]}")
+    page.wait_for_selector("#actions button[data-type=end_turn]")
+
+    def tab_to(selector: str) -> None:
+        for _ in range(120):
+            page.keyboard.press("Tab")
+            if page.evaluate(f"document.activeElement.matches({selector!r})"):
+                return
+        raise AssertionError(f"Tab never reached {selector}")
+
+    tab_to("#board g.target.step")
+    tile = page.evaluate("document.activeElement.dataset.tile")
+    page.keyboard.press("Enter")
+    if page.locator("#choices button").count():  # a power reaches it too: the step is offered first
+        assert page.evaluate("document.activeElement.dataset.type") == "move"
+        page.keyboard.press("Enter")
+    page.wait_for_function(
+        f"[...document.querySelectorAll('#log li')].some(l => l.textContent.includes({tile.replace('_', ' ')!r}))",
+        timeout=10_000,
+    )
+    page.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])")
+    tab_to("#actions button[data-type=end_turn]")
+    page.keyboard.press("Enter")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
+    _, view = call(server, "GET", f"/games/{game}")
+    assert view["players"][first]["position"] == tile and view["turn"]["number"] == 2
+    assert errors == []
+
+
+def test_browser_fairness_check_catches_a_tampered_layout_and_seed(server, browser):
+    """A scenario won by one offering, so finished at once. Its layout is drawn from the seed:
+    the page agrees with the true log, and catches a served log with two tiles swapped, or with
+    another seed revealed."""
+    errors: list[str] = []
+    game, tokens = _scenario(
+        server, figures=["courtyard", "courtyard"], obelisk=[0, 0, 0, 0, 0], crystals=[20, 0], hands=[[], []]
+    )
+    _, legal = call(server, "GET", f"/games/{game}/legal", token=tokens[0])
+    offer = next(c for c in legal["commands"] if c["type"] == "offer")
+    match = {"If-Match": f'"{legal["version"]}"'}
+    assert call(server, "POST", f"/games/{game}/commands", offer, token=tokens[0], headers=match)[0] == 200
+    page = _page(browser, errors)
+    page.goto(f"{server}/play/{game}")
+    page.wait_for_selector("#fairness li:has-text('Fair')")
+    assert _failed(page) == set()
+
+    def swap_tiles(log: dict) -> dict:
+        grid = log["events"][0]["data"]["grid"]
+        grid[0][0], grid[1][0] = grid[1][0], grid[0][0]
+        return log
+
+    def other_seed(log: dict) -> dict:
+        log["events"][-1]["data"]["seed"] = "00" * 32
+        return log
+
+    for tamper, caught in ((swap_tiles, {"layout"}), (other_seed, {"seed copies", "commitment", "layout"})):
+        liar = _page(browser, errors)
+        _lie(liar, tamper)
+        liar.goto(f"{server}/play/{game}")
+        liar.wait_for_selector("#fairness li:has-text('UNFAIR')")
+        assert _failed(liar) == caught, liar.text_content("#fairness")
     assert errors == []
