@@ -147,6 +147,14 @@ function drawHand(me) {
         return `<span class="card c-${colour}">${card}</span>`;
       }).join("")}</div>`).join("");
   hand.querySelectorAll("button[data-card]").forEach((b) => { b.onclick = () => tick(b.dataset.card); });
+  const most = legal?.end_turn_discards?.at_most ?? 0;
+  hand.querySelectorAll("input[name=discard]").forEach((box) => {
+    box.onchange = () => {
+      if (hand.querySelectorAll("input[name=discard]:checked").length <= most) return;
+      box.checked = false;
+      problem.textContent = `At the end of the turn you may discard at most ${most} card(s).`;
+    };
+  });
 }
 
 function words(c) {
@@ -296,16 +304,29 @@ async function play(command) {
 function describe(event) {
   const d = event.data;
   const who = d.seat === undefined ? "" : `P${d.seat} `;
+  const cards = (n) => `${n} card${n === 1 ? "" : "s"}`;
   switch (event.type) {
-    case "FigureMoved": case "FigureFlown": return `${who}goes to ${named(d.to)}`;
+    case "GameCreated": return `the game is set up for ${d.players} players`;
+    case "DeckShuffled": return "the deck is shuffled";
+    case "CardsDealt": return `${who}is dealt ${cards(d.count)}`;
+    case "PositionSet": return "the scenario's position is set";
+    case "TurnStarted": return `turn ${d.number}: P${d.seat}`;
+    case "FigureMoved": return `${who}steps to ${named(d.to)}`;
+    case "FigureFlown": return `${who}flies to ${named(d.to)} (${d.card})`;
+    case "StepsGained": return `${who}gains ${d.steps} steps (${d.card})`;
+    case "DragonFlown": case "DragonMoved": return `${who}sends the ${d.dragon} dragon to ${d.to ? named(d.to) : "outside the city"} (${d.card})`;
+    case "ContributionPhaseBegan": return `${who}has finished moving`;
     case "ContributionMade": return `${who}pays ${named(d.building)} space ${d.space + 1} with ${d.cards.join(", ")}`;
-    case "BuildingCompleted": return `${named(d.building)} is rebuilt`;
     case "Rewarded": return `${who}gets ${d.crystals ?? "some"} crystals, ${d.scales} scale(s) (${d.reason})`;
+    case "BuildingCompleted": return `${named(d.building)} is rebuilt`;
     case "ScalesScored": return "the golden scales are scored";
     case "OfferingMade": return `${who}makes an offering (${d.cost} crystals)`;
-    case "CardsDrawn": return `${who}draws ${d.count} card(s)`;
-    case "DragonFlown": case "DragonMoved": return `${who}sends the ${d.dragon} dragon to ${d.to ? named(d.to) : "outside the city"}`;
-    case "TurnStarted": return `turn ${d.number}: P${d.seat}`;
+    case "ActionUsed": return `${who}uses the ${named(d.building)}${d.to ? ` to go to ${named(d.to)}` : ""}`;
+    case "CardsDiscarded": return `${who}discards ${cards(d.cards.length)}`;
+    case "DeckReshuffled": return "the discard pile is shuffled into a new deck";
+    case "CardsDrawn": return `${who}draws ${cards(d.count)}`;
+    case "AsideJoined": return `${who}takes ${cards(d.count)} won this turn into the hand`;
+    case "TurnEnded": return `${who}ends the turn`;
     case "GameEnded": return `the game ends (${d.reason})`;
     default: return `${who}${event.type}`;
   }

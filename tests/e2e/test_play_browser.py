@@ -162,7 +162,7 @@ def test_browser_two_humans_see_each_others_moves_live(server, browser):
     before = len(watcher.query_selector_all("#log li"))
     _walk(mover)
     watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
-    assert "goes to" in watcher.text_content("#log li:last-child")
+    assert "steps to" in watcher.text_content("#log li:last-child")
     assert errors == []
 
 
@@ -194,8 +194,16 @@ def test_browser_the_page_fits_a_390_pixel_phone(server, browser):
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
+    boxes = page.locator("input[name=discard]")
+    for i in range(3):  # a third discard is refused on the page (at most 2)
+        boxes.nth(i).tap()
+    assert page.locator("input[name=discard]:checked").count() == 2
+    assert "at most 2" in page.text_content("#problem")
+    discarded = [boxes.nth(i).get_attribute("value") for i in range(2)]
     page.tap("#actions button[data-type=end_turn]")
     page.wait_for_function("document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
+    _, events = call(server, "GET", f"/games/{game}/events", token=tokens[first])
+    assert next(e for e in events["events"] if e["type"] == "CardsDiscarded")["data"]["cards"] == discarded
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / "phone.png"), full_page=True)
     assert errors == []
@@ -228,7 +236,7 @@ def test_browser_fairness_generator_matches_the_published_test_vectors(server, b
     assert errors == []
 
 
-def _scenario(server, **position) -> tuple[str, list[str]]:
+def _scenario(server, options: dict | None = None, **position) -> tuple[str, list[str]]:
     base = {
         "hands": [
             ["red-2a", "brown-1a", "brown-2a", "green-1a", "white-1a", "blue-3a", "blue-2a", "yellow-1a"],
@@ -242,7 +250,10 @@ def _scenario(server, **position) -> tuple[str, list[str]]:
         "obelisk": [],
     }
     status, created = call(
-        server, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}], "scenario": {**base, **position}}
+        server,
+        "POST",
+        "/games",
+        {"seats": [{"kind": "human"}, {"kind": "human"}], "scenario": {**base, **position}, **(options or {})},
     )
     assert status == 201, created
     return created["game"], [s["token"] for s in created["seats"]]
@@ -352,4 +363,67 @@ def test_browser_fairness_check_catches_a_tampered_layout_and_seed(server, brows
         liar.goto(f"{server}/play/{game}")
         liar.wait_for_selector("#fairness li:has-text('UNFAIR')")
         assert _failed(liar) == caught, liar.text_content("#fairness")
+    assert errors == []
+
+
+TO_TILE = {"move", "fly_figure", "fly_dragon", "move_dragon", "use_action"}
+
+
+def test_browser_every_command_legal_lists_can_be_reached_on_the_page(server, browser):
+    """On the Main Hall (expansion: any-colour spaces and its action) with Flit 1 and 2, Vulca 1
+    and 2 (the red dragon in the city) and cards to pay with: each tile /legal names is a target
+    whose choice lists exactly its commands; the powers without a tile are buttons; every way to
+    pay each space in each colour, and some with a Hoax or a Khind, ticked card by card, brings a
+    Build button for exactly that payment."""
+    errors: list[str] = []
+    hand = ["grey-1a", "grey-2a", "black-1a", "black-2a", "red-1a", "red-2a", "green-1a", "white-2a"]
+    game, tokens = _scenario(
+        server,
+        {"expansion": True},
+        hands=[hand, ["blue-1a"]],
+        figures=["main_hall", "courtyard"],
+        dragons=[{"dragon": "red", "tile": "courtyard"}],
+    )
+    _, legal = call(server, "GET", f"/games/{game}/legal", token=tokens[0])
+    page = _page(browser, errors)
+    page.goto(f"{server}/play/{game}#token={tokens[0]}")
+    page.wait_for_selector("#actions button[data-type=end_turn]")
+    by_tile: dict[str, list[dict]] = {}
+    for c in legal["commands"]:
+        if c["type"] in TO_TILE and c.get("to"):
+            by_tile.setdefault(c["to"], []).append(c)
+    targets = page.eval_on_selector_all("#board g.target", "gs => gs.map(g => g.dataset.tile)")
+    assert sorted(targets) == sorted(by_tile) and len(targets) > 20
+    assert {c["type"] for cs in by_tile.values() for c in cs} == TO_TILE
+    for tile, options in by_tile.items():
+        if [c["type"] for c in options] == ["move"]:
+            continue  # a click takes the step at once
+        page.click(f"#board [data-tile={tile}]")
+        offered = page.eval_on_selector_all("#choices button[data-type]", "bs => bs.map(b => b.dataset.type)")
+        assert sorted(offered) == sorted(c["type"] for c in options), tile
+        page.click("#choices button:has-text('Cancel')")
+    tileless = [
+        c["type"]
+        for c in legal["commands"]
+        if c["type"] in ("gain_steps", "fly_dragon", "use_action") and not c.get("to")
+    ]
+    powers = page.eval_on_selector_all(".group button[data-type]", "bs => bs.map(b => b.dataset.type)")
+    assert sorted(t for t in powers if t != "pay") == sorted(tileless) and "fly_dragon" in tileless
+    payments = [c for c in legal["commands"] if c["type"] == "contribute"]
+    assert {c["space"] for c in payments} == {0, 1, 2} and len(payments) > 10
+    # one payment for each space and colour, and a few that play a Hoax or a Khind
+    kinds = {(c["space"], c["colour"]): c for c in reversed(payments)}
+    hoax = [c for c in payments if c.get("hoax")][:3]
+    khind = [c for c in payments if "green-1a" in c["cards"] and c["colour"] != "green"][:3]
+    tried = [*kinds.values(), *hoax, *khind]
+    assert len({c["colour"] for c in tried}) >= 3 and len(hoax) == len(khind) == 3
+    for c in tried:
+        page.click(f"#board [data-tile=main_hall] [data-space='{c['space']}']")
+        if page.locator("#colour").count():
+            page.select_option("#colour", c["colour"])
+        for card in c["cards"] + [h["card"] for h in c.get("hoax", [])]:
+            page.click(f"#hand button[data-card={card}]")
+        builds = page.eval_on_selector_all("#builder button[data-type=contribute]", "bs => bs.map(b => b.textContent)")
+        assert any(" + ".join(c["cards"]) in b for b in builds), (c, builds)
+        page.click("#builder button[data-type=cancel]")
     assert errors == []
