@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -164,6 +165,41 @@ def test_browser_two_humans_see_each_others_moves_live(server, browser):
     watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
     assert "steps to" in watcher.text_content("#log li:last-child")
     assert errors == []
+
+
+def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, browser):
+    """The watcher's stream is cut (its reconnections fail) while the other seat moves and ends
+    the turn; once the network is back, the page resumes with Last-Event-ID and shows every
+    event exactly once."""
+    server = start_service(BLUEMOON_SSE_SECONDS="1")  # streams end each second: reconnections are frequent
+    errors: list[str] = []
+    game, tokens, first = _two_humans(server)
+    watcher = _page(browser, errors)
+    resumed: list[str] = []
+    watcher.on("request", lambda r: resumed.append(r.headers.get("last-event-id", "")) if "/stream" in r.url else None)
+    watcher.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
+    watcher.wait_for_selector("#status:has-text('Turn 1')")
+    watcher.wait_for_function("document.querySelectorAll('#log li').length >= 5")
+    seen = watcher.locator("#log li").count()
+    cut: list[int] = []
+    watcher.route("**/stream", lambda route: (cut.append(1), route.abort()))
+    deadline = time.monotonic() + 10
+    while not cut and time.monotonic() < deadline:
+        watcher.wait_for_timeout(100)
+    assert cut, "the stream was never cut"
+    legal = call(server, "GET", f"/games/{game}/legal", token=tokens[first])[1]
+    end = {"type": "end_turn", "expected_version": legal["version"]}
+    assert call(server, "POST", f"/games/{game}/commands", end, token=tokens[first])[0] == 200
+    watcher.wait_for_timeout(1500)  # asleep: the events cannot reach the page
+    assert watcher.locator("#log li").count() == seen
+    watcher.unroute("**/stream")
+    _, events = call(server, "GET", f"/games/{game}/events", token=tokens[1 - first])
+    total = len(events["events"])
+    watcher.wait_for_function(f"document.querySelectorAll('#log li').length >= {total}", timeout=10_000)
+    watcher.wait_for_timeout(1500)  # another reconnection: nothing is repeated
+    assert watcher.locator("#log li").count() == total > seen
+    assert str(seen) in resumed and watcher.text_content("#status").count("Turn 2") == 1
+    assert errors == [] or all("stream" in e or "ERR_FAILED" in e for e in errors), errors
 
 
 def test_browser_a_refused_command_shows_the_problem(server, browser):
