@@ -25,6 +25,8 @@ PILLAR_EXTRA = {1: 1, 2: 2}
 MAX_DISCARDS = 2
 RESET_DRAW = 2
 HOSPITAL_DRAW = 2
+#: Rounds in a row in which nobody contributes or offers before the game ends as a stalemate (P16).
+STALEMATE_ROUNDS = 10
 
 
 class _Transaction:
@@ -373,8 +375,14 @@ def _check_end(tx: _Transaction) -> None:
     if all(p.markers == 0 for p in game.players):
         _end(tx, EndReason.DRAW, ())
     elif all(s.reconstructed for s in game.sites.values()) and not any(can_offer(game, p.seat) for p in game.players):
-        best = max((p.offerings, p.crystals) for p in game.players)
-        _end(tx, EndReason.REBUILT, tuple(p.seat for p in game.players if (p.offerings, p.crystals) == best))
+        _end(tx, EndReason.REBUILT, _most_offerings_then_crystals(game))
+    elif game.quiet_turns >= STALEMATE_ROUNDS * game.options.players:
+        _end(tx, EndReason.STALEMATE, _most_offerings_then_crystals(game))
+
+
+def _most_offerings_then_crystals(game: Game) -> tuple[int, ...]:
+    best = max((p.offerings, p.crystals) for p in game.players)
+    return tuple(p.seat for p in game.players if (p.offerings, p.crystals) == best)
 
 
 def _end(tx: _Transaction, reason: EndReason, winners: tuple[int, ...]) -> None:

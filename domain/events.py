@@ -181,7 +181,7 @@ class TurnEnded:
 
 @dataclass(frozen=True, slots=True)
 class GameEnded:
-    reason: str
+    reason: str  #: offerings, rebuilt, draw or stalemate (R11, P16)
     winners: tuple[int, ...]
     seed: str  #: revealed now, so anyone can audit every shuffle (R15)
 

@@ -208,7 +208,9 @@ def _joined(g: Game, e: ev.AsideJoined) -> Game:
 
 
 def _ended(g: Game, e: ev.TurnEnded) -> Game:
-    return g
+    assert g.turn is not None
+    built = g.turn.scales_given or g.turn.offered  # a contribution, or an offering, this turn
+    return replace(g, quiet_turns=0 if built else g.quiet_turns + 1)
 
 
 def _game_ended(g: Game, e: ev.GameEnded) -> Game:

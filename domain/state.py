@@ -25,6 +25,7 @@ class EndReason(str, Enum):
     OFFERINGS = "offerings"  #: a player made the required number of offerings
     REBUILT = "rebuilt"  #: every building rebuilt and nobody can offer any more
     DRAW = "draw"  #: every player's markers are all on the board
+    STALEMATE = "stalemate"  #: ten rounds passed with nobody contributing or offering (P16)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,7 @@ class Game:
     result: Result | None = None
     version: int = 0
     scenario: bool = False  #: started from a given position, not the drawn opening (P15)
+    quiet_turns: int = 0  #: turns ended in a row without a contribution or an offering (P16)
     #: Only in a bot's observation: the cards it cannot place (others' hands, the deck).
     unseen: tuple[str, ...] = ()
 

@@ -71,6 +71,7 @@ def view(state: Game, seat: int | None) -> dict[str, Any]:
         "dragons": {d.value: at for d, at in state.dragons.items()},
         "obelisk": [{"value": value, "marker": owner} for value, owner in zip(state.options.obelisk, state.obelisk)],
         "scale_supply": state.scale_supply,
+        "quiet_turns": state.quiet_turns,
         "deck_size": len(state.deck),
         "discard": list(state.discard),
         "players": players,

@@ -11,7 +11,7 @@ from domain.options import Edition, Layout, Options
 from domain.peoples import Dragon
 from domain.state import EndReason, Game, Phase, Player, Result, Site, Turn
 
-SNAPSHOT_SCHEMA = 1
+SNAPSHOT_SCHEMA = 2
 
 
 def encode_state(g: Game) -> str:
@@ -47,6 +47,8 @@ def encode_state(g: Game) -> str:
         ],
         "result": None if g.result is None else [g.result.reason.value, list(g.result.winners)],
         "version": g.version,
+        "scenario": g.scenario,
+        "quiet_turns": g.quiet_turns,
     }
     return json.dumps(doc, separators=(",", ":"))
 
@@ -71,4 +73,6 @@ def decode_state(text: str) -> Game:
         turn=None if turn is None else Turn(turn[0], turn[1], Phase(turn[2]), *turn[3:]),
         result=None if d["result"] is None else Result(EndReason(d["result"][0]), tuple(d["result"][1])),
         version=d["version"],
+        scenario=d["scenario"],
+        quiet_turns=d["quiet_turns"],
     )

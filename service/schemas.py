@@ -18,6 +18,7 @@ from marshmallow import (
 from domain import COMMAND_TYPES
 from domain.catalogue import BUILDINGS, COURTYARD
 from domain.peoples import CARDS, Colour
+from domain.state import EndReason
 
 TILES = sorted([COURTYARD, *BUILDINGS])
 CARD_IDS = sorted(CARDS)
@@ -315,7 +316,11 @@ class TurnView(Schema):
 
 
 class ResultView(Schema):
-    reason = fields.String(required=True, metadata={"description": "offerings, rebuilt or draw"})
+    reason = fields.String(
+        required=True,
+        validate=validate.OneOf([r.value for r in EndReason]),
+        metadata={"description": "offerings, rebuilt, draw or stalemate (ruling P16)"},
+    )
     winners = fields.List(Whole(), required=True)
 
 
@@ -359,6 +364,13 @@ class GameView(Schema):
     dragons = fields.Nested(DragonsView, required=True)
     obelisk = fields.List(fields.Nested(ObeliskSpace), required=True)
     scale_supply = Whole(required=True)
+    quiet_turns = Whole(
+        required=True,
+        metadata={
+            "description": "Turns ended in a row with no contribution and no offering by anyone; at 10 per "
+            "player the game ends as a stalemate (ruling P16)."
+        },
+    )
     deck_size = Whole(required=True)
     discard = fields.List(fields.String(), required=True)
     players = fields.List(fields.Nested(PlayerView), required=True)

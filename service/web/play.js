@@ -99,7 +99,9 @@ async function load() {
   const status = view.result
     ? `Finished (${view.result.reason}); winners: ${view.result.winners.map((w) => `seat ${w}`).join(", ")}`
     : `Turn ${view.turn.number}: seat ${view.turn.seat}, ${view.turn.phase}${view.turn.deadline ? `, until ${new Date(view.turn.deadline).toLocaleString()}` : ""}`;
-  $("status").textContent = `${seat === null ? "Spectating. " : `You are seat ${seat}. `}${status}`;
+  const limit = 10 * view.options.players; // ten quiet rounds end the game (a stalemate)
+  const quiet = !view.result && view.quiet_turns >= limit / 2 ? ` Nobody has built for ${view.quiet_turns} turns: at ${limit} the game ends as a stalemate.` : "";
+  $("status").textContent = `${seat === null ? "Spectating. " : `You are seat ${seat}. `}${status}${quiet}`;
   if (moved) { paying = null; ticked = []; }
   draw();
   if (mine && window.Notification?.permission === "granted" && document.hidden) new Notification("Blue Moon City: your turn");

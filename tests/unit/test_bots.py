@@ -117,3 +117,20 @@ def test_mcts_default_policy_walks_to_where_its_cards_pay():
     me = before_end.players[seat]
     assert state.city.distances[here][me.position] >= 1
     assert me.markers < 10 or me.crystals > 0  # it contributed where it went
+
+
+def test_two_greedy_bots_in_a_standoff_end_in_a_stalemate():
+    """With this seed both greedy bots reach five offerings and 9 crystals with the last building
+    one space from done; whoever completes it hands the other the sixth offering, so neither
+    does. They walked and drew for thousands of turns; ruling P16 ends the game 10 rounds after
+    the last contribution, shared, as both have as many offerings and crystals."""
+    rnd = random.Random(5)
+    state = fold(new_game(Options(2), (5).to_bytes(32, "big")))
+    built_at = 0
+    while not state.finished:
+        assert state.turn.number < 200, "the game did not end"
+        for e in decide(state, choose(state, state.turn.seat, "greedy", rnd)):
+            state = evolve(state, e)
+            built_at = state.turn.number if type(e).__name__ in ("ContributionMade", "OfferingMade") else built_at
+    assert state.result.reason.value == "stalemate" and state.result.winners == (0, 1)
+    assert [p.offerings for p in state.players] == [5, 5] and state.turn.number - built_at == 20

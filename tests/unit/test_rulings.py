@@ -530,3 +530,37 @@ def test_r16_crystal_amounts_are_private_in_events():
     assert redact(rewarded, None).crystals is None and redact(rewarded, 0, revealed=True).crystals == 3
     scored = ev.ScalesScored(((0, 6), (1, 3)), (0, 1), 7)
     assert redact(scored, 1).crystals == ((0, None), (1, 3)) and redact(scored, None).crystals == ((0, None), (1, None))
+
+
+# P16 -----------------------------------------------------------------------------------------
+def test_p16_every_turn_without_a_contribution_or_offering_is_counted_and_building_resets_it():
+    g = explicit_game(2)
+    g, _ = play(g, cmd.EndTurn(0), cmd.EndTurn(1))
+    assert g.quiet_turns == 2 and view(g, None)["quiet_turns"] == 2
+    g = arrange(g, 0, position="earth_temple", hand=("red-3a",))
+    g, _ = play(g, cmd.Contribute(0, "earth_temple", 2, ("red-3a",)), cmd.EndTurn(0))
+    assert g.quiet_turns == 0
+    g = arrange(g, 1, position="courtyard", crystals=7)
+    g, _ = play(g, cmd.EndTurn(1), cmd.EndTurn(0), cmd.Offer(1), cmd.EndTurn(1))
+    assert g.quiet_turns == 0 and g.players[1].offerings == 1
+
+
+def test_p16_ten_quiet_rounds_end_the_game_with_most_offerings_then_crystals():
+    g = explicit_game(3)
+    g = arrange(g, 0, offerings=2, crystals=5)
+    g = arrange(g, 1, offerings=2, crystals=8)
+    g = arrange(g, 2, offerings=1, crystals=30)
+    g = replace(g, quiet_turns=28)  # 10 rounds of 3 turns: the 30th quiet turn ends it
+    g, _ = play(g, cmd.EndTurn(0))
+    assert not g.finished and g.quiet_turns == 29
+    g, events = play(g, cmd.EndTurn(1))
+    assert g.result.reason.value == "stalemate" and g.result.winners == (1,)
+    assert isinstance(events[-1], ev.GameEnded) and not any(isinstance(e, ev.TurnStarted) for e in events)
+
+
+def test_p16_a_contribution_in_the_last_quiet_turn_saves_the_game():
+    g = explicit_game(2)
+    g = replace(g, quiet_turns=19)
+    g = arrange(g, 0, position="earth_temple", hand=("red-3a",))
+    g, _ = play(g, cmd.Contribute(0, "earth_temple", 2, ("red-3a",)), cmd.EndTurn(0))
+    assert not g.finished and g.quiet_turns == 0
