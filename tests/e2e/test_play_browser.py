@@ -143,6 +143,49 @@ def _walk(page) -> None:
         page.click("#choices button[data-type=move]")
 
 
+def _stored(page) -> list[dict]:
+    """The seats this browser keeps (localStorage), as the lobby and the play page share them."""
+    return page.evaluate("JSON.parse(localStorage.getItem('bluemoon.seats') || '[]')")
+
+
+def _create_in_lobby(page) -> tuple[str, str]:
+    """Create a game of me and an invited seat from the lobby: (game, invite link)."""
+    page.select_option("#seats div:nth-child(3) select[name=kind]", "open")
+    page.check("input[name=expansion]")
+    page.click("button[type=submit]")
+    link = page.input_value("#created input[aria-label^='invite link']")
+    return link.split("/play/")[1].split("#")[0], link
+
+
+def test_browser_the_lobby_invites_a_friend_and_lists_my_games_with_my_turn_first(server, browser):
+    """Two games are created in one browser, each with an invite link; a friend joins one from
+    the link in another browser. One game is made to wait for the friend and the other for me:
+    the lobby lists the one where it is my turn first. The tokens live only in localStorage."""
+    errors: list[str] = []
+    me, friend = _page(browser, errors), _page(browser, errors)
+    me.goto(f"{server}/")
+    waiting, _ = _create_in_lobby(me)
+    me.goto(f"{server}/")
+    mine, invite = _create_in_lobby(me)  # created last, listed first
+    friend.goto(invite)
+    friend.wait_for_selector("#status:has-text('You are seat 1')")
+    assert "invite=" not in friend.url and "#token=" in friend.url  # the invite is spent, the token kept
+    tokens = {s["game"]: s["token"] for s in _stored(me)}
+    assert set(tokens) == {waiting, mine} and [s["game"] for s in _stored(friend)] == [mine]
+    for game, token, seat in ((waiting, tokens[waiting], 0), (mine, _stored(friend)[0]["token"], 1)):
+        _, view = call(server, "GET", f"/games/{game}")
+        assert view["options"]["expansion"] is True
+        if view["turn"]["seat"] == seat:  # pass the turn on, so that it waits for the other seat
+            end = {"type": "end_turn", "expected_version": view["version"]}
+            assert call(server, "POST", f"/games/{game}/commands", end, token=token)[0] == 200
+    me.goto(f"{server}/")
+    me.wait_for_selector("#games li a")
+    listed = me.eval_on_selector_all("#games li", "ls => ls.map(l => l.textContent)")
+    assert len(listed) == 2 and mine[:8] in listed[0] and "your turn" in listed[0], listed
+    assert waiting[:8] in listed[1] and "seat 1 to play" in listed[1], listed
+    assert errors == []
+
+
 def _two_humans(server) -> tuple[str, list[str], int]:
     status, created = call(server, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
     assert status == 201
