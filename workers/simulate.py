@@ -19,7 +19,7 @@ import os
 import random
 import sys
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass
 
 from domain import Edition, Options, decide, evolve, fold, new_game
@@ -33,6 +33,7 @@ class GameResult:
     winners: tuple[int, ...]
     turns: int
     finished: bool
+    ended: str  #: how: offerings, rebuilt, draw, stalemate, or unfinished within --max-turns
     decision_time: dict[str, float]
     decisions: dict[str, int]
 
@@ -54,7 +55,8 @@ def play_one(args: tuple[int, tuple[str, ...], str, bool, float, int | None, int
             state = evolve(state, e)
     winners = state.result.winners if state.result else ()
     turns = state.turn.number if state.turn else 0
-    return GameResult(seed, levels, winners, turns, state.finished, dict(spent), dict(count))
+    ended = state.result.reason.value if state.result else "unfinished"
+    return GameResult(seed, levels, winners, turns, state.finished, ended, dict(spent), dict(count))
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -136,9 +138,10 @@ def main(argv: list[str] | None = None) -> int:
             f"  {level:7s} won {wins[level]:.0f}/{games_with[level]} = {wins[level] / games_with[level]:.1%} "
             f"(95% CI {lo:.1%}-{hi:.1%}); {per * 1000:.1f} ms per decision over {decisions[level]} decisions"
         )
-    unfinished = sum(not r.finished for r in results)
+    endings = Counter(r.ended for r in results)
     print(
-        f"  mean length {sum(r.turns for r in results) / len(results):.1f} turns; {unfinished} unfinished; "
+        f"  mean length {sum(r.turns for r in results) / len(results):.1f} turns; ended by "
+        f"{', '.join(f'{how} {n}' for how, n in sorted(endings.items()))}; "
         f"{len(results) / elapsed:.2f} games/s on {args.workers} processes"
     )
     return 0
