@@ -6,6 +6,7 @@ from __future__ import annotations
 import functools
 import math
 import re
+from dataclasses import asdict
 from datetime import UTC, datetime
 from typing import Any
 
@@ -15,6 +16,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from domain import Edition, Layout, Options, redact, view
+from domain.catalogue import BUILDINGS
 from domain.scenario import Position
 from events.serialization import StoredEvent
 
@@ -447,6 +449,26 @@ def audit_game(game: str) -> Response:
 
 
 # -- operations -----------------------------------------------------------------------------
+
+
+@api.get("/catalogue")
+def catalogue() -> Response:
+    """Every building's spaces and rewards (R14): a client needs them to weigh where to build.
+    Static, so it may be cached for a day."""
+    buildings = [
+        {
+            "building": b.id,
+            "name": b.name,
+            "spaces": [{"colour": s.colour.value if s.colour else "any", "value": s.value} for s in b.spaces],
+            "majority": asdict(b.majority),
+            "construction": asdict(b.construction),
+            "neighbourhood": asdict(b.neighbourhood),
+            "expansion": b.expansion,
+            "starting": b.starting,
+        }
+        for b in BUILDINGS.values()
+    ]
+    return _json(schemas.Catalogue, {"buildings": buildings}, headers={"Cache-Control": "public, max-age=86400"})
 
 
 @api.get("/healthz")

@@ -430,6 +430,21 @@ def paths() -> dict[str, dict[str, Any]]:
                 },
             }
         },
+        "/catalogue": {
+            "get": {
+                "operationId": "catalogue",
+                "summary": "Every building's spaces and rewards (static: cacheable for a day).",
+                "responses": {
+                    "200": {
+                        "description": "The building catalogue",
+                        "content": _json("Catalogue"),
+                        "headers": {
+                            "Cache-Control": {"schema": {"type": "string"}, "example": "public, max-age=86400"}
+                        },
+                    }
+                },
+            }
+        },
         "/": {
             "get": {
                 "operationId": "lobby",
@@ -491,6 +506,7 @@ COMPONENTS = [
     "Audit",
     "Problem",
     "Health",
+    "Catalogue",
     "WebhookRequest",
     "WebhookCreated",
     "WebhookList",
@@ -542,8 +558,8 @@ TAGS = {
     ),
     "audit": ("The full log and the re-judged game, once it has ended.", ["getLog", "auditGame"]),
     "service": (
-        "This document, the rulings, and health.",
-        ["openapi", "openapiJson", "rulings", "docs", "health", "ready", "lobby", "playPage"],
+        "This document, the rulings, the building catalogue, health, and the play-by-web pages.",
+        ["openapi", "openapiJson", "rulings", "catalogue", "docs", "health", "ready", "lobby", "playPage"],
     ),
 }
 

@@ -15,12 +15,21 @@ function space(s, i, x, y, payable) {
     <title>${label}${payable ? ": click to pay it" : ""}</title></g>`;
 }
 
+const paid = (r) => [[r.crystals, "crystal"], [r.scales, "scale"], [r.cards, "card"]]
+  .filter(([n]) => n).map(([n, what]) => `${n} ${what}${n > 1 ? "s" : ""}`).join(", ") || "nothing";
+
+/** What completing a building pays (GET /catalogue), in words. */
+export function rewards(spec) {
+  return `completing it pays ${paid(spec.majority)} to the most markers, ${paid(spec.construction)} to each contributor; `
+    + `a building completed next to it once rebuilt pays its contributors ${paid(spec.neighbourhood)}`;
+}
+
 const SAID = { step: "go here", walk: "go here with a power", power: "powers here" };
 
-/** The board's HTML. ``targets``: tile -> "step" (a step takes the figure there), "walk" (a
+/** The board's HTML (each building's rewards as its tooltip, from ``catalogue``). ``targets``: tile -> "step" (a step takes the figure there), "walk" (a
  * power or the Main Hall can) or "power" (only a dragon can go there); ``payable``: the open
  * spaces of ``here`` that the player can pay now. */
-export function board(view, targets = new Map(), here = null, payable = new Set()) {
+export function board(view, targets = new Map(), here = null, payable = new Set(), catalogue = {}) {
   const tiles = view.city.map((t) => {
     const x = t.col * SIZE;
     const y = t.row * SIZE;
@@ -29,7 +38,9 @@ export function board(view, targets = new Map(), here = null, payable = new Set(
     const dragons = Object.entries(view.dragons).filter(([, at]) => at === t.tile).map(([d]) => `${d} dragon`).join(", ");
     const target = targets.get(t.tile);
     const button = target ? ` class="target ${target === "power" ? "" : "walk "}${target}" tabindex="0" role="button" aria-label="${named(t.tile)}: ${SAID[target]}"` : "";
-    return `<g data-tile="${t.tile}"${button}><rect x="${x + 2}" y="${y + 2}" width="${SIZE - 4}" height="${SIZE - 4}" rx="8"
+    const spec = catalogue[t.tile];
+    const about = spec ? `<title>${spec.name}: ${rewards(spec)}</title>` : "";
+    return `<g data-tile="${t.tile}"${button}>${about}<rect x="${x + 2}" y="${y + 2}" width="${SIZE - 4}" height="${SIZE - 4}" rx="8"
         fill="${t.reconstructed ? "#f6e7a8" : "#e9e4d6"}" stroke="${t.reconstructed ? "#b8860b" : "#888"}" stroke-width="2"/>
       <text x="${x + 8}" y="${y + 20}" font-size="12" font-weight="600">${named(t.tile)}</text>
       <text x="${x + 8}" y="${y + 38}" font-size="11" fill="#2b4c9a">${figures}</text>

@@ -3,7 +3,7 @@
 // the view, /legal (the page sends nothing else), commands with If-Match and Idempotency-Key,
 // and the event stream, resumed with Last-Event-ID.
 import { api, mySeats, remember } from "/web/api.js";
-import { board, listen, named } from "/web/board.js";
+import { board, listen, named, rewards } from "/web/board.js";
 import { advice, colourOf, described, matching, spent } from "/web/pay.js";
 import { verify } from "/web/fairness.js";
 
@@ -31,6 +31,7 @@ let legal = null;
 let paying = null; // the space being paid: {space, colour, value, payments}
 let ticked = [];
 let replaying = false;
+let catalogue = {}; // building -> its spaces and rewards (GET /catalogue)
 
 async function start() {
   const fragment = new URLSearchParams(location.hash.slice(1));
@@ -43,6 +44,8 @@ async function start() {
   }
   if (!token) token = mySeats().find((s) => s.game === game)?.token ?? null;
   listen($("board"), chooseTile, (space) => startPaying(space));
+  const known = await api("GET", "/catalogue");
+  if (known.ok) catalogue = Object.fromEntries(known.body.buildings.map((b) => [b.building, b]));
   await load();
   follow();
 }
@@ -55,7 +58,7 @@ async function showVersion(v) {
   const then = await api("GET", `/games/${game}/versions/${v}`, undefined, token);
   if (!then.ok) { problem.textContent = then.problem; return; }
   replaying = Number(v) !== version;
-  $("board").innerHTML = board(then.body);
+  $("board").innerHTML = board(then.body, new Map(), null, new Set(), catalogue);
   drawPlayers(then.body);
   $("shown").textContent = replaying ? `version ${v} of ${version}` : "now";
 }
@@ -118,7 +121,7 @@ function draw() {
   }
   for (const [tile, r] of targets) targets.set(tile, ["", "power", "walk", "step"][r]);
   const payable = new Set(commands("contribute").map((c) => c.space));
-  $("board").innerHTML = board(view, targets, me?.position, payable);
+  $("board").innerHTML = board(view, targets, me?.position, payable, catalogue);
   drawPlayers(view);
   drawHand(me);
   drawActions();
@@ -219,7 +222,10 @@ function drawActions() {
   const spaces = [...new Set(commands("contribute").map((c) => c.space))];
   if (spaces.length) {
     const tile = view.city.find((t) => t.tile === view.players[seat].position);
-    actions.append(group(`Build at ${named(tile.tile)}`, ...spaces.map((i) => button(`Pay space ${i + 1}: ${tile.spaces[i].colour} ${tile.spaces[i].value}`, () => startPaying(i), "pay"))));
+    const pays = document.createElement("p");
+    pays.className = "muted";
+    pays.textContent = catalogue[tile.tile] ? `${catalogue[tile.tile].name}: ${rewards(catalogue[tile.tile])}.` : "";
+    actions.append(group(`Build at ${named(tile.tile)}`, pays, ...spaces.map((i) => button(`Pay space ${i + 1}: ${tile.spaces[i].colour} ${tile.spaces[i].value}`, () => startPaying(i), "pay"))));
   }
   const offers = commands("offer");
   if (offers.length) actions.append(group("Obelisk", ...offers.map((c) => button(words(c), () => play(c), "offer"))));

@@ -51,6 +51,24 @@ def test_the_service_serves_the_rulings_and_links_them_from_the_docs(api):
     assert "/rulings" in api.get("/openapi.yaml").get_data(as_text=True)
 
 
+def test_the_building_catalogue_is_served_as_data_a_client_can_weigh_moves_with(api):
+    from domain.catalogue import BUILDINGS
+
+    answer = api.get("/catalogue")
+    assert answer.status_code == 200 and "max-age=86400" in answer.headers["Cache-Control"]
+    listed = {b["building"]: b for b in answer.json["buildings"]}
+    assert list(listed) == list(BUILDINGS) and len(listed) == 24
+    mill = listed["mill"]
+    spec = BUILDINGS["mill"]
+    assert mill["name"] == spec.name and [(s["colour"], s["value"]) for s in mill["spaces"]] == [("red", 4), ("red", 3)]
+    assert (mill["majority"]["crystals"], mill["construction"]["cards"]) == (
+        spec.majority.crystals,
+        spec.construction.cards,
+    )
+    assert listed["royal_palace"]["spaces"][0]["colour"] == "any" and listed["royal_palace"]["starting"] is True
+    assert listed["theatre"]["expansion"] is True and listed["mill"]["expansion"] is False
+
+
 def test_the_document_is_served_as_json_too_and_is_openapi_3_1_with_webhooks(api):
     import yaml
 

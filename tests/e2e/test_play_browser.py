@@ -350,6 +350,9 @@ def test_browser_a_space_is_paid_by_ticking_cards_with_the_running_total_mimix_k
     game, tokens = _scenario(server)
     page = _page(browser, errors)
     page.goto(f"{server}/play/{game}#token={tokens[0]}")
+    # what completing it pays, from GET /catalogue, beside the spaces and as the tile's tooltip
+    page.wait_for_selector(".group p:has-text('Earth Temple: completing it pays')")
+    assert "to the most markers" in page.text_content("[data-tile=earth_temple] > title")
     page.click("#board [data-tile=earth_temple] [data-space='0']")
     total = page.locator("#total")
     assert "0 of 5" in total.text_content()
