@@ -66,6 +66,16 @@ class Feed:
         self._generation = 0  #: bumped when a game is added
         self._read_generation = 0  #: the generation the reader's current XREAD covers
         self._thread: threading.Thread | None = None
+        self.closing = False  #: the process is stopping: every wait returns at once
+
+    def close(self) -> None:
+        """Wake every watcher for good: the process is stopping (SIGTERM), so open streams and
+        long polls end now and their clients resume on another process, instead of holding
+        the restart for the whole graceful timeout."""
+        with self._lock:
+            self.closing = True
+            for watched in self._games.values():
+                self._wake(watched)
 
     # -- watchers --------------------------------------------------------------------------
 
@@ -118,7 +128,7 @@ class Feed:
         watched = self._games[game]
         while True:
             grown = watched.grown  # taken before the check, so a delivery in between still wakes us
-            if watched.version > after:
+            if watched.version > after or self.closing:
                 return watched.version
             left = deadline - time.monotonic()
             if left <= 0:

@@ -10,6 +10,10 @@ from __future__ import annotations
 
 import os
 import resource
+import signal
+from typing import Any
+
+import gevent
 
 wsgi_app = "service.app:create_app()"
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
@@ -17,7 +21,7 @@ workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gevent"
 worker_connections = 10_000  #: open connections per worker; gunicorn's default 1,000 caps watchers
 timeout = 60  #: a worker that stops answering gunicorn's heartbeat this long is restarted
-graceful_timeout = 10  #: open streams get this long to end on a restart; clients resume
+graceful_timeout = 10  #: requests get this long to finish on a restart (open streams end at once)
 keepalive = 5
 limit_request_line = 0  #: no limit here: the app answers an over-long URL with a 414 problem document
 
@@ -30,3 +34,17 @@ def on_starting(server: object) -> None:
         resource.setrlimit(
             resource.RLIMIT_NOFILE, (min(wanted, hard) if hard != resource.RLIM_INFINITY else wanted, hard)
         )
+
+
+def post_worker_init(worker: Any) -> None:
+    """On SIGTERM, end this worker's open SSE streams and long polls at once (their clients
+    resume with Last-Event-ID) instead of holding the restart for ``graceful_timeout``."""
+    stop = worker.handle_exit
+
+    def handle_exit(sig: int, frame: Any) -> None:
+        stop(sig, frame)
+        components = getattr(worker.wsgi, "extensions", {}).get("bluemoon")
+        if components is not None:
+            gevent.spawn(components.feed.close)  # not in the signal handler itself: it takes a lock
+
+    signal.signal(signal.SIGTERM, handle_exit)

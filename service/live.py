@@ -103,5 +103,8 @@ def frames(
             if left <= 0:
                 yield b": the stream ends here; reconnect with Last-Event-ID\n\n"
                 return
+            if c.feed.closing:
+                yield b": the server is restarting; reconnect with Last-Event-ID\n\n"
+                return
             if c.feed.wait(game, position, min(keepalive, left)) <= position and left > keepalive:
                 yield b": keep-alive\n\n"

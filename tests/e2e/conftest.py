@@ -9,6 +9,7 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import fakeredis
 import pytest
@@ -61,20 +62,24 @@ def call(base: str, method: str, path: str, body=None, token=None, headers=None,
 def start_service(tmp_path) -> Iterator[Callable[..., str]]:
     """Start the whole service as the README says (``python -m service.run``: gunicorn with
     the Procfile's settings, an RQ worker, the embedded Redis); ``env`` adds variables.
-    Returns its base URL; everything is stopped at the end of the test."""
+    Returns its base URL; everything is stopped at the end of the test. ``start.started``
+    holds the processes and ``start.logs`` their output files (both streams), in order."""
     started: list[subprocess.Popen] = []
+    logs: list[Path] = []
 
     def start(**env: str) -> str:
         port = free_port()
         environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         environ.update(BLUEMOON_DATA=str(tmp_path / f"redis-{len(started)}"), **env)
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "service.run", "--port", str(port)],
-            env=environ,
-            start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        logs.append(tmp_path / f"service-{len(started)}.log")
+        with logs[-1].open("wb") as output:
+            proc = subprocess.Popen(
+                [sys.executable, "-m", "service.run", "--port", str(port)],
+                env=environ,
+                start_new_session=True,
+                stdout=output,
+                stderr=subprocess.STDOUT,
+            )
         started.append(proc)
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
@@ -87,10 +92,13 @@ def start_service(tmp_path) -> Iterator[Callable[..., str]]:
             assert proc.poll() is None and time.monotonic() < deadline, "the service did not start"
             time.sleep(0.2)
 
+    start.started = started  # type: ignore[attr-defined]
+    start.logs = logs  # type: ignore[attr-defined]
     yield start
     for proc in started:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(30)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(30)
 
 
 @pytest.fixture

@@ -119,3 +119,34 @@ def test_300_watchers_each_get_every_event_once_in_order_while_commands_and_heal
     assert seen["watchers"] == 300 and seen["errors"] == []
     assert seen["in_order_once"] == 300, seen
     assert len(health) >= 5 and set(health) == {200}
+
+
+def test_a_restart_ends_open_streams_at_once_so_it_does_not_wait_out_the_graceful_timeout(start_service):
+    """SIGTERM (a deploy, a restart) makes each web worker end its open SSE streams with a
+    comment, so that their clients resume elsewhere with Last-Event-ID; gunicorn then stops
+    without the "graceful timeout" that a stream left open (up to 300 s) would cost it."""
+    import os
+    import signal
+    import urllib.request
+
+    base = start_service()
+    game, _, _ = two_humans(base)
+    received: list[bytes] = []
+
+    def watch() -> None:
+        with urllib.request.urlopen(f"{base}/games/{game}/stream", timeout=60) as stream:
+            received.extend(iter(stream.readline, b""))
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    while not any(line.startswith(b"id: ") for line in received):
+        assert watcher.is_alive()
+        time.sleep(0.05)
+    process = start_service.started[0]
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(60)
+    watcher.join(10)
+    assert not watcher.is_alive() and process.returncode is not None  # the stream ended, the service stopped
+    assert b": the server is restarting; reconnect with Last-Event-ID\n" in received
+    log = start_service.logs[0].read_text()
+    assert "Booting worker" in log and "graceful timeout" not in log.lower()
