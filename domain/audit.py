@@ -12,7 +12,7 @@ it, so a changed, dropped, reordered or inserted event is caught and named.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from . import events as ev
 from . import rng
@@ -68,6 +68,9 @@ def rejudge(moves: Sequence[Move], created: ev.GameCreated, seed: bytes) -> Chec
             )
     except (ValueError, StopIteration) as error:
         return Check("rejudged", False, f"the setup cannot be made again: {error!r}")
+    # the rules version is recorded, not drawn: the game is judged by the rules it was made under
+    if made and isinstance(made[0], ev.GameCreated):
+        made = [replace(made[0], rules=created.rules), *made[1:]]
     if tuple(made) != opening:
         at = next((i for i, (a, b) in enumerate(zip(made, opening)) if a != b), min(len(made), len(opening)))
         return Check("rejudged", False, f"event {moves[0].first + at}: the setup differs from what the seed makes")

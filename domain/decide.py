@@ -27,6 +27,7 @@ RESET_DRAW = 2
 HOSPITAL_DRAW = 2
 #: Rounds in a row in which nobody contributes or offers before the game ends as a stalemate (P16).
 STALEMATE_ROUNDS = 10
+STALEMATE_SINCE_RULES = 2  #: games created under older rules play on without it
 
 
 class _Transaction:
@@ -376,7 +377,7 @@ def _check_end(tx: _Transaction) -> None:
         _end(tx, EndReason.DRAW, ())
     elif all(s.reconstructed for s in game.sites.values()) and not any(can_offer(game, p.seat) for p in game.players):
         _end(tx, EndReason.REBUILT, _most_offerings_then_crystals(game))
-    elif game.quiet_turns >= STALEMATE_ROUNDS * game.options.players:
+    elif game.rules >= STALEMATE_SINCE_RULES and game.quiet_turns >= STALEMATE_ROUNDS * game.options.players:
         _end(tx, EndReason.STALEMATE, _most_offerings_then_crystals(game))
 
 

@@ -9,6 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+#: The rules a new game is played by, recorded in its GameCreated: 1 before ruling P16 (the
+#: stalemate), 2 since. A game keeps its version, and its audit judges it by those rules.
+RULES_VERSION = 2
+
 
 @dataclass(frozen=True, slots=True)
 class GameCreated:
@@ -20,6 +24,7 @@ class GameCreated:
     commitment: str  #: SHA-256 of the seed, public from the start
     seed: str | None  #: secret until the game ends
     explicit: tuple[str, ...] = ()  #: parts given, not drawn: grid, deck, first_player
+    rules: int = RULES_VERSION  #: the rules version: 1 before ruling P16 (stalemates), 2 since
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,6 +8,7 @@ from enum import Enum
 from typing import Any
 
 from .city import City
+from .events import RULES_VERSION
 from .options import Options
 from .peoples import Dragon
 
@@ -89,6 +90,7 @@ class Game:
     version: int = 0
     scenario: bool = False  #: started from a given position, not the drawn opening (P15)
     quiet_turns: int = 0  #: turns ended in a row without a contribution or an offering (P16)
+    rules: int = RULES_VERSION  #: the rules version the game was created under (GameCreated.rules)
     #: Only in a bot's observation: the cards it cannot place (others' hands, the deck).
     unseen: tuple[str, ...] = ()
 

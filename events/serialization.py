@@ -22,6 +22,7 @@ from domain.catalogue import BUILDINGS
 #: The current schema version of each event type (1 unless it changed).
 SCHEMA: dict[str, int] = dict.fromkeys(EVENT_TYPES, 1)
 SCHEMA["ContributionMade"] = 2
+SCHEMA["GameCreated"] = 2
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -36,8 +37,16 @@ def _contribution_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+def _created_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 games were created before the rules had versions: they play by rules 1 (no P16)."""
+    return {**data, "rules": data.get("rules", 1)}
+
+
 #: (type, version) -> a function that turns that version's payload into the next version's.
-UPCASTERS: dict[tuple[str, int], Upcaster] = {("ContributionMade", 1): _contribution_v1_to_v2}
+UPCASTERS: dict[tuple[str, int], Upcaster] = {
+    ("ContributionMade", 1): _contribution_v1_to_v2,
+    ("GameCreated", 1): _created_v1_to_v2,
+}
 
 
 class SchemaError(ValueError):

@@ -49,6 +49,7 @@ def encode_state(g: Game) -> str:
         "version": g.version,
         "scenario": g.scenario,
         "quiet_turns": g.quiet_turns,
+        "rules": g.rules,
     }
     return json.dumps(doc, separators=(",", ":"))
 
@@ -75,4 +76,5 @@ def decode_state(text: str) -> Game:
         version=d["version"],
         scenario=d["scenario"],
         quiet_turns=d["quiet_turns"],
+        rules=d["rules"],
     )

@@ -155,6 +155,13 @@ def test_a_v1_event_written_by_hand_is_upcast_on_read():
     assert stored.event.colour == "red" and stored.event.hoax == () and stored.event.cards == ("red-3a",)
 
 
+def test_a_game_created_before_rules_had_versions_plays_by_rules_1():
+    data = {"players": 2, "edition": "cmon", "expansion": False, "layout": "standard", "grid": [["courtyard", 2, 2]]}
+    record = {"type": "GameCreated", "schema": "1", "game": "g", "seq": "1", "at": "t", "actor": "system"}
+    stored = from_record({**record, "command": "", "data": json.dumps({**data, "commitment": "c", "seed": None})})
+    assert stored.schema == SCHEMA["GameCreated"] == 2 and stored.event.rules == 1
+
+
 def test_upcasting_through_the_store(store, game_id):
     store.append(game_id, 0, opening()[:1])
     raw = {

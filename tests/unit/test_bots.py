@@ -134,3 +134,37 @@ def test_two_greedy_bots_in_a_standoff_end_in_a_stalemate():
             built_at = state.turn.number if type(e).__name__ in ("ContributionMade", "OfferingMade") else built_at
     assert state.result.reason.value == "stalemate" and state.result.winners == (0, 1)
     assert [p.offerings for p in state.players] == [5, 5] and state.turn.number - built_at == 20
+
+
+def _stalemate_moves():
+    """Seed 5's greedy standoff (see above), recorded as the audit reads a log: the opening,
+    then each command with the events it decided and the version it was decided at."""
+    from domain.audit import Move
+
+    rnd = random.Random(5)
+    opening = new_game(Options(2), (5).to_bytes(32, "big"))
+    state, moves = fold(opening), [Move(None, tuple(opening), 1)]
+    while not state.finished:
+        command = choose(state, state.turn.seat, "greedy", rnd)
+        events = tuple(decide(state, command))
+        moves.append(Move(command, events, state.version + 1, state.version))
+        state = fold(events, state)
+    return moves
+
+
+def test_a_stalemate_is_audited_by_the_rules_the_game_was_created_under():
+    """The log of a game ended by P16 verifies; the same log claiming rules 1 (before P16)
+    fails at its GameEnded, which under those rules its last command does not decide."""
+    from dataclasses import replace as copy
+
+    from domain.audit import Move, audit
+    from domain.events import GameCreated
+
+    moves = _stalemate_moves()
+    events = [e for m in moves for e in m.events]
+    assert all(c.ok for c in audit(events, moves)), [c for c in audit(events, moves) if not c.ok]
+    created = copy(events[0], rules=1)
+    assert isinstance(created, GameCreated)
+    old = [Move(None, (created, *moves[0].events[1:]), 1), *moves[1:]]
+    judged = {c.name: c for c in audit([created, *events[1:]], old)}
+    assert not judged["rejudged"].ok and f"event {len(events)}:" in judged["rejudged"].detail  # GameEnded

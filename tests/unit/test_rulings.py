@@ -564,3 +564,9 @@ def test_p16_a_contribution_in_the_last_quiet_turn_saves_the_game():
     g = arrange(g, 0, position="earth_temple", hand=("red-3a",))
     g, _ = play(g, cmd.Contribute(0, "earth_temple", 2, ("red-3a",)), cmd.EndTurn(0))
     assert not g.finished and g.quiet_turns == 0
+
+
+def test_p16_a_game_created_under_rules_1_plays_on_as_it_always_did():
+    g = replace(explicit_game(2), rules=1, quiet_turns=40)
+    g, events = play(g, cmd.EndTurn(g.turn.seat))
+    assert not g.finished and g.quiet_turns == 41 and isinstance(events[-1], ev.TurnStarted)
