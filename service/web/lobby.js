@@ -1,6 +1,6 @@
 // The lobby: create a game, hand out its seats, and list my games (my turn first).
 // Seat tokens stay in this browser (localStorage); the server learns nothing new.
-import { api, mySeats, remember } from "/web/api.js";
+import { api, esc, mySeats, remember } from "/web/api.js";
 
 const seats = document.getElementById("seats");
 const problem = document.getElementById("problem");
@@ -61,7 +61,7 @@ async function listGames() {
   const list = document.getElementById("games");
   if (!mine.length) { list.innerHTML = "<li class=muted>None yet.</li>"; return; }
   const response = await api("GET", "/games", undefined, mine.map((s) => s.token).join(","));
-  if (!response.ok) { list.innerHTML = `<li class=problem>${response.problem}</li>`; return; }
+  if (!response.ok) { list.innerHTML = `<li class=problem>${esc(response.problem)}</li>`; return; }
   const games = response.body.games.sort((a, b) => Number(b.my_turn) - Number(a.my_turn));
   list.innerHTML = games.map((g) => {
     const seat = mine.find((s) => s.game === g.game && s.seat === g.my_seat) ?? mine.find((s) => s.game === g.game);

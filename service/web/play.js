@@ -2,7 +2,7 @@
 // fragment and in localStorage, so it never reaches a server log. Only the public API is used:
 // the view, /legal (the page sends nothing else), commands with If-Match and Idempotency-Key,
 // and the event stream, resumed with Last-Event-ID.
-import { api, mySeats, remember } from "/web/api.js";
+import { api, esc, mySeats, remember } from "/web/api.js";
 import { board, listen, named, rewards } from "/web/board.js";
 import { advice, colourOf, described, matching, spent } from "/web/pay.js";
 import { verify } from "/web/fairness.js";
@@ -66,12 +66,12 @@ async function showVersion(v) {
 slider.oninput = () => showVersion(slider.value);
 $("live").onclick = () => { replaying = false; load(); };
 
-const listed = (checks) => checks.map((c) => `<li>${c.ok ? "✔" : "✘"} ${c.name}: ${c.detail}</li>`).join("");
+const listed = (checks) => checks.map((c) => `<li>${c.ok ? "✔" : "✘"} ${esc(c.name)}: ${esc(c.detail)}</li>`).join("");
 
 async function showAudits() {
   // the server's audit judges every move again; the fairness check runs here, on the raw log
   const [audit, log] = await Promise.all([api("GET", `/games/${game}/audit`), api("GET", `/games/${game}/log`)]);
-  if (audit.ok) $("audit").innerHTML = `<li><strong>${audit.body.verified ? "Verified" : "NOT verified"}</strong>: ${audit.body.setup}</li>${listed(audit.body.checks)}`;
+  if (audit.ok) $("audit").innerHTML = `<li><strong>${audit.body.verified ? "Verified" : "NOT verified"}</strong>: ${esc(audit.body.setup)}</li>${listed(audit.body.checks)}`;
   $("audits").hidden = false;
   if (!log.ok) return;
   const checks = verify(log.body);
@@ -129,7 +129,7 @@ function draw() {
 
 function drawPlayers(v) {
   const rows = v.players.map((p) => `<tr${v.turn && v.turn.seat === p.seat ? ' class="turn"' : ""}>
-      <td>${v.turn && v.turn.seat === p.seat ? "▶ " : ""}P${p.seat} ${v.seats[p.seat].name ?? v.seats[p.seat].kind}${v.seats[p.seat].level ? ` (${v.seats[p.seat].level})` : ""}</td>
+      <td>${v.turn && v.turn.seat === p.seat ? "▶ " : ""}P${p.seat} ${esc(v.seats[p.seat].name ?? v.seats[p.seat].kind)}${v.seats[p.seat].level ? ` (${esc(v.seats[p.seat].level)})` : ""}</td>
       <td>${named(p.position)}</td><td>${p.hand_size}</td><td>${p.crystals ?? "?"}</td>
       <td>${p.scales}</td><td>${p.markers}</td><td>${p.offerings}</td></tr>`).join("");
   $("table").innerHTML = `<tr><th>Seat</th><th>Tile</th><th>Cards</th><th>Crystals</th>

@@ -186,6 +186,23 @@ def test_browser_the_lobby_invites_a_friend_and_lists_my_games_with_my_turn_firs
     assert errors == []
 
 
+def test_browser_a_name_with_markup_is_shown_as_text_and_runs_nothing(server, browser):
+    """A display name is any Unicode text, so a player may join as a piece of HTML: the other
+    seat's page shows it as text, and its script (which could read the tokens) never runs."""
+    errors: list[str] = []
+    status, created = call(server, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "open"}]})
+    assert status == 201
+    name = '<img src=x onerror="window.pwned=1">'
+    invite = created["seats"][1]["invite"]
+    assert call(server, "POST", f"/games/{created['game']}/seats/1/join", {"invite": invite, "name": name})[0] == 201
+    page = _page(browser, errors)
+    page.goto(f"{server}/play/{created['game']}#token={created['seats'][0]['token']}")
+    page.wait_for_selector("#table td")
+    assert name in page.text_content("#table") and page.query_selector("#table img") is None
+    assert page.evaluate("window.pwned") is None
+    assert errors == []
+
+
 def _two_humans(server) -> tuple[str, list[str], int]:
     status, created = call(server, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
     assert status == 201
