@@ -451,10 +451,9 @@ def audit_game(game: str) -> Response:
 # -- operations -----------------------------------------------------------------------------
 
 
-@api.get("/catalogue")
-def catalogue() -> Response:
-    """Every building's spaces and rewards (R14): a client needs them to weigh where to build.
-    Static, so it may be cached for a day."""
+@functools.cache
+def _catalogue() -> dict[str, Any]:
+    """The building catalogue as served: built once, it never changes while the process runs."""
     buildings = [
         {
             "building": b.id,
@@ -468,7 +467,14 @@ def catalogue() -> Response:
         }
         for b in BUILDINGS.values()
     ]
-    return _json(schemas.Catalogue, {"buildings": buildings}, headers={"Cache-Control": "public, max-age=86400"})
+    return {"buildings": buildings}
+
+
+@api.get("/catalogue")
+def catalogue() -> Response:
+    """Every building's spaces and rewards (R14): a client needs them to weigh where to build.
+    Static, so it may be cached for a day."""
+    return _json(schemas.Catalogue, _catalogue(), headers={"Cache-Control": "public, max-age=86400"})
 
 
 @api.get("/healthz")
