@@ -263,11 +263,20 @@ def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, b
 
 
 def test_browser_a_refused_command_shows_the_problem(server, browser):
+    """The turn ends behind the page's back, so the page's buttons are stale; its event stream
+    is held (routed and left unanswered) until the stale command has been refused, so the live
+    event cannot redraw the page first. Once the stream is let through, the page catches up."""
     errors: list[str] = []
     game, tokens, first = _two_humans(server)
     page = _page(browser, errors)
+    held: list = []
+    page.route("**/stream", lambda route: held.append(route))  # left unanswered until released below
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
     page.wait_for_selector("#board g.target.step")
+    deadline = time.monotonic() + 10
+    while not held and time.monotonic() < deadline:  # the page opens its stream after the first draw
+        page.wait_for_timeout(50)
+    assert held, "the page's event stream was not held"
     _, view = call(server, "GET", f"/games/{game}")
     status, _ = call(
         server,
@@ -279,7 +288,12 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):
     assert status == 200  # the turn ended behind the page's back: its buttons are stale
     _walk(page)
     page.wait_for_function("document.querySelector('#problem').textContent.length > 0", timeout=10_000)
-    assert "version" in page.text_content("#problem") or "turn" in page.text_content("#problem")
+    shown = page.text_content("#problem")
+    assert "version" in shown or "turn" in shown, shown
+    for route in held:
+        route.continue_()
+    page.unroute("**/stream")
+    page.wait_for_function("document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
     assert [e for e in errors if "409" not in e and "412" not in e] == []
 
 
