@@ -28,13 +28,13 @@ from rq import Queue
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from application.games import SeatSpec  # noqa: E402
+from application.rq_handoff import RQHandoff  # noqa: E402
+from application.webhook_subscriptions import Webhooks  # noqa: E402
+from application.wiring import build  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
-from service.bootstrap import build  # noqa: E402
-from service.games import SeatSpec  # noqa: E402
-from service.webhooks import Webhooks  # noqa: E402
-from workers.queueing import RQTurns  # noqa: E402
 
 QUEUE = "bench-webhooks"
 
@@ -78,11 +78,11 @@ def percentiles(values: list[float]) -> tuple[float, float]:
 def run(args: argparse.Namespace, url: str) -> None:
     os.environ["WEBHOOK_ALLOW_HOSTS"] = "127.0.0.1"
     client = redis.Redis.from_url(url)
-    service = build(client=client, on_turn=RQTurns(client, queue=QUEUE)).service
+    service = build(client=client, handoff=RQHandoff(client, queue=QUEUE)).service
     receiver = Receiver()
     env = {**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE}
     worker = subprocess.Popen(
-        [sys.executable, "-m", "workers.run", "--queue", QUEUE],
+        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", QUEUE],
         cwd=ROOT,
         env=env,
         start_new_session=True,

@@ -104,7 +104,6 @@ class RedisStore(EventStore):
     """Works with redis-py clients: a real server, a cluster client, or fakeredis."""
 
     def __init__(self, client: Any) -> None:
-        super().__init__()
         self.client = client
         self._append = client.register_script(APPEND)
         self._snapshot = client.register_script(SNAPSHOT)

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import threading
 from abc import ABC, abstractmethod
-from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
@@ -19,8 +18,6 @@ from .serialization import StoredEvent, from_record, now, to_record
 from .snapshots import SNAPSHOT_SCHEMA, decode_state, encode_state
 
 SNAPSHOT_EVERY = 50  #: write a snapshot when this many events follow the last one
-STATE_CACHE = 2048  #: games whose latest state a process keeps in memory
-_CACHE_LOCK = threading.Lock()
 
 
 class StoreError(Exception):
@@ -79,12 +76,6 @@ class Snapshot:
 
 class EventStore(ABC):
     """One game = one append-only stream, numbered from 1; the version is its length."""
-
-    def __init__(self) -> None:
-        #: Recent states by game, in this process: streams only grow, so a cached state plus
-        #: the events after it is always the current state (no fold per request).
-        self._cache: OrderedDict[str, Game] = OrderedDict()
-        self._snapshotted: dict[str, int] = {}
 
     @abstractmethod
     def _append_records(
@@ -164,61 +155,36 @@ class EventStore(ABC):
         return Snapshot(found[0], decode_state(found[2]))
 
     def load(self, game: str, *, snapshots: bool = True) -> Game | None:
-        """The current state: the newest known state (this process's cache, else the
-        snapshot) plus the events after it, writing a fresh snapshot once SNAPSHOT_EVERY
-        events follow the last one; ``snapshots=False`` folds from the start and writes nothing.
-
-        A known state is trusted only while the stream still holds its last event: a stream
-        that came back shorter (Redis lost its last writes in a crash, a failover or a
-        restore) drops it, and the game is folded again from the stream as it now is."""
-        if not snapshots:
-            return self._fold(game, None)
-        state = self._cache.get(game)
-        snapshotted = self._snapshotted.get(game, 0)
-        if state is None:
-            snap = self.snapshot(game)
-            state = snap.state if snap else None
-            snapshotted = snap.version if snap else 0
-        try:
-            state = self._fold(game, state)
-        except StreamBehind:
-            self._forget(game)
-            state, snapshotted = self._fold(game, None), 0
-        if state is None:
-            return None
-        if state.version - snapshotted >= SNAPSHOT_EVERY:
+        """The current state: the latest snapshot plus the events after it, writing a fresh
+        snapshot once SNAPSHOT_EVERY events follow it; ``snapshots=False`` folds from the start
+        and writes nothing. A snapshot newer than the stream (Redis lost its last writes in a
+        crash, a failover or a restore) is passed over, and the game is folded from the start.
+        Keeping recent states between requests is the application's (application/repository.py)."""
+        snap = self.snapshot(game) if snapshots else None
+        if snap is None:
+            state, snapshotted = self._fold_all(game), 0
+        else:
+            try:
+                state, snapshotted = self.advance(game, snap.state), snap.version
+            except StreamBehind:
+                state, snapshotted = self._fold_all(game), 0
+        if snapshots and state is not None and state.version - snapshotted >= SNAPSHOT_EVERY:
             self.save_snapshot(game, state)
-            snapshotted = state.version
-        self._snapshotted[game] = snapshotted
-        self._remember(game, state)
         return state
 
-    def _fold(self, game: str, state: Game | None) -> Game | None:
-        """``state`` (None: nothing yet) with the events after it applied; StreamBehind when
-        the stream no longer holds ``state``'s last event."""
-        if state is None:
-            everything = self.read(game)
-            return fold(s.event for s in everything) if everything else None
+    def _fold_all(self, game: str) -> Game | None:
+        everything = self.read(game)
+        return fold(s.event for s in everything) if everything else None
+
+    def advance(self, game: str, state: Game) -> Game:
+        """``state`` with the events after it applied; StreamBehind when the stream no longer
+        holds ``state``'s last event."""
         stored = self.read(game, after=state.version - 1)
         if not stored or stored[0].seq != state.version:
             raise StreamBehind(f"{game}: the stream is shorter than version {state.version}")
         for s in stored[1:]:
             state = evolve(state, s.event)
         return state
-
-    def _remember(self, game: str, state: Game) -> None:
-        with _CACHE_LOCK:
-            cache = self._cache
-            cache[game] = state
-            cache.move_to_end(game)
-            while len(cache) > STATE_CACHE:
-                gone, _ = cache.popitem(last=False)
-                self._snapshotted.pop(gone, None)
-
-    def _forget(self, game: str) -> None:
-        with _CACHE_LOCK:
-            self._cache.pop(game, None)
-            self._snapshotted.pop(game, None)
 
     def state_at(self, game: str, version: int) -> Game | None:
         """The state after ``version`` events (time travel), folded from the start."""
@@ -238,7 +204,6 @@ class InMemoryStore(EventStore):
     """A store in this process's memory: for unit tests and the contract's reference."""
 
     def __init__(self) -> None:
-        super().__init__()
         self._streams: dict[str, list[dict[str, str]]] = {}
         self._commands: dict[str, dict[str, tuple[str, Appended]]] = {}
         self._snapshots: dict[str, tuple[int, int, str]] = {}

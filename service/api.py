@@ -15,16 +15,17 @@ from flask import Blueprint, Response, current_app, request, stream_with_context
 from marshmallow import ValidationError
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
+from application import webhook_subscriptions as webhooks
+from application.codec import command_from_json, dumps, event_to_json, legal_document
+from application.errors import NotFinished, NotFound, PreconditionRequired, Unauthorized
+from application.games import GameService, SeatSpec
+from application.log_audit import audit_log
 from domain import Edition, Layout, Options, redact, view
 from domain.catalogue import BUILDINGS
 from domain.scenario import Position
 from events.serialization import StoredEvent
 
-from . import live, schemas, webhooks
-from .auditing import audit_log
-from .codec import command_from_json, dumps, event_to_json, legal_document
-from .errors import NotFinished, NotFound, PreconditionRequired, Unauthorized
-from .games import GameService, SeatSpec
+from . import live, schemas
 from .problems import unavailable
 
 api = Blueprint("api", __name__)

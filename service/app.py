@@ -15,11 +15,13 @@ from typing import Any
 from flask import Flask, Response, g, request, send_from_directory
 from werkzeug.exceptions import RequestURITooLarge
 
+from application.errors import NotFound
+from application.redis_checks import refuse_unsafe_redis
+from application.rq_handoff import RQHandoff
+from application.wiring import build, connect, redis_url
+
 from . import http_extras, live, problems, ratelimit
 from .api import api
-from .bootstrap import build
-from .checks import refuse_unsafe_redis
-from .errors import NotFound
 
 ROOT = Path(__file__).resolve().parent.parent
 MAX_URL = 2048  #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
@@ -30,7 +32,7 @@ DEFAULTS: dict[str, Any] = {
     "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", "0")),  # proxies whose X-Forwarded-For is believed
     "REDIS_URL": None,
     "REDIS_CLIENT": None,  # a client to use instead (fakeredis in unit tests)
-    "ON_TURN": None,  # a turn hook instead of RQ (tests)
+    "HANDOFF": None,  # where the outbox's work goes instead of RQ (tests: application.handoff.CallbackHandoff)
     "MAX_WAIT": live.MAX_WAIT,  # the longest long poll, seconds
     "SSE_SECONDS": live.SSE_SECONDS,  # an SSE response's lifetime (BLUEMOON_SSE_SECONDS)
     "SSE_KEEPALIVE": live.SSE_KEEPALIVE,  # seconds between keep-alive comments (BLUEMOON_SSE_KEEPALIVE)
@@ -135,7 +137,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         if os.environ.get(f"BLUEMOON_{name}"):
             app.config[name] = float(os.environ[f"BLUEMOON_{name}"])
     app.config.update(config or {})
-    components = build(app.config["REDIS_URL"], client=app.config["REDIS_CLIENT"], on_turn=app.config["ON_TURN"])
+    url, client = app.config["REDIS_URL"], app.config["REDIS_CLIENT"]
+    if client is None:
+        url = url or redis_url()
+        client = connect(url)
+    components = build(url, client=client, handoff=app.config["HANDOFF"] or RQHandoff(client))
     app.extensions["bluemoon"] = components
     if app.config["REDIS_CLIENT"] is None:  # a real Redis: refuse one that may lose games
         app.extensions["redis_check"] = refuse_unsafe_redis(components.url)

@@ -15,13 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 import redis
 
+from application.codec import dumps, event_to_json
 from domain import redact
 from events.serialization import StoredEvent
 
-from .codec import dumps, event_to_json
-
 if TYPE_CHECKING:
-    from .bootstrap import Components
+    from application.wiring import Components
 
 log = logging.getLogger("bluemoon.live")
 

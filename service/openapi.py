@@ -1,12 +1,12 @@
-"""Generate openapi.yaml from the marshmallow schemas: ``python -m service.openapi``.
+"""The OpenAPI document, built from the marshmallow schemas (written to openapi.yaml by
+``python -m cli.write_openapi``, with examples recorded by cli/openapi_examples.py).
 
 The schemas are the single source; the paths below only say which schema each operation
-takes and returns. tests/e2e/test_openapi.py fails when the committed file is out of date.
+takes and returns. tests/api/test_openapi.py fails when the committed file is out of date.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,6 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from . import live, openapi_types, schemas
 from .api import MAX_VERSION
 
-ROOT = Path(__file__).resolve().parent.parent
 PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
 
 
@@ -515,7 +514,8 @@ COMPONENTS = [
 ]
 
 
-def build_spec() -> dict[str, Any]:
+def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The document, with ``recorded`` (operationId -> request and response bodies) as examples."""
     spec = APISpec(
         title="Blue Moon City",
         version="1.0.0",
@@ -536,7 +536,7 @@ def build_spec() -> dict[str, Any]:
     for path, operations in paths().items():
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
-    _tags_and_examples(document)
+    _tags_and_examples(document, recorded)
     _links(document)
     openapi_types.command_variants(document)
     openapi_types.event_variants(document)
@@ -605,11 +605,8 @@ REQUEST_ID_PARAMETER = {
 REQUEST_ID_HEADER = {"description": "The request's id as logged: yours, or one made up.", "schema": {"type": "string"}}
 
 
-def _tags_and_examples(document: dict[str, Any]) -> None:
-    """Tag every operation and give it examples recorded from the real API (service/examples.py)."""
-    from .examples import record
-
-    recorded = record()
+def _tags_and_examples(document: dict[str, Any], recorded: dict[str, dict[str, Any]]) -> None:
+    """Tag every operation and give it examples recorded from the real API."""
     document["tags"] = [{"name": tag, "description": text} for tag, (text, _) in TAGS.items()]
     tag_of = {op: tag for tag, (_, ops) in TAGS.items() for op in ops}
     for item in document["paths"].values():
@@ -664,11 +661,5 @@ class _NoAliases(yaml.SafeDumper):
         return True
 
 
-def render() -> str:
-    return yaml.dump(build_spec(), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
-
-
-if __name__ == "__main__":
-    target = ROOT / "openapi.yaml"
-    target.write_text(render())
-    print(f"wrote {target}", file=sys.stderr)
+def render(recorded: dict[str, dict[str, Any]]) -> str:
+    return yaml.dump(build_spec(recorded), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)

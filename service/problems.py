@@ -9,10 +9,9 @@ from flask import Flask, Response, jsonify, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
+from application.errors import ServiceError
 from domain import IllegalCommand, InvalidCommand
 from events.store import IdempotencyConflict, WrongExpectedVersion
-
-from .errors import ServiceError
 
 MEDIA_TYPE = "application/problem+json"
 

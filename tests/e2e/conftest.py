@@ -1,3 +1,6 @@
+"""The whole service as processes (``python -m cli.bluemoon``: gunicorn, a worker, the embedded
+Redis), reached over real HTTP."""
+
 from __future__ import annotations
 
 import json
@@ -11,35 +14,9 @@ import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import fakeredis
 import pytest
-import redis
 
 from events.embedded import free_port
-from service.app import create_app
-from tests.e2e.client import CheckedClient
-
-
-def _client(redis_client):
-    box: list = []
-    app = create_app({"REDIS_CLIENT": redis_client, "ON_TURN": lambda t: box.append(t), "RATE_LIMIT": 0})
-    client = CheckedClient(app)
-    client.tickets = box
-    return client
-
-
-@pytest.fixture
-def api():
-    """The API on fakeredis: fast and isolated."""
-    return _client(fakeredis.FakeRedis())
-
-
-@pytest.fixture
-def api_real(redis_url):
-    """The API on the real Redis of this test run."""
-    client = redis.Redis.from_url(redis_url)
-    yield _client(client)
-    client.close()
 
 
 def call(base: str, method: str, path: str, body=None, token=None, headers=None, timeout: float = 30):
@@ -60,7 +37,7 @@ def call(base: str, method: str, path: str, body=None, token=None, headers=None,
 
 @pytest.fixture
 def start_service(tmp_path) -> Iterator[Callable[..., str]]:
-    """Start the whole service as the README says (``python -m service.run``: gunicorn with
+    """Start the whole service as the README says (``python -m cli.bluemoon``: gunicorn with
     the Procfile's settings, an RQ worker, the embedded Redis); ``env`` adds variables.
     Returns its base URL; everything is stopped at the end of the test. ``start.started``
     holds the processes and ``start.logs`` their output files (both streams), in order."""
@@ -74,7 +51,7 @@ def start_service(tmp_path) -> Iterator[Callable[..., str]]:
         logs.append(tmp_path / f"service-{len(started)}.log")
         with logs[-1].open("wb") as output:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "service.run", "--port", str(port)],
+                [sys.executable, "-m", "cli.bluemoon", "--port", str(port)],
                 env=environ,
                 start_new_session=True,
                 stdout=output,

@@ -8,6 +8,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+pytestmark = pytest.mark.slow  # it drives a real Chromium against the whole service
+
 CHROMIUM = "/usr/bin/chromium"  # Debian's package: .ci/run installs it with apt-get
 
 PAGE = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>another origin</title><pre id="out">…</pre>

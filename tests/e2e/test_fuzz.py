@@ -6,7 +6,7 @@ The settings are tests/e2e/schemathesis/schemathesis.toml's: a schema-valid but 
 setup may get a 422 (why is written there). The hooks (tests/e2e/schemathesis/hooks.py) send a
 valid long-poll ``wait`` as at most 0.1 s: the boundary values (the documented 30 s) would
 otherwise be waited out, nearly five minutes of each run for nothing; the 30 s maximum itself
-is checked in tests/e2e/test_security_and_input.py. The seed is fixed so that a failure in CI
+is checked in tests/api/test_security_and_input.py. The seed is fixed so that a failure in CI
 can be replayed; change it to explore further.
 
 Slow (about two minutes): several thousand generated requests over real HTTP.

@@ -66,7 +66,9 @@ def _choose(commands: list, rnd: random.Random):
     return by_type["end_turn"][0]
 
 
+@pytest.mark.slow
 def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(generated, server):
+    """Slow: it generates a client package and plays a whole game on the real service."""
     from bluemoon_client import AuthenticatedClient, Client
     from bluemoon_client.api.audit import audit_game
     from bluemoon_client.api.follow import list_events
@@ -111,7 +113,9 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
     assert audit is not None and audit.verified, audit
 
 
+@pytest.mark.slow
 def test_openapi_typescript_types_compile_a_typed_example_client(tmp_path):
+    """Slow: npm installs the TypeScript tools and tsc type-checks the client."""
     project = ROOT / "clients" / "typescript"
     assert shutil.which("npm"), "node and npm are needed (.ci/run installs them)"
     if not (project / "node_modules" / ".bin" / "tsc").exists():

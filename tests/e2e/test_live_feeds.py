@@ -9,6 +9,8 @@ import threading
 import time
 from urllib.parse import urlsplit
 
+import pytest
+
 from bench.watch import Watcher, WatcherPool
 from tests.e2e.conftest import call
 
@@ -37,7 +39,9 @@ def end_turn(base: str, game: str, tokens: list[str], version: int) -> int:
     return result["version"]
 
 
+@pytest.mark.slow
 def test_a_long_poll_on_a_quiet_game_waits_its_whole_wait_then_answers_200_with_no_events(server):
+    """Slow: the long poll must wait its whole `wait` to show that it does."""
     game, tokens, version = two_humans(server)
     started = time.monotonic()
     status, page = call(server, "GET", f"/games/{game}/events?after={version}&wait=8", token=tokens[0])
@@ -59,7 +63,9 @@ def test_a_long_poll_wakes_with_the_events_another_client_plays(server):
     assert played and page["next_after"] == played[0]
 
 
+@pytest.mark.slow
 def test_an_sse_stream_keeps_alive_for_its_lifetime_ends_cleanly_and_resumes_without_a_gap(start_service):
+    """Slow: it waits out keep-alive comments and a stream's whole lifetime."""
     base = start_service(BLUEMOON_SSE_SECONDS="12", BLUEMOON_SSE_KEEPALIVE="3")
     host, port = urlsplit(base).hostname, urlsplit(base).port
     game, tokens, version = two_humans(base)
@@ -89,7 +95,9 @@ def test_an_sse_stream_keeps_alive_for_its_lifetime_ends_cleanly_and_resumes_wit
     assert second.in_order_once(versions[1] + 1, versions[2])
 
 
+@pytest.mark.slow
 def test_300_watchers_each_get_every_event_once_in_order_while_commands_and_healthz_are_served(server):
+    """Slow: 300 real SSE connections to the real service."""
     host, port = urlsplit(server).hostname, urlsplit(server).port
     game, tokens, version = two_humans(server)
     pool = WatcherPool(host, port, game, [None, tokens[0], tokens[1]])
@@ -121,10 +129,12 @@ def test_300_watchers_each_get_every_event_once_in_order_while_commands_and_heal
     assert len(health) >= 5 and set(health) == {200}
 
 
+@pytest.mark.slow
 def test_a_restart_ends_open_streams_at_once_so_it_does_not_wait_out_the_graceful_timeout(start_service):
     """SIGTERM (a deploy, a restart) makes each web worker end its open SSE streams with a
     comment, so that their clients resume elsewhere with Last-Event-ID; gunicorn then stops
-    without the "graceful timeout" that a stream left open (up to 300 s) would cost it."""
+    without the "graceful timeout" that a stream left open (up to 300 s) would cost it.
+    Slow: it restarts the whole service with a stream open."""
     import os
     import signal
     import urllib.request

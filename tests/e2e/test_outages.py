@@ -13,10 +13,11 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+import pytest
 import redis
 
+from cli.bluemoon import Child, supervise
 from events.embedded import EmbeddedRedis, free_port
-from service.run import Child, supervise
 from tests.e2e.conftest import call
 from tests.integration.test_workers import gone, wait_until
 from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
@@ -35,12 +36,14 @@ class Reader:
     """Reads a game from Redis directly, as an auditor would."""
 
     def __init__(self, url: str) -> None:
-        from service.bootstrap import build
+        from application.wiring import build
 
-        self.service = build(url, queue=False).service
+        self.service = build(url).service
 
 
+@pytest.mark.slow
 def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_lost_or_doubled(start_service, tmp_path):
+    """Slow: it stops Redis for 10 s and waits for the service to heal."""
     port = free_port()
     store = tmp_path / "outage-redis"
     server = EmbeddedRedis(store, port=port)
@@ -108,7 +111,9 @@ def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_l
         server.stop()
 
 
+@pytest.mark.slow
 def test_bluemoon_restarts_a_killed_embedded_redis_server_and_its_games_survive(start_service, tmp_path):
+    """Slow: it kills the embedded redis-server and waits for the supervisor's restart."""
     base = start_service()
     status, created = call(base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
     game = created["game"]
@@ -136,7 +141,9 @@ def _cmdline(proc: Path) -> str:
         return ""
 
 
+@pytest.mark.slow
 def test_the_supervisor_restarts_with_back_off_and_gives_up_with_status_1(caplog):
+    """Slow: it waits out the supervisor's back-off between restarts."""
     failing = Child("failing", [sys.executable, "-c", "raise SystemExit(3)"])
     with caplog.at_level(logging.INFO, logger="bluemoon.run"):
         started = time.monotonic()

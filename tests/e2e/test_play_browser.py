@@ -14,6 +14,8 @@ from playwright.sync_api import Error as PlaywrightError
 
 from tests.e2e.conftest import call
 
+pytestmark = pytest.mark.slow  # each test drives a real Chromium against the whole service
+
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 

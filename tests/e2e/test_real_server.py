@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from tests.e2e.conftest import call
 
 
@@ -52,7 +54,9 @@ def test_a_10000_character_game_id_gets_a_json_problem_from_the_real_server(serv
     assert status == 414 and body["code"] == "uri_too_long"  # JSON, not gunicorn's HTML page
 
 
+@pytest.mark.slow
 def test_10000_gets_of_unknown_games_cost_the_web_processes_no_memory(start_service):
+    """Slow: 10,000 requests over real HTTP."""
     import http.client
     import uuid
     from pathlib import Path

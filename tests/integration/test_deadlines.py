@@ -6,18 +6,23 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime
 
+import pytest
 import redis
 
+from application.rq_handoff import RQHandoff
 from service.app import create_app
-from tests.e2e.client import CheckedClient
+from tests.api.client import CheckedClient
 from tests.integration.test_workers import Workers, wait_until
-from workers.queueing import RQTurns
 
 
+@pytest.mark.slow
 def test_a_short_deadline_is_shown_as_a_utc_time_passes_and_the_next_turn_shows_its_own(redis_url):
+    """Slow: real deadlines must pass, played by a real worker."""
     queue = f"test-{uuid.uuid4().hex[:8]}"
     client = redis.Redis.from_url(redis_url)
-    api = CheckedClient(create_app({"REDIS_CLIENT": client, "ON_TURN": RQTurns(client, queue=queue), "RATE_LIMIT": 0}))
+    api = CheckedClient(
+        create_app({"REDIS_CLIENT": client, "HANDOFF": RQHandoff(client, queue=queue), "RATE_LIMIT": 0})
+    )
     workers = Workers(redis_url, queue)
     try:
         created_at = datetime.now(UTC)

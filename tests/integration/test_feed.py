@@ -7,10 +7,10 @@ import uuid
 
 import redis
 
+from application.wiring import CALL_TIMEOUTS, READER_TIMEOUTS, build
 from domain import Edition, Options, new_game
 from events.feed import BLOCK_MS, Feed
 from events.redis_store import RedisStore
-from service.bootstrap import CALL_TIMEOUTS, READER_TIMEOUTS, build
 
 
 def started_game(store: RedisStore) -> tuple[str, int]:
@@ -21,7 +21,7 @@ def started_game(store: RedisStore) -> tuple[str, int]:
 
 
 def test_every_redis_client_has_timeouts_chosen_for_its_use(redis_url):
-    components = build(redis_url, queue=False)
+    components = build(redis_url)
     kwargs = components.client.connection_pool.connection_kwargs
     assert kwargs["socket_timeout"] == CALL_TIMEOUTS["socket_timeout"] and kwargs["socket_connect_timeout"]
     reader = components.feed._reader()

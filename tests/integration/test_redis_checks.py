@@ -9,9 +9,9 @@ import sys
 
 import pytest
 
+from application.redis_checks import UnsafeRedis, refuse_unsafe_redis
 from events.embedded import EmbeddedRedis
 from service.app import create_app
-from service.checks import UnsafeRedis, refuse_unsafe_redis
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def test_bluemoon_refuses_a_redis_without_an_append_only_file_naming_the_setting
     env = {**os.environ, "REDIS_URL": stock_redis.url, "BLUEMOON_DATA": str(tmp_path / "unused")}
     env.pop("BLUEMOON_UNSAFE_REDIS", None)
     done = subprocess.run(
-        [sys.executable, "-m", "service.run", "--port", "0"], env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "cli.bluemoon", "--port", "0"], env=env, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 2
     assert "appendonly is 'no', must be 'yes'" in done.stderr and "BLUEMOON_UNSAFE_REDIS=1" in done.stderr

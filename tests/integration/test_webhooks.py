@@ -14,10 +14,10 @@ import pytest
 import redis
 from standardwebhooks.webhooks import Webhook
 
+from application.rq_handoff import RQHandoff
 from service.app import create_app
-from tests.e2e.client import CheckedClient
+from tests.api.client import CheckedClient
 from tests.integration.test_workers import Workers, wait_until
-from workers.queueing import RQTurns
 
 
 class Receiver:
@@ -74,7 +74,9 @@ def hooks_env(redis_url, monkeypatch):
     monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
     queue = f"test-{uuid.uuid4().hex[:8]}"
     client = redis.Redis.from_url(redis_url)
-    api = CheckedClient(create_app({"REDIS_CLIENT": client, "ON_TURN": RQTurns(client, queue=queue), "RATE_LIMIT": 0}))
+    api = CheckedClient(
+        create_app({"REDIS_CLIENT": client, "HANDOFF": RQHandoff(client, queue=queue), "RATE_LIMIT": 0})
+    )
     workers = Workers(redis_url, queue)
     yield api, workers
     workers.stop_all()
@@ -243,7 +245,9 @@ def test_a_webhook_that_keeps_failing_is_marked_failed_then_disabled_and_says_so
     assert {e["attempt"] for e in log if e["outcome"] == "failed"} == {3}  # after the last try
 
 
+@pytest.mark.slow
 def test_a_webhook_receiver_that_times_out_is_retried(hooks_env, receivers):
+    """Slow: the receiver must time out (5 s) before the retry."""
     log = deliveries_when(one_turn_started_delivery(hooks_env, receivers(("hang", 6.5), 200)), "delivered", 30)
     assert [(e["attempt"], e["outcome"]) for e in log] == [(2, "delivered"), (1, "retrying")]
     assert log[1]["status"] is None and "timed out" in log[1]["error"] and log[1]["ms"] >= 5000
@@ -264,7 +268,9 @@ def test_webhook_addresses_are_checked_again_at_delivery(hooks_env, receivers):
     assert receiver.requests == []
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_webhook_delivery_delivers_it_later_with_the_same_id(hooks_env, receivers):
+    """Slow: the killed delivery's 10 s lease must run out."""
     api, workers = hooks_env
     receiver = receivers(("hang", 4), 200)
     game, tokens, version = two_humans(api)

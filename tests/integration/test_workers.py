@@ -16,14 +16,15 @@ from pathlib import Path
 import pytest
 import redis
 
+from application.games import SeatSpec
+from application.handoff import CallbackHandoff
+from application.rq_handoff import RQHandoff
+from application.wiring import build
 from domain import Options
 from domain.options import Layout
 from domain.peoples import CANONICAL_DECK
 from events.outbox import Outbox
-from service.bootstrap import build
-from service.games import SeatSpec
 from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
-from workers.queueing import RQTurns
 
 
 @pytest.fixture
@@ -34,7 +35,7 @@ def queue_name():
 @pytest.fixture
 def service(redis_url, queue_name):
     client = redis.Redis.from_url(redis_url)
-    yield build(client=client, on_turn=RQTurns(client, queue=queue_name)).service
+    yield build(client=client, handoff=RQHandoff(client, queue=queue_name)).service
     client.close()
 
 
@@ -54,7 +55,7 @@ class Workers:
 
     def start(self, **env: str) -> subprocess.Popen:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "workers.run", "--queue", self.queue],
+            [sys.executable, "-m", "cli.bluemoon_worker", "--queue", self.queue],
             env={**os.environ, "REDIS_URL": self.url, "BLUEMOON_QUEUE": self.queue, **env},
             start_new_session=True,
             stdout=subprocess.DEVNULL,
@@ -147,7 +148,9 @@ def slow_bot_game(service) -> str:
     ).game
 
 
+@pytest.mark.slow
 def test_a_worker_and_its_horse_killed_mid_turn_cost_one_lease_then_the_turn_is_played_once(service, workers):
+    """Slow: the killed job's 10 s lease must run out."""
     game = slow_bot_game(service)
     slow = workers.start(BOT_STEP_DELAY="1.5")
 
@@ -180,10 +183,12 @@ class FailingHandOff:
         raise ConnectionError("enqueue failed after the append")
 
 
+@pytest.mark.slow
 def test_a_hand_off_that_fails_after_the_append_still_gets_the_bot_turn_played_once(redis_url, workers):
+    """Slow: the failed hand-off's 10 s lease must run out."""
     client = redis.Redis.from_url(redis_url)
     failing = FailingHandOff()
-    service = build(client=client, on_turn=failing).service
+    service = build(client=client, handoff=CallbackHandoff(failing)).service
     created = service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0)
     assert failing.calls == 1  # the fault happened: the append stood, the enqueue did not
     assert service.store.outbox_entry(created.game) is not None
@@ -195,9 +200,11 @@ def test_a_hand_off_that_fails_after_the_append_still_gets_the_bot_turn_played_o
     client.close()
 
 
+@pytest.mark.slow
 def test_a_dispatcher_that_dies_between_its_claim_and_the_enqueue_loses_nothing(redis_url, workers):
+    """Slow: the dead dispatcher's 10 s lease must run out."""
     client = redis.Redis.from_url(redis_url)
-    service = build(client=client, queue=False).service  # appends write the outbox; nobody hands on
+    service = build(client=client).service  # appends write the outbox; nobody hands on
     created = service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0)
     claims = Outbox(client).claim(created.game)  # a dispatcher claims the turn ... and dies here
     assert [c.name for c in claims] == [created.game] and Outbox(client).claim(created.game) == []  # leased

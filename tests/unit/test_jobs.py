@@ -10,18 +10,19 @@ import fakeredis
 import pytest
 from rq import Queue, SimpleWorker
 
+from application.games import SeatSpec
+from application.handoff import CallbackHandoff
+from application.rq_handoff import RQHandoff
+from application.wiring import build
 from domain import Options
-from service.bootstrap import build
-from service.games import SeatSpec
-from workers.jobs import play
-from workers.queueing import RQTurns
+from workers.turn_jobs import play
 
 
 @pytest.fixture
 def rq_env():
     client = fakeredis.FakeRedis()
     queue = Queue("test", connection=client)
-    components = build(client=client, on_turn=RQTurns(client, queue="test"))
+    components = build(client=client, handoff=RQHandoff(client, queue="test"))
     return client, queue, components.service
 
 
@@ -122,19 +123,19 @@ def test_a_deadline_after_the_human_has_played_does_nothing(rq_env):
 
 
 def test_a_bot_that_raises_falls_back_to_greedy_logs_it_and_the_turn_ends(rq_env, monkeypatch, caplog):
-    import workers.jobs
+    import workers.turn_jobs
     from domain import IllegalCommand
 
     client, queue, service = rq_env
     created = service.create(Options(2), [SeatSpec("bot", level="mcts"), SeatSpec("human")], first_player=0)
-    real = workers.jobs.bots.choose
+    real = workers.turn_jobs.bots.choose
 
     def broken(state, seat, level, rnd, **kw):
         if level == "mcts":
             raise IllegalCommand("relocated", "a bug inside the search")
         return real(state, seat, level, rnd, **kw)
 
-    monkeypatch.setattr(workers.jobs.bots, "choose", broken)
+    monkeypatch.setattr(workers.turn_jobs.bots, "choose", broken)
     assert play(service, created.game, 0, 1, "mcts", "bot") == "done"
     assert service.state(created.game).turn.seat == 1
     actors = {s.actor for s in service.store.read(created.game) if s.actor.startswith("bot:")}
@@ -147,7 +148,7 @@ def test_a_turn_claimed_again_and_again_falls_back_to_greedy_then_to_ending_the_
 
     client = fakeredis.FakeRedis()
     handed = []
-    service = build(client=client, on_turn=handed.append).service
+    service = build(client=client, handoff=CallbackHandoff(handed.append)).service
     created = service.create(Options(2), [SeatSpec("bot", level="mcts"), SeatSpec("human")], first_player=0)
     clock = [events.outbox.now_ms()]
     monkeypatch.setattr(events.outbox, "now_ms", lambda: clock[0])

@@ -6,21 +6,22 @@ import json
 
 import fakeredis
 
+from application.games import SeatSpec
+from application.handoff import CallbackHandoff
+from application.webhook_subscriptions import Webhooks, deliveries
+from application.wiring import build
 from domain import Options
 from domain.commands import EndTurn
 from domain.events import GameEnded
 from events.outbox import now_ms
 from events.serialization import StoredEvent
-from service.bootstrap import build
-from service.games import SeatSpec
-from service.webhooks import Webhooks, deliveries
 
 
 def test_webhook_deadline_warning_is_due_in_the_last_quarter_and_cleared_when_the_turn_ends(monkeypatch):
     monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "example.test")
     monkeypatch.setattr("socket.getaddrinfo", lambda *a, **k: [(2, 1, 6, "", ("203.0.113.5", 80))])
     client = fakeredis.FakeRedis()
-    service = build(client=client, on_turn=lambda ticket: None).service
+    service = build(client=client, handoff=CallbackHandoff(lambda ticket: None)).service
     created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0, turn_deadline=600)
     hook = Webhooks(client).create(created.game, 1, "http://example.test/hook", ["turn.deadline_near"])
     name = f"wh:{created.game}:{hook['id']}:deadline"

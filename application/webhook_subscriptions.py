@@ -2,7 +2,7 @@
 every event) by a signed POST to its own server, in the Standard Webhooks form.
 
 Deliveries are outbox entries written by the same append as the events that cause them
-(events/store.py ``OutboxWrite``), so none is lost; workers/webhooks.py delivers them with
+(events/store.py ``OutboxWrite``), so none is lost; workers/webhook_delivery.py delivers them with
 retries. A webhook belongs to one seat and sees only what that seat may see.
 """
 

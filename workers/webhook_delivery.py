@@ -22,9 +22,9 @@ from typing import Any
 
 from standardwebhooks.webhooks import Webhook
 
+from application.webhook_subscriptions import LOG_SIZE, Target, UnsafeUrl, check_url
 from events import keys
 from events.outbox import Outbox, now_ms
-from service.webhooks import LOG_SIZE, Target, UnsafeUrl, check_url
 
 log = logging.getLogger("bluemoon.webhooks")
 

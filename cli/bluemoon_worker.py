@@ -17,9 +17,8 @@ import time
 import redis
 from rq import Worker
 
-from service.bootstrap import build, redis_url
-
-from .queueing import QUEUE
+from application.rq_handoff import QUEUE, RQHandoff
+from application.wiring import build, connect, redis_url
 
 log = logging.getLogger("bluemoon.worker")
 DISPATCH_EVERY = (
@@ -30,7 +29,8 @@ DISPATCH_EVERY = (
 def dispatch_forever(url: str, stop: threading.Event, every: float = DISPATCH_EVERY) -> None:
     """Hand every due outbox entry to RQ, for ever: bot turns whose first hand-off failed,
     turns whose job died (their lease ran out) and human turns whose deadline passed."""
-    service = build(url).service
+    client = connect(url)
+    service = build(url, client, RQHandoff(client)).service
     pause = every
     while not stop.is_set():
         try:

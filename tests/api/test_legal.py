@@ -6,9 +6,9 @@ import json
 import random
 from dataclasses import replace
 
+from application.codec import dumps, legal_document
 from domain import Options, fold, new_game
 from domain.peoples import CANONICAL_DECK
-from service.codec import dumps, legal_document
 
 
 def test_legal_lists_the_reset_once_with_a_discard_choice_and_expands_on_request(api):

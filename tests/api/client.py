@@ -16,7 +16,7 @@ from openapi_core.contrib.werkzeug import (
 )
 from werkzeug.test import EnvironBuilder
 
-from workers.jobs import play
+from workers.turn_jobs import play
 
 
 def first_sse_event(body: bytes | str) -> dict[str, str]:

@@ -16,15 +16,16 @@ import os
 import random
 import time
 from collections.abc import Iterator
-from typing import TYPE_CHECKING
 
+from rq import get_current_job
+
+from application.games import GameService
+from application.rq_handoff import RQHandoff
+from application.wiring import build, connect
 from domain import Command, Game, bots, legal_commands, view
 from domain.commands import EndTurn
 from domain.errors import CommandError
 from events.store import IdempotencyConflict, WrongExpectedVersion
-
-if TYPE_CHECKING:
-    from service.games import GameService
 
 log = logging.getLogger("bluemoon.jobs")
 
@@ -34,16 +35,12 @@ BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2}
 
 def _service() -> GameService:
     """The service on the worker's own connection, handing further turns to the same queue."""
-    from rq import get_current_job
-
-    from service.bootstrap import build
-
-    from .queueing import RQTurns
 
     job = get_current_job()
     if job is None:
-        return build(os.environ["REDIS_URL"]).service
-    return build(client=job.connection, on_turn=RQTurns(job.connection, queue=job.origin)).service
+        client = connect(os.environ["REDIS_URL"])
+        return build(client=client, handoff=RQHandoff(client)).service
+    return build(client=job.connection, handoff=RQHandoff(job.connection, queue=job.origin)).service
 
 
 def bot_seed(game: str, version: int, seat: int) -> str:

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import atexit
+import functools
 import os
 from dataclasses import dataclass
 from typing import Any
@@ -16,7 +17,8 @@ import redis
 from events.feed import BLOCK_MS, Feed
 from events.redis_store import RedisStore
 
-from .games import GameService, TurnHook
+from .games import GameService
+from .handoff import Handoff
 
 #: Socket timeouts of the service's own calls (short reads and Lua appends): during an outage
 #: they fail within seconds, and the API answers 503 instead of hanging.
@@ -52,22 +54,22 @@ def redis_url() -> str:
     return url
 
 
-def build(
-    url: str | None = None, client: Any = None, on_turn: TurnHook | None = None, queue: bool = True
-) -> Components:
-    """Everything the web and worker processes need. ``client`` overrides the connection
-    (fakeredis in unit tests); ``queue`` hands bot turns to RQ unless ``on_turn`` is given."""
+def connect(url: str) -> redis.Redis:
+    """A client for the service's own calls: a bounded pool with short timeouts."""
+    pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL_SIZE, timeout=POOL_WAIT, **CALL_TIMEOUTS)
+    return redis.Redis(connection_pool=pool)
+
+
+def build(url: str | None = None, client: Any = None, handoff: Handoff | None = None) -> Components:
+    """Everything the web and worker processes need. ``client`` is used as given (fakeredis in
+    unit tests); otherwise one is made for ``url`` (by default REDIS_URL, else the embedded
+    server). ``handoff`` takes the work the outbox hands on (RQ: application/rq_handoff.py);
+    without one, the work waits in the outbox for a process that has one."""
     if client is None:
         url = url or redis_url()
-        pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL_SIZE, timeout=POOL_WAIT, **CALL_TIMEOUTS)
-        client = redis.Redis(connection_pool=pool)
-        feed = Feed(client, lambda: redis.Redis.from_url(url, **READER_TIMEOUTS))
-    else:
-        feed = Feed(client, lambda: client)
+        client = connect(url)
+    # the feed's reader blocks, so it has a connection of its own where there is a URL to open one
+    feed = Feed(client, functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client)
     store = RedisStore(client)
-    if on_turn is None and queue:
-        from workers.queueing import RQTurns
-
-        on_turn = RQTurns(client)
-    service = GameService(client, store, on_turn, on_append=feed.publish, on_delivery=getattr(on_turn, "deliver", None))
+    service = GameService(client, store, handoff, on_append=feed.publish)
     return Components(client, store, service, url or "", feed)

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from tests.e2e.client import pick
+from tests.api.client import pick
 
 MAX_COMMANDS = 6000
 
@@ -33,6 +33,7 @@ def play_to_the_end(api, game: str, tokens: dict[int, str], rnd: random.Random) 
     raise AssertionError("the game did not end")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "seats",
     [
@@ -48,6 +49,7 @@ def play_to_the_end(api, game: str, tokens: dict[int, str], rnd: random.Random) 
     ids=["2-seats", "3-seats", "4-seats"],
 )
 def test_a_whole_game_over_http(api_real, seats):
+    """Slow: a whole game through the API on the real Redis, bots included."""
     api = api_real
     created = api.post("/games", json={"seats": seats, "edition": "cmon"})
     assert created.status_code == 201

@@ -7,7 +7,7 @@ import re
 import subprocess
 from pathlib import Path
 
-from tests.unit.catalogue_table import render
+from tests.tooling.catalogue_table import render
 
 ROOT = Path(__file__).resolve().parents[2]
 RULINGS = (ROOT / "docs" / "rulings.md").read_text()

@@ -8,6 +8,7 @@ import json
 import fakeredis
 import pytest
 
+from application.handoff import CallbackHandoff
 from events.keys import TOKENS
 
 
@@ -198,9 +199,11 @@ def test_unknown_game_is_404(api):
 
 def limited_api(**limits):
     from service.app import create_app
-    from tests.e2e.client import CheckedClient
+    from tests.api.client import CheckedClient
 
-    return CheckedClient(create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "ON_TURN": lambda t: None, **limits}))
+    return CheckedClient(
+        create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "HANDOFF": CallbackHandoff(lambda t: None), **limits})
+    )
 
 
 def test_writes_are_rate_limited_per_address_with_retry_after_and_ratelimit_headers():

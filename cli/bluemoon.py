@@ -1,4 +1,4 @@
-"""Run the whole service on one machine: ``bluemoon`` (or ``python -m service.run``).
+"""Run the whole service on one machine: ``bluemoon`` (or ``python -m cli.bluemoon``).
 
 Starts an embedded redis-server unless REDIS_URL is set, the web process (gunicorn, the
 Procfile's ``web`` line) and the worker processes (the ``worker`` line), and supervises them:
@@ -66,7 +66,7 @@ def commands(port: int, web_workers: int, bot_workers: int) -> list[Child]:
         "--bind",
         f"127.0.0.1:{port}",
     ]
-    worker = [sys.executable, "-m", "workers.run"]
+    worker = [sys.executable, "-m", "cli.bluemoon_worker"]
     return [Child("web", web)] + [Child(f"worker-{i + 1}", worker) for i in range(bot_workers)]
 
 
@@ -126,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         wait_for(int(url.rsplit(":", 1)[1].split("/")[0]), redis_child.process)
         children.insert(0, redis_child)
     env = {**os.environ, "REDIS_URL": url}
-    from .checks import UnsafeRedis, refuse_unsafe_redis
+    from application.redis_checks import UnsafeRedis, refuse_unsafe_redis
 
     try:
         refuse_unsafe_redis(url)

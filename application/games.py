@@ -1,13 +1,13 @@
-"""The application service: load a game, let the domain decide, append the events.
+"""The games use case: create a game, take its seats, play a command exactly once.
 
 It is the only caller of ``decide`` outside tests and bots, and it owns what is not a rule
-of the game: seat tokens and invites, idempotency keys, the index, and asking the workers to
-play a bot's turn.
+of the game: seat tokens and invites, idempotency keys, the index, and the work the events
+start (a bot's turn, a deadline, webhook deliveries), written with them to the outbox and
+handed to the workers (application/handoff.py).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import logging
@@ -22,10 +22,9 @@ import redis
 
 from domain import Command, Event, Game, Options, decide, fold, new_game
 from domain.city import Cell
-from domain.events import TurnStarted
 from domain.scenario import Position, scenario_game
 from events import keys
-from events.outbox import Claim, Outbox, now_ms
+from events.outbox import Outbox, now_ms
 from events.projection import GameIndex
 from events.serialization import StoredEvent, now
 from events.store import (
@@ -35,41 +34,13 @@ from events.store import (
     WrongExpectedVersion,
 )
 
-from . import webhooks
+from . import webhook_subscriptions as webhooks
 from .codec import command_to_json
 from .errors import Forbidden, NotFound, SeatTaken, Unauthorized
+from .handoff import Dispatcher, Handoff
+from .repository import GameRepository
+from .turns import TurnTicket, starts_work, turn_entry
 
-
-@dataclass(frozen=True)
-class TurnTicket:
-    """A turn the workers must play: a bot's, or a human's whose deadline has passed. It is
-    the payload of the game's outbox entry, written with the events that start the turn."""
-
-    game: str
-    version: int  #: the version when the turn started
-    seat: int
-    turn: int  #: the turn number; a job for a turn that is over does nothing
-    level: str  #: bot level, or ``pass`` to end a late human's turn
-    reason: str  #: ``bot`` or ``deadline``
-    deadline_ms: int | None = None  #: for a deadline: when it passes (epoch ms), shown in views
-    tries: int = 1  #: which claim of the outbox entry this is (2 and more: an earlier job died)
-    played_as: str | None = None  #: the level the job plays, when a fallback replaces ``level``
-
-    def payload(self) -> str:
-        """The outbox entry's text: the turn, without how this claim plays it."""
-        doc = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("tries", "played_as")}
-        return json.dumps(doc, sort_keys=True)
-
-    @classmethod
-    def from_payload(cls, payload: str, tries: int = 1) -> TurnTicket:
-        return cls(**json.loads(payload), tries=tries)
-
-    @property
-    def job_id(self) -> str:
-        return f"{self.reason}-{self.game}-{self.version}-{self.tries}"
-
-
-TurnHook = Callable[[TurnTicket], None]
 log = logging.getLogger("bluemoon.games")
 NOT_A_SEAT = "the token is not a seat of this game"
 
@@ -110,17 +81,16 @@ class GameService:
         self,
         client: Any,
         store: EventStore,
-        on_turn: TurnHook | None = None,
+        handoff: Handoff | None = None,
         on_append: Callable[[str, list[StoredEvent]], None] | None = None,
-        on_delivery: Callable[[Claim], None] | None = None,
     ) -> None:
         self.client = client
         self.store = store
+        self.games = GameRepository(store)
         self.index = GameIndex(client)
-        self.on_turn = on_turn
-        self.on_append = on_append  #: told of every append (the live feed of this process)
         self.outbox = Outbox(client)
-        self.on_delivery = on_delivery  #: enqueues a claimed webhook delivery
+        self.dispatcher = Dispatcher(self.outbox, handoff)
+        self.on_append = on_append  #: told of every append (the live feed of this process)
 
     # -- creation and seats ---------------------------------------------------------------
 
@@ -170,7 +140,7 @@ class GameService:
             self.client.hset(keys.TOKENS, mapping=tokens)
         state = fold(events)
         settings = {**{k: json.loads(v) for k, v in meta.items()}, "webhooks": []}
-        outbox = [self._outbox_write(game, state, settings)]
+        outbox = [turn_entry(game, state, settings)]
         self.store.append(game, 0, events, actor="system", command_id="create", command_hash="create", outbox=outbox)
         self._after_append(game, state, settings, outbox)
         return Created(game, state.version, public)
@@ -278,13 +248,13 @@ class GameService:
     # -- reading --------------------------------------------------------------------------
 
     def state(self, game: str) -> Game:
-        state = self.store.load(game)
+        state = self.games.load(game)
         if state is None:
             raise NotFound(f"no game {game}")
         return state
 
     def state_at(self, game: str, version: int) -> Game:
-        state = self.store.state_at(game, version)
+        state = self.games.state_at(game, version)
         if state is None:
             raise NotFound(f"no game {game}")
         return state
@@ -319,7 +289,7 @@ class GameService:
         settings = settings if settings is not None else self.settings(game)
         # every event records the command that caused it, so an audit can judge the command again
         meta = json.dumps({**json.loads(meta), "command": command_json, "seat": command.seat, "version": state.version})
-        outbox = [self._outbox_write(game, new_state, settings)] if _starts_work(events, new_state) else []
+        outbox = [turn_entry(game, new_state, settings)] if starts_work(events, new_state) else []
         hooks = settings.get("webhooks")
 
         def deliveries(stored: list[StoredEvent]) -> list[OutboxWrite]:
@@ -347,7 +317,7 @@ class GameService:
         if appended.duplicate:
             return self._replay(game, key or "", command_hash, (command_hash, appended))
         stored = appended.stored
-        self.store._remember(game, new_state)
+        self.games.remember(game, new_state, state)
         if self.on_append is not None:
             self.on_append(game, stored)
         self._after_append(game, new_state, settings, outbox)
@@ -369,30 +339,6 @@ class GameService:
             duplicate=True,
         )
 
-    def _outbox_write(self, game: str, state: Game, settings: dict[str, Any]) -> OutboxWrite:
-        """The outbox entry for ``state``'s turn: a bot's turn (due now), a human's deadline
-        (due when it passes), or none."""
-        turn = state.turn
-        if state.finished or turn is None:
-            return OutboxWrite(game, None)
-        seat = settings["seats"][turn.seat]
-        if seat["kind"] == "bot":
-            ticket = TurnTicket(game, state.version, turn.seat, turn.number, seat.get("level") or "greedy", "bot")
-            return OutboxWrite(game, ticket.payload(), now_ms())
-        if settings.get("turn_deadline"):
-            due = now_ms() + int(settings["turn_deadline"]) * 1000
-            ticket = TurnTicket(
-                game,
-                state.version,
-                turn.seat,
-                turn.number,
-                settings.get("deadline_level") or "pass",
-                "deadline",
-                deadline_ms=due,
-            )
-            return OutboxWrite(game, ticket.payload(), due)
-        return OutboxWrite(game, None)
-
     def _after_append(self, game: str, state: Game, settings: dict[str, Any], outbox: list[OutboxWrite]) -> None:
         """Update the index; hand work that is due now (a bot's turn, webhook deliveries) to
         the workers at once (a dispatcher would, a moment later)."""
@@ -403,70 +349,5 @@ class GameService:
                 self.dispatch(write.name)
 
     def dispatch(self, name: str | None = None) -> int:
-        """Hand due outbox entries (only the entry ``name``, if given) to the workers; returns
-        how many. A failure here loses nothing: the entry stays leased and is claimed again
-        when the lease ends."""
-        if self.on_turn is None:
-            return 0
-        try:
-            claims = self.outbox.claim(name)
-        except redis.RedisError as error:
-            if name is None:
-                raise  # the dispatcher backs off
-            log.warning("could not claim %s now: %s (a dispatcher will)", name, error)
-            return 0
-        handed = 0
-        for claim in claims:
-            try:
-                if claim.name.startswith("wh:"):
-                    handed += self._deliver(claim)
-                else:
-                    handed += self._hand_on(TurnTicket.from_payload(claim.payload, claim.tries), claim.payload)
-            except Exception as error:
-                log.warning("could not hand on %s now: %s (it is claimed again after the lease)", claim.name, error)
-        return handed
-
-    def _deliver(self, claim: Claim) -> int:
-        """Enqueue a webhook delivery (its RQ job signs and posts it, and retries it later)."""
-        if self.on_delivery is None:
-            return 0
-        self.on_delivery(claim)
-        return 1
-
-    def _hand_on(self, ticket: TurnTicket, payload: str) -> int:
-        """Enqueue the claimed turn, unless the previous claim's job is merely still queued."""
-        waiting = getattr(self.on_turn, "waiting", None)
-        if ticket.tries > 1 and waiting is not None and waiting(dataclasses.replace(ticket, tries=ticket.tries - 1)):
-            self.outbox.renew(ticket.game, payload, tries=ticket.tries - 1)  # still queued, not lost
-            return 0
-        fallback = fallback_level(ticket)
-        if fallback != ticket.level:
-            log.warning(
-                "turn %s of %s: claim %d, playing it as %s instead of %s",
-                ticket.turn,
-                ticket.game,
-                ticket.tries,
-                fallback,
-                ticket.level,
-            )
-        assert self.on_turn is not None
-        self.on_turn(dataclasses.replace(ticket, played_as=fallback))
-        return 1
-
-
-#: Claims of one turn after which its bot level gives way: a job that died twice (a crash in
-#: the bot, a killed worker) is played by greedy, and after that the turn is simply ended.
-GREEDY_AFTER, PASS_AFTER = 2, 3
-
-
-def fallback_level(ticket: TurnTicket) -> str:
-    if ticket.tries > PASS_AFTER:
-        return "pass"
-    if ticket.tries > GREEDY_AFTER and ticket.level not in ("pass", "random"):
-        return "greedy"
-    return ticket.level
-
-
-def _starts_work(events: list[Event], state: Game) -> bool:
-    """Whether these events change what the workers must do: a turn starts, or the game ends."""
-    return state.finished or any(isinstance(e, TurnStarted) for e in events)
+        """Hand due outbox entries (only ``name``, if given) to the workers; returns how many."""
+        return self.dispatcher.dispatch(name)

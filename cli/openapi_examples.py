@@ -4,7 +4,7 @@
 a dev dependency: this runs when the document is generated, never in the service) and keeps
 each operation's request and response bodies. Randomness is fixed (``os.urandom`` is seeded
 for the session) and timestamps are set to one instant, so the document is reproducible and
-tests/e2e/test_openapi.py can check that the committed file is current. Every example is thus a
+tests/api/test_openapi.py can check that the committed file is current. Every example is thus a
 body the service really sent; the contract tests check them against their schemas too.
 """
 
@@ -38,17 +38,21 @@ def _short(doc: dict[str, Any], key: str = "events") -> dict[str, Any]:
 
 
 class _Workers:
-    """Stands in for the queue: keeps bot turns and webhook deliveries to run in-process."""
+    """Stands in for the queue (a Handoff): keeps bot turns and webhook deliveries to run
+    in-process."""
 
     def __init__(self) -> None:
         self.turns: list[Any] = []
         self.deliveries: list[Any] = []
 
-    def __call__(self, ticket: Any) -> None:
+    def play(self, ticket: Any) -> None:
         self.turns.append(ticket)
 
-    def deliver(self, claim: Any) -> None:
+    def deliver(self, claim: Any, job_id: str) -> None:
         self.deliveries.append(claim)
+
+    def queued(self, job_id: str) -> bool:
+        return False
 
 
 def record() -> dict[str, dict[str, Any]]:
@@ -66,13 +70,12 @@ def record() -> dict[str, dict[str, Any]]:
 def _session() -> dict[str, dict[str, Any]]:
     import fakeredis
 
-    from workers import webhooks as deliveries
-    from workers.jobs import play
-
-    from .app import create_app
+    from service.app import create_app
+    from workers import webhook_delivery as deliveries
+    from workers.turn_jobs import play
 
     workers = _Workers()
-    app = create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "ON_TURN": workers, "RATE_LIMIT": 0, "SSE_SECONDS": 0})
+    app = create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "HANDOFF": workers, "RATE_LIMIT": 0, "SSE_SECONDS": 0})
     app.logger.disabled = True  # the requests of the recording are not worth a log line each
     service = app.extensions["bluemoon"].service
     http = app.test_client()

@@ -6,13 +6,12 @@ from __future__ import annotations
 import copy
 import json
 import random
-import subprocess
-import sys
 
 import pytest
 
-from service.auditing import audit_log
-from tests.e2e.test_full_games import play_to_the_end
+from application.handoff import CallbackHandoff
+from application.log_audit import audit_log
+from tests.api.test_full_games import play_to_the_end
 
 
 @pytest.fixture(scope="module")
@@ -21,10 +20,12 @@ def finished_log():
     import fakeredis
 
     from service.app import create_app
-    from tests.e2e.client import CheckedClient
+    from tests.api.client import CheckedClient
 
     box: list = []
-    api = CheckedClient(create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "ON_TURN": box.append, "RATE_LIMIT": 0}))
+    api = CheckedClient(
+        create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "HANDOFF": CallbackHandoff(box.append), "RATE_LIMIT": 0})
+    )
     api.tickets = box
     created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}]}).json
     play_to_the_end(api, created["game"], {0: created["seats"][0]["token"]}, random.Random(7))
@@ -122,20 +123,6 @@ def test_an_explicit_setup_is_reported_as_explicit_not_drawn(api):
         log = {"seed": state.seed, "events": _events(service.store.read(created["game"]), None, revealed=True)}
     result = audit_log(log)
     assert result["setup"] == "explicit, not drawn (grid, first_player)"
-
-
-def test_the_audit_command_on_an_unfinished_game_says_so_clearly(server):
-    from tests.e2e.conftest import call
-
-    _, created = call(server, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
-    done = subprocess.run(
-        [sys.executable, "-m", "service.audit_cli", "--url", server, created["game"]],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 2 and "Traceback" not in done.stderr
-    assert "cannot audit" in done.stderr and "published when the game ends" in done.stderr
 
 
 def test_dropping_any_move_is_caught_even_when_the_log_is_renumbered(finished_log):

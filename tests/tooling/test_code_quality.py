@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -22,6 +24,8 @@ def test_ruff_format_leaves_every_file_as_it_is():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.mark.slow
 def test_every_package_type_checks():
+    """Slow: mypy checks every package."""
     result = _run("mypy")  # the packages and settings are [tool.mypy]'s
     assert result.returncode == 0, result.stdout + result.stderr

@@ -3,9 +3,9 @@ scenario in the view, the index and the audit, and played on under the ordinary 
 
 from __future__ import annotations
 
+from application.log_audit import audit_log
 from domain.catalogue import BUILDINGS
 from domain.peoples import CARDS
-from service.auditing import audit_log
 
 BUILDING = "library"
 

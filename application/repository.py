@@ -1,0 +1,62 @@
+"""The games' current states, as this process knows them: the application's repository.
+
+Streams only grow, so a state kept from an earlier request plus the events after it is the
+current state: a request folds only what is new, not the whole game. The store (events/)
+keeps the events and the snapshots; this cache of recent states belongs to the application.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+
+from domain import Game
+from events.store import SNAPSHOT_EVERY, EventStore, StreamBehind
+
+STATE_CACHE = 2048  #: games whose latest state a process keeps in memory
+
+
+class GameRepository:
+    def __init__(self, store: EventStore, size: int = STATE_CACHE) -> None:
+        self.store = store
+        self.size = size
+        self._states: OrderedDict[str, Game] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def load(self, game: str) -> Game | None:
+        """The current state: the kept one brought up to date, else the store's (from its
+        snapshot). A stream that came back shorter than the kept state (Redis lost its last
+        writes in a crash, a failover or a restore) drops it, and the store folds the game
+        again from the stream as it now is."""
+        kept = self._states.get(game)
+        if kept is None:
+            state = self.store.load(game)
+        else:
+            try:
+                state = self.store.advance(game, kept)
+            except StreamBehind:
+                self.forget(game)
+                state = self.store.load(game)
+        if state is not None:
+            self.remember(game, state, kept)
+        return state
+
+    def remember(self, game: str, state: Game, before: Game | None = None) -> None:
+        """Keep ``state`` as ``game``'s current state, writing a snapshot each time the game
+        passes a multiple of SNAPSHOT_EVERY events (the store keeps only the newest)."""
+        before = before if before is not None else self._states.get(game)
+        if before is not None and state.version // SNAPSHOT_EVERY > before.version // SNAPSHOT_EVERY:
+            self.store.save_snapshot(game, state)
+        with self._lock:
+            self._states[game] = state
+            self._states.move_to_end(game)
+            while len(self._states) > self.size:
+                self._states.popitem(last=False)
+
+    def forget(self, game: str) -> None:
+        with self._lock:
+            self._states.pop(game, None)
+
+    def state_at(self, game: str, version: int) -> Game | None:
+        """The state after ``version`` events (time travel), folded from the start."""
+        return self.store.state_at(game, version)

@@ -1,0 +1,61 @@
+"""The hand-off to RQ: one job per claim of an outbox entry (application/handoff.py). The web
+process and the workers each build one on their own connection and hand it to the wiring."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from rq import Queue
+from rq.exceptions import NoSuchJobError
+from rq.job import Job, JobStatus
+
+from events.outbox import Claim
+
+from .turns import TurnTicket
+
+QUEUE = os.environ.get("BLUEMOON_QUEUE", "bluemoon")
+JOB_TIMEOUT = 60  #: seconds; a bot turn takes far less
+DELIVERY_TIMEOUT = 30  #: seconds; a delivery waits at most 5 s for its receiver
+
+
+class RQHandoff:
+    """Enqueue ``workers.turn_jobs.play_turn`` for each turn and ``workers.webhook_delivery.deliver``
+    for each delivery. No RQ retry: a job that dies stops renewing its outbox lease, and the
+    dispatcher claims the entry again (a turn with a fallback level after repeated failures)."""
+
+    def __init__(self, connection: Any, queue: str = QUEUE) -> None:
+        self.queue = Queue(queue, connection=connection)
+
+    def play(self, ticket: TurnTicket) -> None:
+        self.queue.enqueue(
+            "workers.turn_jobs.play_turn",
+            ticket.game,
+            ticket.seat,
+            ticket.turn,
+            ticket.played_as or ticket.level,
+            ticket.reason,
+            payload=ticket.payload(),
+            job_id=ticket.job_id,
+            job_timeout=JOB_TIMEOUT,
+            result_ttl=600,
+            failure_ttl=86_400,
+        )
+
+    def deliver(self, claim: Claim, job_id: str) -> None:
+        self.queue.enqueue(
+            "workers.webhook_delivery.deliver",
+            claim.name,
+            claim.payload,
+            job_id=job_id,
+            job_timeout=DELIVERY_TIMEOUT,
+            result_ttl=600,
+            failure_ttl=86_400,
+        )
+
+    def queued(self, job_id: str) -> bool:
+        try:
+            status = Job.fetch(job_id, connection=self.queue.connection).get_status()
+        except NoSuchJobError:
+            return False
+        return status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)
