@@ -36,8 +36,8 @@ from events.store import (
 
 from . import webhook_subscriptions as webhooks
 from .codec import command_to_json
-from .errors import Forbidden, NotFound, SeatTaken, Unauthorized
 from .handoff import Dispatcher, Handoff
+from .refusals import Forbidden, NotFound, SeatTaken, Unauthorized
 from .repository import GameRepository
 from .turns import TurnTicket, starts_work, turn_entry
 

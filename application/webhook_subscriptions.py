@@ -27,7 +27,7 @@ from events.serialization import StoredEvent, now
 from events.store import OutboxWrite
 
 from .codec import event_to_json
-from .errors import NotFound, ServiceError
+from .refusals import NotFound, ServiceError
 
 KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
 MAX_PER_SEAT = 10

@@ -17,9 +17,9 @@ from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from application import webhook_subscriptions as webhooks
 from application.codec import command_from_json, dumps, event_to_json, legal_document
-from application.errors import NotFinished, NotFound, PreconditionRequired, Unauthorized
 from application.games import GameService, SeatSpec
 from application.log_audit import audit_log
+from application.refusals import NotFinished, NotFound, PreconditionRequired, Unauthorized
 from domain import Edition, Layout, Options, redact, view
 from domain.catalogue import BUILDINGS
 from domain.scenario import Position

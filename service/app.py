@@ -15,8 +15,8 @@ from typing import Any
 from flask import Flask, Response, g, request, send_from_directory
 from werkzeug.exceptions import RequestURITooLarge
 
-from application.errors import NotFound
 from application.redis_checks import refuse_unsafe_redis
+from application.refusals import NotFound
 from application.rq_handoff import RQHandoff
 from application.wiring import build, connect, redis_url
 

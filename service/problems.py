@@ -9,7 +9,7 @@ from flask import Flask, Response, jsonify, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
-from application.errors import ServiceError
+from application.refusals import ServiceError
 from domain import IllegalCommand, InvalidCommand
 from events.store import IdempotencyConflict, WrongExpectedVersion
 

@@ -1,4 +1,5 @@
-"""The service's own refusals, each mapped once to an RFC 9457 problem in ``problems``."""
+"""The application's own refusals (not the rules': those are domain/errors.py), each mapped once to an
+RFC 9457 problem response by service/problems.py."""
 
 from __future__ import annotations
 
