@@ -46,7 +46,7 @@ class LastEventId(fields.Field[int | None]):
         return _VERSION.deserialize(text) if text else None
 
 
-class Seconds(fields.Float):
+class Seconds(fields.Field[float]):
     """How long a long poll may wait: 0 to the app's MAX_WAIT (live.MAX_WAIT unless configured)."""
 
     def _deserialize(self, value: Any, attr: str | None, data: Any, **kwargs: Any) -> float:
@@ -67,6 +67,7 @@ class Page(Parameters):
     wait = Seconds(
         load_default=0,
         metadata={
+            "type": "number",
             "minimum": 0,
             "maximum": live.MAX_WAIT,
             "description": f"Seconds (0 to {live.MAX_WAIT:g}) to wait for a new event when there is none yet.",
