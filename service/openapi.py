@@ -98,7 +98,7 @@ TAGS = {
 
 
 def paths(converter: FieldConverterMixin) -> dict[str, dict[str, Any]]:
-    """The declared operations, path by path in the order declared."""
+    """The declared operations by path, in the order of ``routes.OPERATIONS``."""
     found: dict[str, dict[str, Any]] = {}
     for operation in OPERATIONS:
         found.setdefault(operation.path, {})[operation.method] = _operation(operation, converter)

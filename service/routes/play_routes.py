@@ -42,7 +42,8 @@ class Expand(Parameters):
 )
 def legal(game: str, caller: Caller, query: Body) -> Answer:
     state = service().state(game)
-    return {"game": game, **legal_document(state, caller.seat, query["expand"])}, etag(state.version)  # type: ignore[arg-type]
+    legal = legal_document(state, caller.seat, query["expand"])  # type: ignore[arg-type]
+    return {"game": game, **legal}, etag(state.version)
 
 
 class ETagVersion(fields.Field[int | None]):
