@@ -1,7 +1,9 @@
 """Examples for openapi.yaml, recorded from the real API rather than written by hand.
 
 ``record()`` plays a short scripted session against the app on an in-memory Redis (fakeredis,
-a dev dependency: this runs when the document is generated, never in the service) and keeps
+a dev dependency: this runs when the document is generated, never in the service); everything
+it imports is imported before the randomness is fixed, so that the session draws the same
+values whoever calls it and keeps
 each operation's request and response bodies. Randomness is fixed (``os.urandom`` is seeded
 for the session) and timestamps are set to one instant, so the document is reproducible and
 tests/api/test_openapi.py can check that the committed file is current. Every example is thus a
@@ -14,6 +16,12 @@ import random
 import re
 from typing import Any
 from unittest import mock
+
+import fakeredis  # a dev dependency: the document is written by developers, never by the service
+
+from service.app import create_app
+from workers import webhook_delivery as deliveries
+from workers.turn_jobs import play
 
 INSTANT = "2026-11-26T12:00:00"
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?")
@@ -68,12 +76,6 @@ def record() -> dict[str, dict[str, Any]]:
 
 
 def _session() -> dict[str, dict[str, Any]]:
-    import fakeredis
-
-    from service.app import create_app
-    from workers import webhook_delivery as deliveries
-    from workers.turn_jobs import play
-
     workers = _Workers()
     app = create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "HANDOFF": workers, "RATE_LIMIT": 0, "SSE_SECONDS": 0})
     app.logger.disabled = True  # the requests of the recording are not worth a log line each

@@ -9,10 +9,9 @@ import re
 import sys
 import time
 import uuid
-from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response, g, request, send_from_directory
+from flask import Flask, Response, g, request
 from werkzeug.exceptions import RequestURITooLarge
 
 from application.redis_checks import refuse_unsafe_redis
@@ -21,9 +20,8 @@ from application.rq_handoff import RQHandoff
 from application.wiring import build, connect, redis_url
 
 from . import http_extras, live, problems, ratelimit
-from .api import api
+from .routes import api, pages
 
-ROOT = Path(__file__).resolve().parent.parent
 MAX_URL = 2048  #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
 GAME_ID = re.compile(r"[0-9a-f]{32}")  #: the ids GameService.create makes
 DEFAULTS: dict[str, Any] = {
@@ -80,54 +78,6 @@ def _logging(app: Flask) -> None:
         return response
 
 
-def _docs(app: Flask) -> None:
-    import swagger_ui_bundle
-
-    assets = Path(swagger_ui_bundle.swagger_ui_path)
-
-    @app.get("/openapi.yaml")
-    def openapi() -> Response:
-        return send_from_directory(ROOT, "openapi.yaml", mimetype="application/yaml")
-
-    @app.get("/openapi.json")
-    def openapi_json() -> Response:
-        """The same document as JSON, for tools that want it so."""
-        if "openapi_json" not in app.extensions:
-            import yaml
-
-            app.extensions["openapi_json"] = json.dumps(yaml.safe_load((ROOT / "openapi.yaml").read_text()))
-        return Response(app.extensions["openapi_json"], mimetype="application/json")
-
-    @app.get("/rulings")
-    def rulings() -> Response:
-        """The rulings the service plays by (docs/rulings.md), as Markdown."""
-        return send_from_directory(ROOT / "docs", "rulings.md", mimetype="text/markdown")
-
-    @app.get("/docs")
-    def docs() -> Response:
-        page = (Path(__file__).parent / "docs.html").read_text()
-        return Response(page, mimetype="text/html")
-
-    @app.get("/docs/assets/<path:name>")
-    def docs_assets(name: str) -> Response:
-        return send_from_directory(assets, name)
-
-    web = Path(__file__).parent / "web"
-
-    @app.get("/")
-    def lobby() -> Response:
-        """The play-by-web lobby: plain files that use only the public API."""
-        return send_from_directory(web, "index.html", mimetype="text/html")
-
-    @app.get("/play/<game>")
-    def play_page(game: str) -> Response:
-        return send_from_directory(web, "play.html", mimetype="text/html")
-
-    @app.get("/web/<path:name>")
-    def web_assets(name: str) -> Response:
-        return send_from_directory(web, name)
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(DEFAULTS)
@@ -152,7 +102,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     ratelimit.install(app, api, components.url if app.config["REDIS_CLIENT"] is None else "memory://")
     app.register_blueprint(api)
     http_extras.install(app)
-    _docs(app)
+    app.register_blueprint(pages)
 
     @app.before_request
     def _sane_url() -> None:

@@ -1,23 +1,27 @@
-"""The OpenAPI document, built from the marshmallow schemas (written to openapi.yaml by
-``python -m cli.write_openapi``, with examples recorded by cli/openapi_examples.py).
+"""The OpenAPI document (written to openapi.yaml by ``python -m cli.write_openapi``).
 
-The schemas are the single source; the paths below only say which schema each operation
-takes and returns. tests/api/test_openapi.py fails when the committed file is out of date.
+The operations are those declared next to their views (service/routes/, by service/operation.py),
+their shapes the marshmallow schemas; this module adds what every operation shares (problems,
+X-Request-ID, examples recorded from the real API, links) and the webhooks section.
+tests/api/test_openapi.py fails when the committed file is out of date.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import yaml
 from apispec import APISpec
 from apispec.ext.marshmallow import MarshmallowPlugin
+from apispec.ext.marshmallow.field_converter import FieldConverterMixin
+from marshmallow import fields
 
-from . import live, openapi_types, schemas
-from .api import MAX_VERSION
-
-PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+from . import openapi_types, schemas
+from .operation import PROBLEM, Operation, PathParameters, Reply
+from .requests import instance
+from .routes import OPERATIONS
 
 
 def _json(schema: str) -> dict[str, Any]:
@@ -80,413 +84,65 @@ RATE_HEADERS = {
 }
 
 
-SSE_EVENT = {
-    "type": "object",
-    "properties": {
-        "id": {"type": "string", "description": "The event's seq: send it back as Last-Event-ID to resume."},
-        "event": {"type": "string", "description": "The event's type, e.g. ContributionMade."},
-        "data": {"type": "string", "description": "The Event object as JSON (see components.schemas.Event)."},
-        "retry": {"type": "string"},
-    },
-}
-GAME = {"name": "game", "in": "path", "required": True, "schema": {"type": "string"}, "description": "Game id."}
-AUTH: list[dict[str, list[str]]] = [{"seatToken": []}]
-HOOK = {"name": "hook", "in": "path", "required": True, "schema": {"type": "string"}, "description": "Webhook id."}
-OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
-ETAG = {
-    "ETag": {
-        "description": 'The game\'s version, quoted (`"12"`); on a compressed response with the '
-        'encoding appended (`"12:gzip"`). Send it back unchanged in If-Match or If-None-Match.',
-        "schema": {"type": "string"},
-    }
+TAGS = {
+    "games": "Create, list, join and look at games.",
+    "play": "Your legal commands, and playing one.",
+    "follow": "Events as they happen, and the game at any past version.",
+    "webhooks": "Signed POSTs to your server when your turn begins, and more.",
+    "audit": "The full log and the re-judged game, once it has ended.",
+    "service": "This document, the rulings, the building catalogue, health, and the play-by-web pages.",
 }
 
 
-def paths() -> dict[str, dict[str, Any]]:
-    return {
-        "/games": {
-            "post": {
-                "operationId": "createGame",
-                "summary": "Create a game; human seats get their secret token now.",
-                "requestBody": {"required": True, "content": _json("CreateGame")},
-                "responses": {
-                    "201": {"description": "Created.", "content": _json("Created"), "headers": ETAG},
-                    **_problems(400, 413, 415, 422, 429),
-                },
-            },
-            "get": {
-                "operationId": "listGames",
-                "summary": "List games, newest first; with a token, your games.",
-                "security": OPTIONAL_AUTH,
-                "parameters": [
-                    {"name": "status", "in": "query", "schema": {"type": "string", "enum": ["active", "finished"]}},
-                    {
-                        "name": "my_turn",
-                        "in": "query",
-                        "schema": {"type": "boolean"},
-                        "description": "Only games where it is the token's seat's turn.",
-                    },
-                ],
-                "responses": {"200": {"description": "Games.", "content": _json("GameList")}, **_problems(401, 422)},
-            },
-        },
-        "/games/{game}": {
-            "get": {
-                "operationId": "getGame",
-                "summary": "The game as your seat (with a token) or a spectator sees it.",
-                "security": OPTIONAL_AUTH,
-                "parameters": [
-                    GAME,
-                    {
-                        "name": "If-None-Match",
-                        "in": "header",
-                        "schema": {"type": "string"},
-                        "description": "An ETag you hold: when the game is still at that version the answer is 304 "
-                        "with no body.",
-                    },
-                ],
-                "responses": {
-                    "200": {"description": "The view.", "content": _json("GameView"), "headers": ETAG},
-                    "304": {"description": "Not modified since the If-None-Match version."},
-                    **_problems(403, 404),
-                },
-            }
-        },
-        "/games/{game}/seats/{seat}/join": {
-            "post": {
-                "operationId": "joinSeat",
-                "summary": "Take an open seat with its invite; returns the seat token.",
-                "parameters": [GAME, {"name": "seat", "in": "path", "required": True, "schema": {"type": "integer"}}],
-                "requestBody": {"required": True, "content": _json("Join")},
-                "responses": {
-                    "201": {"description": "Joined.", "content": _json("Joined")},
-                    **_problems(400, 403, 404, 409, 413, 415, 422, 429),
-                },
-            }
-        },
-        "/games/{game}/legal": {
-            "get": {
-                "operationId": "legalCommands",
-                "summary": "Every legal command for your seat, ready to post back.",
-                "description": "Compact by default: contributions are the minimal payments (one per combination of "
-                "interchangeable cards), and the Reset is one `end_turn` plus `end_turn_discards`, the "
-                "cards it may discard, instead of every combination of them.",
-                "security": AUTH,
-                "parameters": [
-                    GAME,
-                    {
-                        "name": "expand",
-                        "in": "query",
-                        "schema": {"type": "boolean", "default": False},
-                        "description": "Also list `end_turn` with every combination of discards.",
-                    },
-                ],
-                "responses": {
-                    "200": {
-                        "description": "Legal commands (empty when it is not your turn).",
-                        "content": _json("Legal"),
-                        "headers": ETAG,
-                    },
-                    **_problems(401, 403, 404, 422),
-                },
-            }
-        },
-        "/games/{game}/commands": {
-            "post": {
-                "operationId": "postCommand",
-                "summary": "Play a command, exactly once per Idempotency-Key.",
-                "security": AUTH,
-                "parameters": [
-                    GAME,
-                    {
-                        "name": "Idempotency-Key",
-                        "in": "header",
-                        "schema": {"type": "string", "minLength": 1, "maxLength": 200},
-                        "description": "Retrying with the same key returns the original outcome and changes nothing.",
-                    },
-                    {
-                        "name": "If-Match",
-                        "in": "header",
-                        "schema": {"type": "string"},
-                        "description": "The version you played against, quoted (or send expected_version).",
-                    },
-                ],
-                "requestBody": {"required": True, "content": _json("CommandRequest")},
-                "responses": {
-                    "200": {
-                        "description": "Applied (or replayed).",
-                        "content": _json("CommandResult"),
-                        "headers": ETAG,
-                    },
-                    **_problems(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 429),
-                },
-            }
-        },
-        "/games/{game}/events": {
-            "get": {
-                "operationId": "listEvents",
-                "summary": "Events after a version, redacted for you; long-poll with wait.",
-                "description": (
-                    f"At most {live.PAGE} events per page, oldest first; pass `next_after` as `after` for the "
-                    f"next page. With `wait`, when there is no event after `after` yet, the request waits up to "
-                    f"`wait` seconds (at most {live.MAX_WAIT:g}) for one, and answers 200 with an empty page if "
-                    "none comes."
-                ),
-                "security": OPTIONAL_AUTH,
-                "parameters": [
-                    GAME,
-                    {
-                        "name": "after",
-                        "in": "query",
-                        "schema": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION, "default": 0},
-                        "description": "The last version you have; events after it are returned.",
-                    },
-                    {
-                        "name": "wait",
-                        "in": "query",
-                        "schema": {"type": "number", "minimum": 0, "maximum": live.MAX_WAIT, "default": 0},
-                        "description": f"Seconds (0 to {live.MAX_WAIT:g}) to wait for a new event when there is none yet.",
-                    },
-                ],
-                "responses": {
-                    "200": {
-                        "description": "A page of events (empty when `wait` passed with none).",
-                        "content": _json("EventPage"),
-                    },
-                    **_problems(403, 404, 422),
-                },
-            }
-        },
-        "/games/{game}/stream": {
-            "get": {
-                "operationId": "streamEvents",
-                "summary": "Server-Sent Events: each event as 'id: <seq>', 'event: <type>', 'data: <Event JSON>'; resume with Last-Event-ID.",
-                "description": (
-                    f"The stream starts with `retry: {live.SSE_RETRY_MS}` (EventSource reconnects after "
-                    f"{live.SSE_RETRY_MS} ms), then sends every event after `after` (or after `Last-Event-ID`), "
-                    f"then each new event as it happens. When {live.SSE_KEEPALIVE:g} s pass without an event it "
-                    f"sends a comment line (`: keep-alive`). After {live.SSE_SECONDS:g} s the stream ends "
-                    "cleanly with a comment; EventSource then reconnects with `Last-Event-ID` and misses nothing."
-                ),
-                "security": OPTIONAL_AUTH,
-                "parameters": [
-                    GAME,
-                    {
-                        "name": "after",
-                        "in": "query",
-                        "schema": {"type": "integer", "minimum": 0, "maximum": MAX_VERSION},
-                        "description": "Start after this version; takes precedence over Last-Event-ID.",
-                    },
-                    {
-                        "name": "Last-Event-ID",
-                        "in": "header",
-                        "schema": {"type": "string", "pattern": "^ *[0-9]{0,15} *$"},
-                        "description": "The last event id received (what EventSource sends when it reconnects). "
-                        "Empty counts as absent: the stream starts after version 0.",
-                    },
-                ],
-                "responses": {
-                    "200": {
-                        "description": f"An event stream that ends after {live.SSE_SECONDS:g} s; reconnect to resume. "
-                        "The schema is that of one event of the stream.",
-                        "content": {"text/event-stream": {"schema": SSE_EVENT}},
-                        "headers": {
-                            "Cache-Control": {"description": "`no-cache`.", "schema": {"type": "string"}},
-                            "X-Accel-Buffering": {
-                                "description": "`no`: tells a proxy in front not to buffer the stream.",
-                                "schema": {"type": "string"},
-                            },
-                        },
-                    },
-                    **_problems(403, 404, 422),
-                },
-            }
-        },
-        "/games/{game}/webhooks": {
-            "post": {
-                "operationId": "createWebhook",
-                "summary": "Ask to be told by a signed POST (Standard Webhooks) when your turn begins, and more.",
-                "description": "The response holds the signing `secret`, shown only now. Each delivery is a POST with "
-                "`webhook-id`, `webhook-timestamp` and `webhook-signature` headers (see the top-level "
-                "`webhooks`); retried with back-off (5 s, 30 s, 2 min, 10 min, 1 h) on a timeout or a "
-                "non-2xx answer, with the same `webhook-id`; a webhook whose deliveries fail 5 times in a "
-                "row is disabled.",
-                "security": AUTH,
-                "parameters": [GAME],
-                "requestBody": {"required": True, "content": _json("WebhookRequest")},
-                "responses": {
-                    "201": {
-                        "description": "Created; keep the secret.",
-                        "content": _json("WebhookCreated"),
-                        "headers": {"Location": {"description": "The webhook.", "schema": {"type": "string"}}},
-                    },
-                    **_problems(400, 401, 403, 404, 413, 415, 422),
-                },
-            },
-            "get": {
-                "operationId": "listWebhooks",
-                "summary": "Your seat's webhooks (without their secrets).",
-                "security": AUTH,
-                "parameters": [GAME],
-                "responses": {
-                    "200": {"description": "Webhooks.", "content": _json("WebhookList")},
-                    **_problems(401, 403, 404),
-                },
-            },
-        },
-        "/games/{game}/webhooks/{hook}": {
-            "delete": {
-                "operationId": "deleteWebhook",
-                "summary": "Stop a webhook; its pending deliveries are dropped.",
-                "security": AUTH,
-                "parameters": [GAME, HOOK],
-                "responses": {"204": {"description": "Deleted."}, **_problems(401, 403, 404)},
-            },
-        },
-        "/games/{game}/webhooks/{hook}/deliveries": {
-            "get": {
-                "operationId": "listWebhookDeliveries",
-                "summary": "The webhook's last delivery attempts: time, status, duration.",
-                "security": AUTH,
-                "parameters": [GAME, HOOK],
-                "responses": {
-                    "200": {"description": "Attempts, newest first.", "content": _json("DeliveryLog")},
-                    **_problems(401, 403, 404),
-                },
-            },
-        },
-        "/games/{game}/versions/{version}": {
-            "get": {
-                "operationId": "getGameAtVersion",
-                "summary": "The game as you saw it at a past version (time travel).",
-                "security": OPTIONAL_AUTH,
-                "parameters": [
-                    GAME,
-                    {
-                        "name": "version",
-                        "in": "path",
-                        "required": True,
-                        "schema": {"type": "integer", "minimum": 1, "maximum": 2**53 - 1},
-                    },
-                ],
-                "responses": {
-                    "200": {"description": "The view then.", "content": _json("GameView"), "headers": ETAG},
-                    **_problems(403, 404),
-                },
-            }
-        },
-        "/games/{game}/log": {
-            "get": {
-                "operationId": "getLog",
-                "summary": "The full, unredacted event log and the seed, once the game has ended.",
-                "parameters": [GAME],
-                "responses": {"200": {"description": "The log.", "content": _json("Log")}, **_problems(404, 409)},
-            }
-        },
-        "/games/{game}/audit": {
-            "get": {
-                "operationId": "auditGame",
-                "summary": "Re-derive every shuffle from the revealed seed and judge every recorded command again.",
-                "description": "Each event's `meta.command` (with `meta.seat` and `meta.version`) records the command "
-                "that caused it; the audit replays the rules on each and compares the events, checks "
-                "every copy of the seed, and says whether the setup was drawn or given explicitly.",
-                "parameters": [GAME],
-                "responses": {"200": {"description": "The checks.", "content": _json("Audit")}, **_problems(404, 409)},
-            }
-        },
-        "/openapi.yaml": {
-            "get": {
-                "operationId": "openapi",
-                "summary": "This document.",
-                "responses": {
-                    "200": {
-                        "description": "OpenAPI 3.1",
-                        "content": {
-                            "application/yaml": {"schema": {"type": "object", "description": "This document as YAML."}}
-                        },
-                    }
-                },
-            }
-        },
-        "/openapi.json": {
-            "get": {
-                "operationId": "openapiJson",
-                "summary": "This document, as JSON.",
-                "responses": {
-                    "200": {
-                        "description": "OpenAPI 3.1",
-                        "content": {"application/json": {"schema": {"type": "object"}}},
-                    }
-                },
-            }
-        },
-        "/rulings": {
-            "get": {
-                "operationId": "rulings",
-                "summary": "The rulings the service plays by, with the building catalogue.",
-                "responses": {
-                    "200": {"description": "Markdown", "content": {"text/markdown": {"schema": {"type": "string"}}}}
-                },
-            }
-        },
-        "/catalogue": {
-            "get": {
-                "operationId": "catalogue",
-                "summary": "Every building's spaces and rewards (static: cacheable for a day).",
-                "responses": {
-                    "200": {
-                        "description": "The building catalogue",
-                        "content": _json("Catalogue"),
-                        "headers": {
-                            "Cache-Control": {"schema": {"type": "string"}, "example": "public, max-age=86400"}
-                        },
-                    }
-                },
-            }
-        },
-        "/": {
-            "get": {
-                "operationId": "lobby",
-                "summary": "The play-by-web lobby: create a game, share its seats, list your games.",
-                "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}},
-            }
-        },
-        "/play/{game}": {
-            "get": {
-                "operationId": "playPage",
-                "summary": "A seat's page (`#token=…` in the fragment) or a spectator's, built on this API alone.",
-                "parameters": [GAME],
-                "responses": {
-                    "200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}},
-                    "404": {"description": "Not a game id the service makes.", "content": PROBLEM},
-                },
-            }
-        },
-        "/docs": {
-            "get": {
-                "operationId": "docs",
-                "summary": "Interactive documentation (works offline).",
-                "responses": {"200": {"description": "HTML", "content": {"text/html": {"schema": {"type": "string"}}}}},
-            }
-        },
-        "/healthz": {
-            "get": {
-                "operationId": "health",
-                "summary": "The process is up.",
-                "responses": {"200": {"description": "OK", "content": _json("Health")}},
-            }
-        },
-        "/readyz": {
-            "get": {
-                "operationId": "ready",
-                "summary": "Redis is reachable; `redis` says whether it is configured to keep games.",
-                "responses": {
-                    "200": {"description": "Ready", "content": _json("Health")},
-                    **_problems(503, limited=False),
-                },
-            }
-        },
-    }
+def paths(converter: FieldConverterMixin) -> dict[str, dict[str, Any]]:
+    """The declared operations by path, in the order of ``routes.OPERATIONS``."""
+    found: dict[str, dict[str, Any]] = {}
+    for operation in OPERATIONS:
+        found.setdefault(operation.path, {})[operation.method] = _operation(operation, converter)
+    return found
+
+
+def _operation(operation: Operation, converter: FieldConverterMixin) -> dict[str, Any]:
+    doc: dict[str, Any] = {"operationId": operation.id, "summary": operation.summary}
+    if operation.description:
+        doc["description"] = operation.description
+    if operation.security is not None:
+        doc["security"] = operation.security
+    segments = instance(PathParameters).fields
+    parameters = [_parameter(segments[name], "path", converter) for name in re.findall(r"\{(\w+)\}", operation.path)]
+    for location, declared in (("query", operation.query), ("header", operation.headers)):
+        if declared is not None:
+            parameters += [_parameter(field, location, converter) for field in instance(declared).fields.values()]
+    if parameters:
+        doc["parameters"] = parameters
+    if operation.body is not None:
+        doc["requestBody"] = {"required": True, "content": _json(operation.body.__name__)}
+    doc["responses"] = {str(status): _reply(reply) for status, reply in operation.responses.items()}
+    if operation.problems is not None:
+        doc["responses"].update(_problems(*operation.problems, limited=operation.rate_limited))
+    doc["tags"] = [operation.tag]
+    return doc
+
+
+def _parameter(field: fields.Field[Any], location: str, converter: FieldConverterMixin) -> dict[str, Any]:
+    schema = converter.field2property(field)
+    description = schema.pop("description", None)
+    parameter: dict[str, Any] = {"name": field.data_key or field.name, "in": location}
+    if location == "path" or field.required:
+        parameter["required"] = True
+    parameter["schema"] = schema
+    if description:
+        parameter["description"] = description
+    return parameter
+
+
+def _reply(reply: Reply) -> dict[str, Any]:
+    doc: dict[str, Any] = {"description": reply.description}
+    if reply.body is not None:
+        doc["content"] = reply.body if isinstance(reply.body, dict) else _json(reply.body.__name__)
+    if reply.headers is not None:
+        doc["headers"] = reply.headers
+    return doc
 
 
 COMPONENTS = [
@@ -515,12 +171,14 @@ COMPONENTS = [
 
 
 def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The document, with ``recorded`` (operationId -> request and response bodies) as examples."""
+    """The document, with ``recorded`` (operationId -> request and response bodies, from
+    cli/openapi_examples.py) as examples."""
+    marshmallow = MarshmallowPlugin()
     spec = APISpec(
         title="Blue Moon City",
         version="1.0.0",
         openapi_version="3.1.0",
-        plugins=[MarshmallowPlugin()],
+        plugins=[marshmallow],
         info={"description": (Path(__file__).parent / "api_intro.md").read_text() + _limits_text()},
     )
     spec.components.security_scheme(
@@ -533,7 +191,8 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
     )
     for name in COMPONENTS:
         spec.components.schema(name, schema=getattr(schemas, name))
-    for path, operations in paths().items():
+    assert marshmallow.converter is not None  # set up by APISpec
+    for path, operations in paths(marshmallow.converter).items():
         spec.path(path=path, operations=operations)
     document = spec.to_dict()
     _tags_and_examples(document, recorded)
@@ -543,25 +202,6 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
     openapi_types.name_enums(document)
     document["webhooks"] = {kind: _webhook(kind) for kind in schemas.WEBHOOK_KINDS}
     return document
-
-
-TAGS = {
-    "games": ("Create, list, join and look at games.", ["createGame", "listGames", "getGame", "joinSeat"]),
-    "play": ("Your legal commands, and playing one.", ["legalCommands", "postCommand"]),
-    "follow": (
-        "Events as they happen, and the game at any past version.",
-        ["listEvents", "streamEvents", "getGameAtVersion"],
-    ),
-    "webhooks": (
-        "Signed POSTs to your server when your turn begins, and more.",
-        ["createWebhook", "listWebhooks", "deleteWebhook", "listWebhookDeliveries"],
-    ),
-    "audit": ("The full log and the re-judged game, once it has ended.", ["getLog", "auditGame"]),
-    "service": (
-        "This document, the rulings, the building catalogue, health, and the play-by-web pages.",
-        ["openapi", "openapiJson", "rulings", "catalogue", "docs", "health", "ready", "lobby", "playPage"],
-    ),
-}
 
 
 _GAME = {"game": "$response.body#/game"}
@@ -606,13 +246,11 @@ REQUEST_ID_HEADER = {"description": "The request's id as logged: yours, or one m
 
 
 def _tags_and_examples(document: dict[str, Any], recorded: dict[str, dict[str, Any]]) -> None:
-    """Tag every operation and give it examples recorded from the real API."""
-    document["tags"] = [{"name": tag, "description": text} for tag, (text, _) in TAGS.items()]
-    tag_of = {op: tag for tag, (_, ops) in TAGS.items() for op in ops}
+    """Describe the tags and give every operation examples recorded from the real API."""
+    document["tags"] = [{"name": tag, "description": text} for tag, text in TAGS.items()]
     for item in document["paths"].values():
         for operation in item.values():
             op = operation["operationId"]
-            operation["tags"] = [tag_of[op]]
             operation.setdefault("parameters", []).append(REQUEST_ID_PARAMETER)
             for status, response in _problems(limited=False).items():  # any URL may be too long; any code may fail
                 if status in ("414", "500"):

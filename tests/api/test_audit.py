@@ -116,11 +116,11 @@ def test_an_explicit_setup_is_reported_as_explicit_not_drawn(api):
     ).json
     api.run_workers()
     service = api.app.extensions["bluemoon"].service
-    from service.api import _events
+    from service.requests import served_events
 
     state = service.state(created["game"])
     with api.app.test_request_context():
-        log = {"seed": state.seed, "events": _events(service.store.read(created["game"]), None, revealed=True)}
+        log = {"seed": state.seed, "events": served_events(service.store.read(created["game"]), None, revealed=True)}
     result = audit_log(log)
     assert result["setup"] == "explicit, not drawn (grid, first_player)"
 

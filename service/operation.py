@@ -1,0 +1,170 @@
+"""Each HTTP operation declared once, next to its view, by ``@Operation(...)``: it registers the
+Flask route, checks the caller's seat as ``security`` says, reads the JSON body, the headers and
+the query through their marshmallow schemas (a bad value raises ValidationError: a 422 problem
+naming the field), writes the view's answer through the declared response schema, and records
+the declaration (``DECLARED``), from which service/openapi.py writes openapi.yaml.
+
+A thin layer of the project's own on apispec rather than flask-smorest: the problem responses,
+the long poll, SSE and the ETag handling stay as they are (see the README)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from flask import Blueprint, Response, current_app, request
+from marshmallow import EXCLUDE, Schema, fields
+
+from application.codec import dumps
+
+from . import schemas
+from .requests import access, instance, json_body
+
+Body = dict[str, Any]
+#: What a view returns: a body (written through the declared success schema), a body with
+#: headers, or a whole Response (no body, 304, a stream, a file, a problem).
+Answer = Response | Body | tuple[Body, dict[str, str]]
+View = Callable[..., Answer]
+
+MAX_VERSION = 2**53 - 1  #: the largest version a JSON client can hold exactly
+AUTH: list[dict[str, list[str]]] = [{"seatToken": []}]
+OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+ETAG = {
+    "ETag": {
+        "description": 'The game\'s version, quoted (`"12"`); on a compressed response with the '
+        'encoding appended (`"12:gzip"`). Send it back unchanged in If-Match or If-None-Match.',
+        "schema": {"type": "string"},
+    }
+}
+#: Bodies the domain builds JSON-ready (views, event pages): written as they are, since the
+#: contract tests check every one against openapi.yaml.
+_PREBUILT = (schemas.GameView, schemas.CommandResult, schemas.EventPage, schemas.Log, schemas.Legal)
+
+
+class Caller(NamedTuple):
+    """Who calls, for an operation with ``security`` on a game: their seat (None for a
+    spectator) and the game's settings, read in the same round trip."""
+
+    seat: int | None
+    settings: dict[str, Any]
+
+
+class Parameters(Schema):
+    """Query or header parameters: others than those declared are ignored, as HTTP expects."""
+
+    class Meta:
+        unknown = EXCLUDE
+
+
+class PathParameters(Schema):
+    """The path's segments, the same wherever they appear. Flask's converters match them (an
+    Integer field makes an ``<int:…>`` rule); a value that names nothing is the view's 404."""
+
+    game = fields.String(metadata={"description": "Game id."})
+    seat = fields.Integer()
+    version = fields.Integer(metadata={"minimum": 1, "maximum": MAX_VERSION})
+    hook = fields.String(metadata={"description": "Webhook id."})
+
+
+class TrueOrFalse(fields.Boolean):
+    """``true`` or ``false`` as query text: marshmallow would also take 1, "yes", "True" and more."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(
+            truthy={"true"}, falsy={"false"}, error_messages={"invalid": "must be true or false"}, **kwargs
+        )
+
+
+@dataclass(frozen=True)
+class Reply:
+    """A documented answer: JSON by ``body`` when it is a schema, else ``body`` is its OpenAPI
+    content (or None for no body)."""
+
+    description: str
+    body: type[Schema] | dict[str, Any] | None = None
+    headers: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Operation:
+    """One operation, used as its view's decorator: ``method`` (``get``, ``post``, ``delete``) and
+    ``path``, in OpenAPI's form (``/games/{game}``), on ``blueprint``. ``problems`` lists its
+    problem statuses (414, 500, 503 and, when ``rate_limited``, 429 come with them); None for the
+    static documents and pages, which answer no problem of their own."""
+
+    blueprint: Blueprint
+    method: str
+    path: str
+    id: str
+    tag: str
+    summary: str
+    responses: dict[int, Reply]
+    description: str | None = None
+    security: list[dict[str, list[str]]] | None = None
+    query: type[Parameters] | None = None
+    headers: type[Parameters] | None = None
+    body: type[Schema] | None = None
+    problems: tuple[int, ...] | None = None
+    rate_limited: bool = True  #: False for the probes, which the limiter exempts (service/ratelimit.py)
+
+    def __call__(self, view: View) -> Callable[..., Response]:
+        @functools.wraps(view)
+        def handle(**path: Any) -> Response:
+            return self._write(view(**path, **self._read(path)))
+
+        self.blueprint.add_url_rule(_rule(self.path), view_func=handle, methods=[self.method.upper()])
+        DECLARED.append(self)
+        return handle
+
+    def _read(self, path: dict[str, Any]) -> dict[str, Any]:
+        """What the view takes besides the path, in the order the checks answer: who calls (with
+        ``security``, the caller's seat in the path's game: 401, 403, 404), then the body, the
+        headers and the query, each refused whole by a 422 naming its bad fields."""
+        read: dict[str, Any] = {}
+        if self.security is not None and "game" in path:
+            read["caller"] = Caller(*access(path["game"], required={} not in self.security))
+        if self.body is not None:
+            read["body"] = json_body(self.body)
+        if self.headers is not None:
+            parser = instance(self.headers)
+            read["headers"] = parser.load(_headers(parser))
+        if self.query is not None:
+            read["query"] = instance(self.query).load(request.args)
+        return read
+
+    def _write(self, answer: Answer) -> Response:
+        if isinstance(answer, Response):
+            return answer
+        body, headers = answer if isinstance(answer, tuple) else (answer, {})
+        status, reply = next((s, r) for s, r in self.responses.items() if 200 <= s < 300)
+        schema = reply.body
+        assert isinstance(schema, type), f"{self.id} answered a body, but its {status} has no JSON schema"
+        data = body if schema in _PREBUILT else instance(schema).dump(body)
+        response = current_app.response_class(dumps(data), status=status, mimetype="application/json")
+        response.headers.update(headers)
+        return response
+
+
+DECLARED: list[Operation] = []  #: every operation, in the order of declaration
+
+
+def _headers(parser: Schema) -> dict[str, str]:
+    """The request's headers that ``parser`` declares, by their declared names (HTTP's are
+    case-insensitive; the first of repeated ones, as ``request.headers.get`` gives)."""
+    names = [field.data_key or name for name, field in parser.fields.items()]
+    return {name: request.headers[name] for name in names if name in request.headers}
+
+
+def _rule(path: str) -> str:
+    """``/games/{game}/seats/{seat}/join`` as Flask's ``/games/<game>/seats/<int:seat>/join``."""
+    segments = instance(PathParameters).fields
+
+    def converter(found: re.Match[str]) -> str:
+        name = found.group(1)
+        return f"<int:{name}>" if isinstance(segments[name], fields.Integer) else f"<{name}>"
+
+    return re.sub(r"\{(\w+)\}", converter, path)

@@ -1,0 +1,122 @@
+"""What the routes share: the JSON body (with its nesting guard), bearer tokens and the caller's
+seat, ETags, and the game view and events as served."""
+
+from __future__ import annotations
+
+import functools
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import current_app, request
+from marshmallow import Schema
+from werkzeug.exceptions import BadRequest, UnsupportedMediaType
+
+from application.codec import event_to_json
+from application.games import GameService
+from application.refusals import Unauthorized
+from domain import redact, view
+from events.serialization import StoredEvent
+
+MAX_NESTING = 16  #: deeper JSON is refused before parsing (the parser recurses once per level)
+
+
+def service() -> GameService:
+    return current_app.extensions["bluemoon"].service
+
+
+@functools.cache
+def instance(schema: type[Schema]) -> Schema:
+    """One instance per schema: building a marshmallow schema costs more than using it."""
+    return schema()
+
+
+def _nesting(body: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (strings skipped)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in body:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
+
+
+def json_body(schema: type[Schema]) -> dict[str, Any]:
+    if not request.is_json:
+        raise UnsupportedMediaType("send a JSON body with 'Content-Type: application/json'")
+    if _nesting(request.get_data(cache=True)) > MAX_NESTING:
+        raise BadRequest(f"the JSON body is nested more than {MAX_NESTING} deep; a command is a flat object")
+    data = request.get_json(silent=False)
+    return instance(schema).load(data if data is not None else {})
+
+
+def tokens() -> list[str]:
+    header = request.headers.get("Authorization", "")
+    if not header.lower().startswith("bearer "):
+        return []
+    return [t.strip() for t in header[7:].split(",") if t.strip()]
+
+
+def access(game: str, required: bool) -> tuple[int | None, dict[str, Any]]:
+    """The caller's seat (None for a spectator) and the game's settings, in one round trip."""
+    found = tokens()
+    if not found and required:
+        raise Unauthorized("send 'Authorization: Bearer <seat token>'")
+    return service().access(game, found[0] if found else None)
+
+
+def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The domain's view plus what the service knows: the seats, the game's settings, and
+    when the current turn's deadline passes (so a client can show a countdown)."""
+    settings = settings if settings is not None else service().settings(game)
+    doc = view(state, seat)
+    doc["game"] = game
+    doc["seats"] = service().public_seats(game, settings["seats"])
+    deadline = settings.get("turn_deadline")
+    doc["settings"] = {
+        "turn_deadline": deadline,
+        "deadline_level": (settings.get("deadline_level") or "pass") if deadline else None,
+    }
+    if doc["turn"] is not None:
+        pending = settings.get("pending_turn")
+        due = (
+            pending.deadline_ms
+            if pending and pending.turn == state.turn.number and pending.reason == "deadline"
+            else None
+        )
+        doc["turn"]["deadline"] = (
+            None
+            if due is None
+            else datetime.fromtimestamp(due / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        )
+    return doc
+
+
+def served_events(stored: list[StoredEvent], seat: int | None, revealed: bool) -> list[dict[str, Any]]:
+    return [event_to_json(s, redact(s.event, seat, revealed=revealed)) for s in stored]
+
+
+def etag(version: int) -> dict[str, str]:
+    return {"ETag": f'"{version}"'}
+
+
+_ETAG = re.compile(r'\s*(?:W/)?"?([0-9]{1,16})(?::[a-z]+)?"?\s*')
+
+
+def etag_version(header: str) -> int | None:
+    """The version an ETag names: ``"12"``, weak ``W/"12"``, or ``"12:gzip"`` as compressed
+    responses carry it (each encoding is its own representation)."""
+    found = _ETAG.fullmatch(header)
+    return int(found.group(1)) if found else None

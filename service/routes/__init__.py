@@ -1,0 +1,24 @@
+"""The HTTP routes, one blueprint per feature, each operation declared once (service/operation.py).
+
+``api`` holds the API's blueprints, so that the rate limits set on it (service/ratelimit.py)
+apply to them all; ``pages`` (the static documents and pages) is registered beside it, unlimited."""
+
+from __future__ import annotations
+
+from flask import Blueprint
+
+from ..operation import DECLARED
+from .feed_routes import feeds
+from .game_routes import games
+from .meta_routes import meta, pages
+from .play_routes import play
+from .replay_routes import replay
+from .webhook_routes import webhooks
+
+API = (games, play, feeds, webhooks, replay, meta)
+api = Blueprint("api", __name__)
+for feature in API:
+    api.register_blueprint(feature)
+
+#: Every operation, blueprint by blueprint: the order of openapi.yaml's paths.
+OPERATIONS = sorted(DECLARED, key=lambda operation: [*API, pages].index(operation.blueprint))

@@ -1,0 +1,160 @@
+"""Games and seats: create a game, list games, look at one, join an open seat."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint, Response
+from marshmallow import ValidationError, fields
+from marshmallow.validate import OneOf
+
+from application.games import SeatSpec
+from application.refusals import Unauthorized
+from domain import Edition, Layout, Options
+from domain.scenario import Position
+
+from .. import schemas
+from ..operation import ETAG, OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply, TrueOrFalse
+from ..requests import etag, etag_version, game_view, service, tokens
+
+games = Blueprint("games", __name__)
+
+
+@Operation(
+    games,
+    "post",
+    "/games",
+    id="createGame",
+    tag="games",
+    summary="Create a game; human seats get their secret token now.",
+    body=schemas.CreateGame,
+    responses={201: Reply("Created.", schemas.Created, headers=ETAG)},
+    problems=(400, 413, 415, 422, 429),
+)
+def create_game(body: Body) -> Answer:
+    seats = [
+        SeatSpec(s["kind"], s.get("name"), s.get("level") or ("greedy" if s["kind"] == "bot" else None))
+        for s in body["seats"]
+    ]
+    options = Options(len(seats), Edition(body["edition"]), body["expansion"], Layout(body["layout"]))
+    setup = body.get("setup") or {}
+    grid = {p["tile"]: (p["row"], p["col"]) for p in setup["grid"]} if setup.get("grid") else None
+    if setup.get("first_player") is not None and setup["first_player"] >= len(seats):
+        raise ValidationError({"setup": {"first_player": [f"must be a seat number below {len(seats)}"]}})
+    try:
+        created = service().create(
+            options,
+            seats,
+            grid=grid,
+            deck=setup.get("deck"),
+            first_player=setup.get("first_player"),
+            turn_deadline=body.get("turn_deadline"),
+            deadline_level=body.get("deadline_level"),
+            scenario=_position(body["scenario"]) if body.get("scenario") else None,
+        )
+    except ValueError as error:  # the domain's check of an explicit grid or deck, or of a scenario
+        raise ValidationError({"scenario" if body.get("scenario") else "setup": [str(error)]}) from error
+    for seat in created.seats:
+        seat["open"] = seat["kind"] == "open"
+        if "invite" in seat:
+            seat["invite_url"] = f"/games/{created.game}/seats/{seat['seat']}/join"
+    return created.__dict__, {"Location": f"/games/{created.game}", **etag(created.version)}
+
+
+def _position(doc: dict[str, Any]) -> Position:
+    return Position(
+        hands=tuple(tuple(hand) for hand in doc["hands"]),
+        figures=tuple(doc["figures"]),
+        crystals=tuple(doc["crystals"]),
+        scales=tuple(doc["scales"]),
+        turn=doc["turn"],
+        markers=tuple((m["building"], m["space"], m["seat"]) for m in doc["markers"]),
+        obelisk=tuple(doc["obelisk"]),
+        dragons=tuple((d["dragon"], d["tile"]) for d in doc["dragons"]),
+        discard=tuple(doc["discard"]),
+        scale_supply=doc["scale_supply"],
+    )
+
+
+class GameFilter(Parameters):
+    status = fields.String(validate=OneOf(["active", "finished"], error="must be active or finished"))
+    my_turn = TrueOrFalse(metadata={"description": "Only games where it is the token's seat's turn."})
+
+
+@Operation(
+    games,
+    "get",
+    "/games",
+    id="listGames",
+    tag="games",
+    summary="List games, newest first; with a token, your games.",
+    security=OPTIONAL_AUTH,
+    query=GameFilter,
+    responses={200: Reply("Games.", schemas.GameList)},
+    problems=(401, 422),
+)
+def list_games(query: Body) -> Answer:
+    status, my_turn = query.get("status"), query.get("my_turn", False)
+    mine = service().games_of(tokens())
+    if my_turn and not mine:
+        raise Unauthorized("my_turn=true needs 'Authorization: Bearer <seat token>'")
+    games = []
+    source = [g for g in (service().index.get(g) for g in mine) if g] if mine else service().index.list(status)
+    for summary in source:
+        if status and summary["status"] != status:
+            continue
+        seat = mine.get(summary["game"])
+        summary.setdefault("scenario", False)  # indexed before scenario games existed
+        summary["my_seat"] = seat
+        summary["my_turn"] = None if seat is None else summary["turn"] == seat
+        if my_turn and not summary["my_turn"]:
+            continue
+        games.append(summary)
+    return {"games": games}
+
+
+class Conditional(Parameters):
+    if_none_match = fields.String(
+        data_key="If-None-Match",
+        metadata={
+            "description": "An ETag you hold: when the game is still at that version the answer is 304 with no body."
+        },
+    )
+
+
+@Operation(
+    games,
+    "get",
+    "/games/{game}",
+    id="getGame",
+    tag="games",
+    summary="The game as your seat (with a token) or a spectator sees it.",
+    security=OPTIONAL_AUTH,
+    headers=Conditional,
+    responses={
+        200: Reply("The view.", schemas.GameView, headers=ETAG),
+        304: Reply("Not modified since the If-None-Match version."),
+    },
+    problems=(403, 404),
+)
+def get_game(game: str, caller: Caller, headers: Body) -> Answer:
+    state = service().state(game)
+    if etag_version(headers.get("if_none_match", "")) == state.version:
+        return Response(status=304, headers=etag(state.version))
+    return game_view(game, state, caller.seat, caller.settings), etag(state.version)
+
+
+@Operation(
+    games,
+    "post",
+    "/games/{game}/seats/{seat}/join",
+    id="joinSeat",
+    tag="games",
+    summary="Take an open seat with its invite; returns the seat token.",
+    body=schemas.Join,
+    responses={201: Reply("Joined.", schemas.Joined)},
+    problems=(400, 403, 404, 409, 413, 415, 422, 429),
+)
+def join(game: str, seat: int, body: Body) -> Answer:
+    token = service().join(game, seat, body["invite"], body.get("name"))
+    return {"game": game, "seat": seat, "token": token}

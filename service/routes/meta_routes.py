@@ -1,0 +1,202 @@
+"""The service itself: this document, the rulings, the building catalogue, health, and the
+play-by-web pages. Two blueprints: ``meta`` is part of the rate-limited API; ``pages`` holds
+the static documents and pages, which are not limited."""
+
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import redis
+import swagger_ui_bundle
+import yaml
+from flask import Blueprint, Response, current_app, send_from_directory
+
+from domain.catalogue import BUILDINGS
+
+from .. import schemas
+from ..operation import PROBLEM, Answer, Operation, Reply
+from ..problems import unavailable
+from ..requests import service
+
+meta = Blueprint("meta", __name__)
+pages = Blueprint("pages", __name__)
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = Path(__file__).resolve().parents[1]
+WEB = PACKAGE / "web"
+HTML = {"text/html": {"schema": {"type": "string"}}}
+A_DAY = "public, max-age=86400"
+
+
+@functools.cache
+def _catalogue() -> dict[str, Any]:
+    """The building catalogue as served: built once, it never changes while the process runs."""
+    buildings = [
+        {
+            "building": b.id,
+            "name": b.name,
+            "spaces": [{"colour": s.colour.value if s.colour else "any", "value": s.value} for s in b.spaces],
+            "majority": asdict(b.majority),
+            "construction": asdict(b.construction),
+            "neighbourhood": asdict(b.neighbourhood),
+            "expansion": b.expansion,
+            "starting": b.starting,
+        }
+        for b in BUILDINGS.values()
+    ]
+    return {"buildings": buildings}
+
+
+@Operation(
+    meta,
+    "get",
+    "/catalogue",
+    id="catalogue",
+    tag="service",
+    summary="Every building's spaces and rewards (static: cacheable for a day).",
+    responses={
+        200: Reply(
+            "The building catalogue",
+            schemas.Catalogue,
+            headers={"Cache-Control": {"schema": {"type": "string"}, "example": A_DAY}},
+        )
+    },
+)
+def catalogue() -> Answer:
+    """Every building's spaces and rewards (R14): a client needs them to weigh where to build."""
+    return _catalogue(), {"Cache-Control": A_DAY}
+
+
+@Operation(
+    meta,
+    "get",
+    "/healthz",
+    id="health",
+    tag="service",
+    summary="The process is up.",
+    responses={200: Reply("OK", schemas.Health)},
+)
+def healthz() -> Answer:
+    return {"status": "ok"}
+
+
+@Operation(
+    meta,
+    "get",
+    "/readyz",
+    id="ready",
+    tag="service",
+    summary="Redis is reachable; `redis` says whether it is configured to keep games.",
+    responses={200: Reply("Ready", schemas.Health)},
+    problems=(503,),
+    rate_limited=False,
+)
+def readyz() -> Answer:
+    """Ready when Redis answers; reports whether it is configured to keep games."""
+    try:
+        service().client.ping()
+    except redis.RedisError as error:
+        return unavailable(f"Redis is unreachable: {type(error).__name__}")
+    return {"status": "ready", "redis": current_app.extensions["redis_check"]}
+
+
+@Operation(
+    pages,
+    "get",
+    "/openapi.yaml",
+    id="openapi",
+    tag="service",
+    summary="This document.",
+    responses={
+        200: Reply(
+            "OpenAPI 3.1",
+            {"application/yaml": {"schema": {"type": "object", "description": "This document as YAML."}}},
+        )
+    },
+)
+def openapi() -> Answer:
+    return send_from_directory(ROOT, "openapi.yaml", mimetype="application/yaml")
+
+
+@Operation(
+    pages,
+    "get",
+    "/openapi.json",
+    id="openapiJson",
+    tag="service",
+    summary="This document, as JSON.",
+    responses={200: Reply("OpenAPI 3.1", {"application/json": {"schema": {"type": "object"}}})},
+)
+def openapi_json() -> Answer:
+    """The same document as JSON, for tools that want it so."""
+    if "openapi_json" not in current_app.extensions:
+        current_app.extensions["openapi_json"] = json.dumps(yaml.safe_load((ROOT / "openapi.yaml").read_text()))
+    return Response(current_app.extensions["openapi_json"], mimetype="application/json")
+
+
+@Operation(
+    pages,
+    "get",
+    "/rulings",
+    id="rulings",
+    tag="service",
+    summary="The rulings the service plays by, with the building catalogue.",
+    responses={200: Reply("Markdown", {"text/markdown": {"schema": {"type": "string"}}})},
+)
+def rulings() -> Answer:
+    """The rulings the service plays by (docs/rulings.md), as Markdown."""
+    return send_from_directory(ROOT / "docs", "rulings.md", mimetype="text/markdown")
+
+
+@Operation(
+    pages,
+    "get",
+    "/",
+    id="lobby",
+    tag="service",
+    summary="The play-by-web lobby: create a game, share its seats, list your games.",
+    responses={200: Reply("HTML", HTML)},
+)
+def lobby() -> Answer:
+    """The play-by-web lobby: plain files that use only the public API."""
+    return send_from_directory(WEB, "index.html", mimetype="text/html")
+
+
+@Operation(
+    pages,
+    "get",
+    "/play/{game}",
+    id="playPage",
+    tag="service",
+    summary="A seat's page (`#token=…` in the fragment) or a spectator's, built on this API alone.",
+    responses={200: Reply("HTML", HTML), 404: Reply("Not a game id the service makes.", PROBLEM)},
+)
+def play_page(game: str) -> Answer:
+    return send_from_directory(WEB, "play.html", mimetype="text/html")
+
+
+@pages.get("/web/<path:name>")
+def web_assets(name: str) -> Response:
+    return send_from_directory(WEB, name)
+
+
+@Operation(
+    pages,
+    "get",
+    "/docs",
+    id="docs",
+    tag="service",
+    summary="Interactive documentation (works offline).",
+    responses={200: Reply("HTML", HTML)},
+)
+def docs() -> Answer:
+    return Response((PACKAGE / "docs.html").read_text(), mimetype="text/html")
+
+
+@pages.get("/docs/assets/<path:name>")
+def docs_assets(name: str) -> Response:
+    """Swagger UI's files, served from the installed bundle so /docs works offline."""
+    return send_from_directory(swagger_ui_bundle.swagger_ui_path, name)

@@ -1,0 +1,85 @@
+"""Looking back: the game at any past version, and once it has ended, the full log and the audit."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import Blueprint
+
+from application.log_audit import audit_log
+from application.refusals import NotFinished, NotFound
+from events.serialization import StoredEvent
+
+from .. import schemas
+from ..operation import ETAG, OPTIONAL_AUTH, Answer, Caller, Operation, Reply
+from ..requests import etag, game_view, served_events, service
+
+replay = Blueprint("replay", __name__)
+
+
+@Operation(
+    replay,
+    "get",
+    "/games/{game}/versions/{version}",
+    id="getGameAtVersion",
+    tag="follow",
+    summary="The game as you saw it at a past version (time travel).",
+    security=OPTIONAL_AUTH,
+    responses={200: Reply("The view then.", schemas.GameView, headers=ETAG)},
+    problems=(403, 404),
+)
+def at_version(game: str, version: int, caller: Caller) -> Answer:
+    svc = service()
+    current = svc.store.version(game)
+    if current == 0:
+        svc.state(game)
+    if not 1 <= version <= current:
+        raise NotFound(f"version must be 1..{current}")
+    return game_view(game, svc.state_at(game, version), caller.seat), etag(version)
+
+
+def _finished_log(game: str) -> tuple[Any, list[StoredEvent]]:
+    svc = service()
+    state = svc.state(game)
+    if not state.finished:
+        raise NotFinished("the full log, the seed and the audit are published when the game ends")
+    return state, svc.store.read(game)
+
+
+@Operation(
+    replay,
+    "get",
+    "/games/{game}/log",
+    id="getLog",
+    tag="audit",
+    summary="The full, unredacted event log and the seed, once the game has ended.",
+    responses={200: Reply("The log.", schemas.Log)},
+    problems=(404, 409),
+)
+def log(game: str) -> Answer:
+    state, stored = _finished_log(game)
+    return {
+        "game": game,
+        "seed": state.seed,
+        "commitment": state.commitment,
+        "events": served_events(stored, None, revealed=True),
+    }
+
+
+@Operation(
+    replay,
+    "get",
+    "/games/{game}/audit",
+    id="auditGame",
+    tag="audit",
+    summary="Re-derive every shuffle from the revealed seed and judge every recorded command again.",
+    description="Each event's `meta.command` (with `meta.seat` and `meta.version`) records the command "
+    "that caused it; the audit replays the rules on each and compares the events, checks "
+    "every copy of the seed, and says whether the setup was drawn or given explicitly.",
+    responses={200: Reply("The checks.", schemas.Audit)},
+    problems=(404, 409),
+)
+def audit_game(game: str) -> Answer:
+    state, stored = _finished_log(game)
+    log = {"seed": state.seed, "events": served_events(stored, None, revealed=True)}
+    return {"game": game, **audit_log(log)}
