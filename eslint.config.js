@@ -3,6 +3,7 @@ import js from "@eslint/js";
 import globals from "globals";
 
 export default [
+  { ignores: ["service/web/vendor/**"] }, // third-party files, served exactly as released
   js.configs.recommended,
   {
     files: ["service/web/**/*.js"],
