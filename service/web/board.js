@@ -1,9 +1,11 @@
 // The city drawn as SVG. A tile that a legal command can reach is a button (click, Enter or
 // Space); an open space that the player can pay now is one too. The page decides what they do.
+import { PEOPLES } from "/web/peoples.js";
+
 const SIZE = 120;
-// the cards' colours (as in app.css), and whether a space's number is written in white on them
-const FILL = { any: "#ddd", black: "#333", red: "#d94b3d", blue: "#3f78d8", grey: "#9aa0a6", green: "#3d9a52", brown: "#8d5b34", white: "#fff", yellow: "#f1cf3b" };
-const DARK = new Set(["black", "red", "blue", "green", "brown"]);
+// a space of any colour (the expansion's) is light grey, with its number in black
+const FILL = { any: "#ddd", ...Object.fromEntries(Object.entries(PEOPLES).map(([colour, p]) => [colour, p.fill])) };
+const DARK = new Set(Object.keys(PEOPLES).filter((colour) => PEOPLES[colour].dark));
 export const named = (tile) => tile.replaceAll("_", " ");
 
 function space(s, i, x, y, payable) {

@@ -6,21 +6,13 @@ import { api, esc, mySeats, remember } from "/web/api.js";
 import { board, listen, named, rewards } from "/web/board.js";
 import { advice, colourOf, described, matching, spent } from "/web/pay.js";
 import { verify } from "/web/fairness.js";
+import { words as said } from "/web/command_words.js";
+import { describe } from "/web/event_words.js";
+import { PEOPLES } from "/web/peoples.js";
 
 const game = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
 const problem = $("problem");
-const PEOPLES = {
-  black: ["Vulca", "1 puts the red dragon on any tile or outside the city; 2 moves it up to 3 steps."],
-  red: ["Terrah", "1 puts the green dragon on any tile or outside the city; 2 moves it up to 3 steps."],
-  blue: ["Aqua", "1 puts the blue dragon on any tile or outside the city; 2 moves it up to 3 steps."],
-  grey: ["Flit", "1 puts your figure on any tile; 2 gives two more steps."],
-  green: ["Khind", "joins any contribution as a wild 1; on green, its printed value."],
-  brown: ["Mimix", "two 1s or 2s together pay a wild 3; on brown, two 1s pay 3."],
-  white: ["Hoax", "1 makes up to 4 cards of one colour count as the space's colour; 2 makes 1 card."],
-  yellow: ["Pillar", "after an offering, one more at the next space: 1 crystal more with a 1, 2 more with a 2."],
-};
-const DRAGON = { black: "red", red: "green", blue: "blue" };
 const TO_TILE = new Set(["move", "fly_figure", "fly_dragon", "move_dragon", "use_action"]);
 let token = null;
 let seat = null;
@@ -49,6 +41,8 @@ async function start() {
   await load();
   follow();
 }
+
+const words = (c) => said(c, view, seat);
 
 // ---- the replay and the audits -------------------------------------------------------------
 const slider = $("version");
@@ -145,7 +139,7 @@ function drawHand(me) {
   for (const card of me.hand) groups[colourOf(card)].push(card);
   const discarding = legal !== null && paying === null;
   hand.innerHTML = Object.entries(groups).filter(([, cards]) => cards.length).map(([colour, cards]) => `<div class="people">
-      <span class="muted"><strong>${PEOPLES[colour][0]}</strong> <span class="power">${PEOPLES[colour][1]}</span></span>
+      <span class="muted"><strong>${PEOPLES[colour].name}</strong> <span class="power">${PEOPLES[colour].power}</span></span>
       ${cards.map((card) => {
         if (paying) return `<button type="button" class="card c-${colour}" data-card="${card}" aria-pressed="${ticked.includes(card)}">${card}</button>`;
         if (discarding) return `<label class="card c-${colour}"><input type="checkbox" name="discard" value="${card}" aria-label="discard ${card}">${card}</label>`;
@@ -160,23 +154,6 @@ function drawHand(me) {
       problem.textContent = `At the end of the turn you may discard at most ${most} card(s).`;
     };
   });
-}
-
-function words(c) {
-  const dragon = c.card ? DRAGON[colourOf(c.card)] : "";
-  switch (c.type) {
-    case "move": return `Walk to ${named(c.to)}`;
-    case "fly_figure": return `Fly to ${named(c.to)} with ${c.card} (Flit)`;
-    case "gain_steps": return `Two more steps with ${c.card} (Flit)`;
-    case "fly_dragon": return c.to ? `Put the ${dragon} dragon on ${named(c.to)} with ${c.card}` : `Put the ${dragon} dragon outside the city with ${c.card}`;
-    case "move_dragon": return `Move the ${dragon} dragon to ${named(c.to)} with ${c.card}`;
-    case "offer": {
-      const next = view.obelisk.find((o) => o.marker === null)?.value;
-      return c.pillar ? `Offer one more with ${c.pillar} (Pillar)` : `Offer ${next} crystals at the obelisk`;
-    }
-    case "use_action": return c.to ? `Main Hall: go to ${named(c.to)}` : `Use the ${named(view.players[seat].position)}'s action`;
-    default: return c.type;
-  }
 }
 
 function button(text, onclick, type = "", primary = false) {
@@ -309,37 +286,6 @@ async function play(command) {
 }
 
 // ---- live: the event stream ---------------------------------------------------------------
-function describe(event) {
-  const d = event.data;
-  const who = d.seat === undefined ? "" : `P${d.seat} `;
-  const cards = (n) => `${n} card${n === 1 ? "" : "s"}`;
-  switch (event.type) {
-    case "GameCreated": return `the game is set up for ${d.players} players`;
-    case "DeckShuffled": return "the deck is shuffled";
-    case "CardsDealt": return `${who}is dealt ${cards(d.count)}`;
-    case "PositionSet": return "the scenario's position is set";
-    case "TurnStarted": return `turn ${d.number}: P${d.seat}`;
-    case "FigureMoved": return `${who}steps to ${named(d.to)}`;
-    case "FigureFlown": return `${who}flies to ${named(d.to)} (${d.card})`;
-    case "StepsGained": return `${who}gains ${d.steps} steps (${d.card})`;
-    case "DragonFlown": case "DragonMoved": return `${who}sends the ${d.dragon} dragon to ${d.to ? named(d.to) : "outside the city"} (${d.card})`;
-    case "ContributionPhaseBegan": return `${who}has finished moving`;
-    case "ContributionMade": return `${who}pays ${named(d.building)} space ${d.space + 1} with ${d.cards.join(", ")}`;
-    case "Rewarded": return `${who}gets ${d.crystals ?? "some"} crystals, ${d.scales} scale(s) (${d.reason})`;
-    case "BuildingCompleted": return `${named(d.building)} is rebuilt`;
-    case "ScalesScored": return "the golden scales are scored";
-    case "OfferingMade": return `${who}makes an offering (${d.cost} crystals)`;
-    case "ActionUsed": return `${who}uses the ${named(d.building)}${d.to ? ` to go to ${named(d.to)}` : ""}`;
-    case "CardsDiscarded": return `${who}discards ${cards(d.cards.length)}`;
-    case "DeckReshuffled": return "the discard pile is shuffled into a new deck";
-    case "CardsDrawn": return `${who}draws ${cards(d.count)}`;
-    case "AsideJoined": return `${who}takes ${cards(d.count)} won this turn into the hand`;
-    case "TurnEnded": return `${who}ends the turn`;
-    case "GameEnded": return `the game ends (${d.reason})`;
-    default: return `${who}${event.type}`;
-  }
-}
-
 let reload = null;
 let newest = 0;
 async function follow() {
