@@ -2,11 +2,27 @@
 import js from "@eslint/js";
 import globals from "globals";
 
+// Text reaches the page only through html.js (lit-html's templates, which escape every value):
+// writing HTML as a string anywhere else is how a player's name became script once.
+const HTML_STRINGS = "Write HTML through html.js's templates and render(), which escape every value";
+const noHtmlStrings = [
+  ...["innerHTML", "outerHTML", "insertAdjacentHTML", "setHTMLUnsafe", "createContextualFragment"].map((property) => ({ property })),
+  ...["write", "writeln"].map((property) => ({ object: "document", property })),
+].map((rule) => ({ ...rule, message: HTML_STRINGS }));
+
 export default [
+  { ignores: ["service/web/vendor/**"] }, // third-party files, served exactly as released
   js.configs.recommended,
   {
     files: ["service/web/**/*.js"],
     languageOptions: { ecmaVersion: 2022, sourceType: "module", globals: globals.browser },
-    rules: { "no-unused-vars": "error", eqeqeq: "error", "prefer-const": "error" },
+    rules: {
+      "no-unused-vars": "error",
+      eqeqeq: "error",
+      "prefer-const": "error",
+      "no-restricted-properties": ["error", ...noHtmlStrings],
+      "no-restricted-imports": ["error", { patterns: [{ group: ["**/vendor/*"], message: "import lit-html through /web/html.js" }] }],
+    },
   },
+  { files: ["service/web/html.js"], rules: { "no-restricted-imports": "off" } },
 ];

@@ -23,13 +23,6 @@ export async function api(method, path, body, token, headers = {}, retries = 2) 
   return { ok: response.ok, status: response.status, body: parsed, problem, etag: response.headers.get("ETag") };
 }
 
-const ENTITIES = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
-
-/** Text made safe to put into HTML: a player's name is any Unicode text, markup included. */
-export function esc(text) {
-  return String(text).replace(/[&<>"']/g, (c) => ENTITIES[c]);
-}
-
 export function mySeats() {
   try { return JSON.parse(localStorage.getItem(KEY) || "[]"); } catch { return []; }
 }

@@ -2,6 +2,8 @@
 // colour rules: Khind wild 1, Mimix pairs worth 3, Hoax recolouring) and which of /legal's
 // contributions they make. The running total only guides; /legal has the last word, and only
 // its payments are ever sent.
+import { PEOPLES } from "/web/peoples.js";
+
 export const colourOf = (card) => card.split("-")[0];
 export const valueOf = (card) => Number(card.split("-")[1][0]);
 const kind = (card) => card.slice(0, -1); // cards of one colour and value are interchangeable
@@ -24,9 +26,9 @@ export function worth(cards, colour) {
       brownOnes += colour === "brown" && valueOf(c) === 1;
     } else if (colourOf(c) === "green") total += 1;
     else if (colourOf(c) === "brown" && valueOf(c) < 3) mimix += 1;
-    else if (recolours > 0) { recolours -= 1; total += valueOf(c); } else problem = `${c} cannot pay a ${colour} space without a Hoax`;
+    else if (recolours > 0) { recolours -= 1; total += valueOf(c); } else problem = `${c} cannot pay a ${colour} space without a ${PEOPLES.white.name}`;
   }
-  if (mimix % 2) problem ||= "Mimix cards count only in pairs: two 1s or 2s make a wild 3";
+  if (mimix % 2) problem ||= `${PEOPLES.brown.name} cards count only in pairs: two 1s or 2s make a wild 3`;
   return { total: total + 3 * Math.floor(mimix / 2) + Math.floor(brownOnes / 2), problem };
 }
 

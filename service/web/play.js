@@ -2,352 +2,319 @@
 // fragment and in localStorage, so it never reaches a server log. Only the public API is used:
 // the view, /legal (the page sends nothing else), commands with If-Match and Idempotency-Key,
 // and the event stream, resumed with Last-Event-ID.
-import { api, esc, mySeats, remember } from "/web/api.js";
+//
+// What the page shows is a function of one state object: update() is the only way to change it,
+// and it redraws every panel (lit-html changes only what differs, so focus and ticks survive).
+import { api, mySeats, remember } from "/web/api.js";
 import { board, listen, named, rewards } from "/web/board.js";
-import { advice, colourOf, described, matching, spent } from "/web/pay.js";
+import { words as commandWords } from "/web/command_words.js";
+import { describe } from "/web/event_words.js";
 import { verify } from "/web/fairness.js";
+import { html, nothing, render } from "/web/html.js";
+import { advice, colourOf, described, matching, spent } from "/web/pay.js";
+import { PEOPLES } from "/web/peoples.js";
 
 const game = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
-const problem = $("problem");
-const PEOPLES = {
-  black: ["Vulca", "1 puts the red dragon on any tile or outside the city; 2 moves it up to 3 steps."],
-  red: ["Terrah", "1 puts the green dragon on any tile or outside the city; 2 moves it up to 3 steps."],
-  blue: ["Aqua", "1 puts the blue dragon on any tile or outside the city; 2 moves it up to 3 steps."],
-  grey: ["Flit", "1 puts your figure on any tile; 2 gives two more steps."],
-  green: ["Khind", "joins any contribution as a wild 1; on green, its printed value."],
-  brown: ["Mimix", "two 1s or 2s together pay a wild 3; on brown, two 1s pay 3."],
-  white: ["Hoax", "1 makes up to 4 cards of one colour count as the space's colour; 2 makes 1 card."],
-  yellow: ["Pillar", "after an offering, one more at the next space: 1 crystal more with a 1, 2 more with a 2."],
-};
-const DRAGON = { black: "red", red: "green", blue: "blue" };
-const TO_TILE = new Set(["move", "fly_figure", "fly_dragon", "move_dragon", "use_action"]);
-let token = null;
-let seat = null;
-let version = 0;
-let lastEvent = "";
-let view = null;
-let legal = null;
-let paying = null; // the space being paid: {space, colour, value, payments}
-let ticked = [];
-let replaying = false;
-let catalogue = {}; // building -> its spaces and rewards (GET /catalogue)
-
-async function start() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  token = fragment.get("token");
-  if (!token && fragment.get("invite")) {
-    const seatNo = Number(fragment.get("seat"));
-    const joined = await api("POST", `/games/${game}/seats/${seatNo}/join`, { invite: fragment.get("invite") });
-    if (!joined.ok) { problem.textContent = joined.problem; }
-    else { token = joined.body.token; remember(game, seatNo, token); history.replaceState(null, "", `#token=${token}`); }
-  }
-  if (!token) token = mySeats().find((s) => s.game === game)?.token ?? null;
-  listen($("board"), chooseTile, (space) => startPaying(space));
-  const known = await api("GET", "/catalogue");
-  if (known.ok) catalogue = Object.fromEntries(known.body.buildings.map((b) => [b.building, b]));
-  await load();
-  follow();
-}
-
-// ---- the replay and the audits -------------------------------------------------------------
 const slider = $("version");
+const TO_TILE = new Set(["move", "fly_figure", "fly_dragon", "move_dragon", "use_action"]);
 
-async function showVersion(v) {
-  // the game as this seat saw it then (GET /games/{game}/versions/{v}); arrow keys step the slider
-  const then = await api("GET", `/games/${game}/versions/${v}`, undefined, token);
-  if (!then.ok) { problem.textContent = then.problem; return; }
-  replaying = Number(v) !== version;
-  $("board").innerHTML = board(then.body, new Map(), null, new Set(), catalogue);
-  drawPlayers(then.body);
-  $("shown").textContent = replaying ? `version ${v} of ${version}` : "now";
+let state = Object.freeze({
+  token: null, // this seat's token; null for a spectator
+  seat: null, // the viewer's seat, as the view says
+  version: 0, // the game's version now
+  view: null, // the game now (GET /games/{game})
+  legal: null, // GET /legal on my turn, else null
+  catalogue: {}, // building -> its spaces and rewards (GET /catalogue)
+  choosing: null, // the tile whose ways of getting there are offered
+  paying: null, // the space being paid: {space, printed, colour, colours, need, building, payments}
+  ticked: [], // the cards ticked to pay it with
+  discards: [], // the cards ticked to discard at the end of the turn
+  busy: false, // a command is on its way: the actions wait for its answer
+  showing: null, // the version the replay slider asks for; null follows the game
+  replay: null, // {version, view}: the earlier version on show, once fetched
+  audits: null, // {audit, fairness} once the game is over: the server's audit, this page's checks
+  log: [], // every event heard, in words
+  lastEvent: "", // the stream's last event id, sent back as Last-Event-ID when it resumes
+  newest: 0, // the highest event seq heard
+  problem: "", // what went wrong last
+});
+
+/** The one way the state changes: ``changes`` merged in, every panel redrawn, then ``focus`` (a selector) focused. */
+function update(changes, focus = "") {
+  state = Object.freeze({ ...state, ...changes });
+  renderPage();
+  if (focus) document.querySelector(focus)?.focus();
 }
 
-slider.oninput = () => showVersion(slider.value);
-$("live").onclick = () => { replaying = false; load(); };
-
-const listed = (checks) => checks.map((c) => `<li>${c.ok ? "✔" : "✘"} ${esc(c.name)}: ${esc(c.detail)}</li>`).join("");
-
-async function showAudits() {
-  // the server's audit judges every move again; the fairness check runs here, on the raw log
-  const [audit, log] = await Promise.all([api("GET", `/games/${game}/audit`), api("GET", `/games/${game}/log`)]);
-  if (audit.ok) $("audit").innerHTML = `<li><strong>${audit.body.verified ? "Verified" : "NOT verified"}</strong>: ${esc(audit.body.setup)}</li>${listed(audit.body.checks)}`;
-  $("audits").hidden = false;
-  if (!log.ok) return;
-  const checks = verify(log.body);
-  $("fairness").innerHTML = `<li><strong>${checks.every((c) => c.ok) ? "Fair: every shuffle agrees" : "UNFAIR: a shuffle disagrees"}</strong></li>${listed(checks)}`;
+function renderPage() {
+  document.title = `${myTurn() ? "▶ Your turn — " : ""}Blue Moon City`;
+  render(statusPanel(), $("status"));
+  render(boardPanel(), $("board"));
+  render(playersPanel(), $("table"));
+  render(handPanel(), $("hand"));
+  render(actionsPanel(), $("actions"));
+  render(state.problem, $("problem"));
+  renderLog();
+  renderReplay();
 }
 
-// ---- the game as it is now ------------------------------------------------------------------
-async function load() {
-  const viewed = await api("GET", `/games/${game}`, undefined, token);
-  if (!viewed.ok) { problem.textContent = viewed.problem; return; }
-  const moved = !view || viewed.body.version !== view.version;
-  view = viewed.body;
-  version = view.version;
-  seat = view.viewer;
-  const follows = Number(slider.value) >= Number(slider.max) || slider.max === "";
-  slider.max = String(version);
-  if (follows) slider.value = String(version);
-  if (view.result) showAudits();
-  if (replaying) return;
-  if (seat !== null) remember(game, seat, token);
-  const mine = Boolean(view.turn && view.turn.seat === seat);
-  legal = null;
-  if (mine) {
-    const answer = await api("GET", `/games/${game}/legal`, undefined, token);
-    if (answer.ok) legal = answer.body;
-  }
-  document.title = `${mine ? "▶ Your turn — " : ""}Blue Moon City`;
+const me = () => (state.view && state.seat !== null ? state.view.players[state.seat] : null);
+const myTurn = () => Boolean(state.view?.turn && state.view.turn.seat === state.seat);
+const commands = (type) => (state.legal?.commands ?? []).filter((c) => !type || c.type === type);
+const words = (c) => commandWords(c, state.view, state.seat);
+
+// ---- the panels: each a function of the state -------------------------------------------------
+function statusPanel() {
+  const { view, seat } = state;
+  if (!view) return nothing;
   const status = view.result
     ? `Finished (${view.result.reason}); winners: ${view.result.winners.map((w) => `seat ${w}`).join(", ")}`
     : `Turn ${view.turn.number}: seat ${view.turn.seat}, ${view.turn.phase}${view.turn.deadline ? `, until ${new Date(view.turn.deadline).toLocaleString()}` : ""}`;
   const limit = 10 * view.options.players; // ten quiet rounds end the game (a stalemate)
   const quiet = !view.result && view.quiet_turns >= limit / 2 ? ` Nobody has built for ${view.quiet_turns} turns: at ${limit} the game ends as a stalemate.` : "";
-  $("status").textContent = `${seat === null ? "Spectating. " : `You are seat ${seat}. `}${status}${quiet}`;
-  if (moved) { paying = null; ticked = []; }
-  draw();
-  if (mine && window.Notification?.permission === "granted" && document.hidden) new Notification("Blue Moon City: your turn");
+  return `${seat === null ? "Spectating. " : `You are seat ${seat}. `}${status}${quiet}`;
 }
 
-function commands(type) { return (legal?.commands ?? []).filter((c) => c.type === type); }
-
-function draw() {
-  const me = seat === null ? null : view.players[seat];
-  const targets = new Map();
+function boardPanel() {
+  const { view, replay, catalogue } = state;
+  if (replay) return board(replay.view, new Map(), null, new Set(), catalogue);
+  if (!view) return nothing;
+  // a tile reached by a step, else by a power or the Main Hall, else only by a dragon
   const rank = (c) => (c.type === "move" ? 3 : c.type === "fly_figure" || c.type === "use_action" ? 2 : 1);
-  for (const c of (legal?.commands ?? []).filter((x) => TO_TILE.has(x.type) && x.to)) {
-    targets.set(c.to, Math.max(targets.get(c.to) ?? 0, rank(c)));
-  }
-  for (const [tile, r] of targets) targets.set(tile, ["", "power", "walk", "step"][r]);
+  const best = new Map();
+  for (const c of commands().filter((x) => TO_TILE.has(x.type) && x.to)) best.set(c.to, Math.max(best.get(c.to) ?? 0, rank(c)));
+  const targets = new Map([...best].map(([tile, r]) => [tile, ["", "power", "walk", "step"][r]]));
   const payable = new Set(commands("contribute").map((c) => c.space));
-  $("board").innerHTML = board(view, targets, me?.position, payable, catalogue);
-  drawPlayers(view);
-  drawHand(me);
-  drawActions();
+  return board(view, targets, me()?.position, payable, catalogue);
 }
 
-function drawPlayers(v) {
-  const rows = v.players.map((p) => `<tr${v.turn && v.turn.seat === p.seat ? ' class="turn"' : ""}>
-      <td>${v.turn && v.turn.seat === p.seat ? "▶ " : ""}P${p.seat} ${esc(v.seats[p.seat].name ?? v.seats[p.seat].kind)}${v.seats[p.seat].level ? ` (${esc(v.seats[p.seat].level)})` : ""}</td>
+function playersPanel() {
+  const v = state.replay?.view ?? state.view;
+  if (!v) return nothing;
+  const rows = v.players.map((p) => {
+    const turn = Boolean(v.turn && v.turn.seat === p.seat);
+    const seat = v.seats[p.seat];
+    return html`<tr class=${turn ? "turn" : nothing}>
+      <td>${turn ? "▶ " : ""}P${p.seat} ${seat.name ?? seat.kind}${seat.level ? ` (${seat.level})` : ""}</td>
       <td>${named(p.position)}</td><td>${p.hand_size}</td><td>${p.crystals ?? "?"}</td>
-      <td>${p.scales}</td><td>${p.markers}</td><td>${p.offerings}</td></tr>`).join("");
-  $("table").innerHTML = `<tr><th>Seat</th><th>Tile</th><th>Cards</th><th>Crystals</th>
-    <th>Scales</th><th>Markers</th><th>Offerings</th></tr>${rows}`;
-}
-
-function drawHand(me) {
-  // grouped by people, each with its power spelled out (no hover needed on a phone); while paying, a card is a toggle for the payment;
-  // on my turn otherwise, a box to discard it at the Reset
-  const hand = $("hand");
-  if (!me) { hand.innerHTML = ""; return; }
-  const groups = Object.fromEntries(Object.keys(PEOPLES).map((colour) => [colour, []]));
-  for (const card of me.hand) groups[colourOf(card)].push(card);
-  const discarding = legal !== null && paying === null;
-  hand.innerHTML = Object.entries(groups).filter(([, cards]) => cards.length).map(([colour, cards]) => `<div class="people">
-      <span class="muted"><strong>${PEOPLES[colour][0]}</strong> <span class="power">${PEOPLES[colour][1]}</span></span>
-      ${cards.map((card) => {
-        if (paying) return `<button type="button" class="card c-${colour}" data-card="${card}" aria-pressed="${ticked.includes(card)}">${card}</button>`;
-        if (discarding) return `<label class="card c-${colour}"><input type="checkbox" name="discard" value="${card}" aria-label="discard ${card}">${card}</label>`;
-        return `<span class="card c-${colour}">${card}</span>`;
-      }).join("")}</div>`).join("");
-  hand.querySelectorAll("button[data-card]").forEach((b) => { b.onclick = () => tick(b.dataset.card); });
-  const most = legal?.end_turn_discards?.at_most ?? 0;
-  hand.querySelectorAll("input[name=discard]").forEach((box) => {
-    box.onchange = () => {
-      if (hand.querySelectorAll("input[name=discard]:checked").length <= most) return;
-      box.checked = false;
-      problem.textContent = `At the end of the turn you may discard at most ${most} card(s).`;
-    };
+      <td>${p.scales}</td><td>${p.markers}</td><td>${p.offerings}</td></tr>`;
   });
+  return html`<tbody><tr><th>Seat</th><th>Tile</th><th>Cards</th><th>Crystals</th>
+    <th>Scales</th><th>Markers</th><th>Offerings</th></tr>${rows}</tbody>`;
 }
 
-function words(c) {
-  const dragon = c.card ? DRAGON[colourOf(c.card)] : "";
-  switch (c.type) {
-    case "move": return `Walk to ${named(c.to)}`;
-    case "fly_figure": return `Fly to ${named(c.to)} with ${c.card} (Flit)`;
-    case "gain_steps": return `Two more steps with ${c.card} (Flit)`;
-    case "fly_dragon": return c.to ? `Put the ${dragon} dragon on ${named(c.to)} with ${c.card}` : `Put the ${dragon} dragon outside the city with ${c.card}`;
-    case "move_dragon": return `Move the ${dragon} dragon to ${named(c.to)} with ${c.card}`;
-    case "offer": {
-      const next = view.obelisk.find((o) => o.marker === null)?.value;
-      return c.pillar ? `Offer one more with ${c.pillar} (Pillar)` : `Offer ${next} crystals at the obelisk`;
-    }
-    case "use_action": return c.to ? `Main Hall: go to ${named(c.to)}` : `Use the ${named(view.players[seat].position)}'s action`;
-    default: return c.type;
-  }
+/** The hand grouped by people, in the table's order: [[colour, cards]], empty groups left out. */
+function grouped(hand) {
+  const groups = Object.fromEntries(Object.keys(PEOPLES).map((colour) => [colour, []]));
+  for (const card of hand) groups[colourOf(card)].push(card);
+  return Object.entries(groups).filter(([, cards]) => cards.length);
 }
 
-function button(text, onclick, type = "", primary = false) {
-  const b = document.createElement("button");
-  b.type = "button";
-  b.textContent = text;
-  if (type) b.dataset.type = type;
-  if (primary) b.className = "primary";
-  b.onclick = onclick;
-  return b;
+function handPanel() {
+  // each people's power spelled out (no hover needed on a phone); while paying, a card is a
+  // toggle for the payment; on my turn otherwise, a box to discard it at the Reset
+  const mine = me();
+  if (!mine) return nothing;
+  const discarding = state.legal !== null && state.paying === null;
+  return grouped(mine.hand).map(([colour, cards]) => html`<div class="people">
+      <span class="muted"><strong>${PEOPLES[colour].name}</strong> <span class="power">${PEOPLES[colour].power}</span></span>
+      ${cards.map((card) => {
+        if (state.paying) return html`<button type="button" class="card c-${colour}" data-card=${card} aria-pressed=${String(state.ticked.includes(card))} @click=${() => tick(card)}>${card}</button>`;
+        if (discarding) return html`<label class="card c-${colour}"><input type="checkbox" name="discard" value=${card} aria-label="discard ${card}" .checked=${state.discards.includes(card)} @change=${(e) => discard(card, e.target)}>${card}</label>`;
+        return html`<span class="card c-${colour}">${card}</span>`;
+      })}</div>`);
 }
 
-function group(title, ...items) {
-  const box = document.createElement("div");
-  box.className = "group";
-  const heading = document.createElement("h3");
-  heading.textContent = title;
-  box.append(heading, ...items);
-  return box;
-}
+const button = (text, onclick, type = "", primary = false) => html`<button type="button" data-type=${type || nothing}
+  class=${primary ? "primary" : nothing} ?disabled=${state.busy} @click=${onclick}>${text}</button>`;
 
-function drawActions() {
-  const actions = $("actions");
-  actions.innerHTML = "";
+const group = (title, ...items) => html`<div class="group"><h3>${title}</h3>${items}</div>`;
+
+function actionsPanel() {
+  const { view, legal, seat } = state;
   if (!legal) {
-    if (seat !== null && view.turn) {
-      actions.innerHTML = `<p class="muted">Waiting for seat ${view.turn.seat}.</p>`;
-      if (window.Notification && Notification.permission === "default") actions.append(button("Tell me when it is my turn", () => Notification.requestPermission()));
-    }
-    return;
+    if (seat === null || !view.turn) return nothing;
+    const ask = window.Notification && Notification.permission === "default";
+    return html`<p class="muted">Waiting for seat ${view.turn.seat}.</p>${ask ? button("Tell me when it is my turn", () => Notification.requestPermission().then(() => update({}))) : nothing}`;
   }
-  if (paying) { actions.append(builder()); return; }
+  if (state.paying) return builder();
   const steps = view.turn.phase === "movement" ? ` You have ${view.turn.steps} step(s).` : "";
-  const hint = document.createElement("p");
-  hint.className = "muted";
-  hint.textContent = `Click or press Enter on a highlighted tile to go there or to use a power there.${steps}`;
-  actions.append(hint);
-  const choices = document.createElement("div");
-  choices.id = "choices";
-  actions.append(choices);
-  const powers = (legal.commands).filter((c) => c.type === "gain_steps" || (c.type === "fly_dragon" && !c.to) || (c.type === "use_action" && !c.to));
-  if (powers.length) actions.append(group("Powers", ...powers.map((c) => button(words(c), () => play(c), c.type))));
+  const powers = commands().filter((c) => c.type === "gain_steps" || (c.type === "fly_dragon" && !c.to) || (c.type === "use_action" && !c.to));
   const spaces = [...new Set(commands("contribute").map((c) => c.space))];
-  if (spaces.length) {
-    const tile = view.city.find((t) => t.tile === view.players[seat].position);
-    const pays = document.createElement("p");
-    pays.className = "muted";
-    pays.textContent = catalogue[tile.tile] ? `${catalogue[tile.tile].name}: ${rewards(catalogue[tile.tile])}.` : "";
-    actions.append(group(`Build at ${named(tile.tile)}`, pays, ...spaces.map((i) => button(`Pay space ${i + 1}: ${tile.spaces[i].colour} ${tile.spaces[i].value}`, () => startPaying(i), "pay"))));
-  }
   const offers = commands("offer");
-  if (offers.length) actions.append(group("Obelisk", ...offers.map((c) => button(words(c), () => play(c), "offer"))));
   const most = legal.end_turn_discards?.at_most ?? 0;
-  actions.append(button(`End the turn (discarding the ticked cards, at most ${most})`, () => {
-    const discards = [...document.querySelectorAll("input[name=discard]:checked")].map((i) => i.value);
-    play({ type: "end_turn", discards });
-  }, "end_turn", true));
+  return html`<p class="muted">Click or press Enter on a highlighted tile to go there or to use a power there.${steps}</p>
+    <div id="choices">${choices()}</div>
+    ${powers.length ? group("Powers", powers.map((c) => button(words(c), () => play(c), c.type))) : nothing}
+    ${spaces.length ? building(spaces) : nothing}
+    ${offers.length ? group("Obelisk", offers.map((c) => button(words(c), () => play(c), "offer"))) : nothing}
+    ${button(`End the turn (discarding the ticked cards, at most ${most})`, endTurn, "end_turn", true)}`;
 }
 
-function chooseTile(tile) {
-  // a plain step is taken at once; anything else (Flit, dragons, the Main Hall) is offered
-  const options = (legal?.commands ?? []).filter((c) => TO_TILE.has(c.type) && c.to === tile);
-  if (options.length === 1 && options[0].type === "move") { play(options[0]); return; }
-  const choices = $("choices");
-  if (!choices) return;
-  choices.innerHTML = "";
-  choices.append(group(`At ${named(tile)}`, ...options.map((c) => button(words(c), () => play(c), c.type)), button("Cancel", () => { choices.innerHTML = ""; })));
-  choices.querySelector("button").focus();
+function choices() {
+  const tile = state.choosing;
+  if (!tile) return nothing;
+  const options = commands().filter((c) => TO_TILE.has(c.type) && c.to === tile);
+  return group(`At ${named(tile)}`, options.map((c) => button(words(c), () => play(c), c.type)), button("Cancel", () => update({ choosing: null })));
 }
 
-// ---- paying a space -------------------------------------------------------------------------
-function startPaying(space) {
-  const payments = commands("contribute").filter((c) => c.space === space);
-  if (!payments.length) return;
-  const tile = view.city.find((t) => t.tile === view.players[seat].position);
-  const printed = tile.spaces[space].colour;
-  const colours = [...new Set(payments.map((c) => c.colour ?? printed))];
-  paying = { space, printed, colour: colours[0], colours, need: tile.spaces[space].value, building: tile.tile, payments };
-  ticked = [];
-  drawHand(view.players[seat]);
-  drawActions();
-  $("hand").querySelector("button")?.focus();
-}
-
-function tick(card) {
-  ticked = ticked.includes(card) ? ticked.filter((c) => c !== card) : [...ticked, card];
-  drawHand(view.players[seat]);
-  drawActions();
-  $("hand").querySelector(`button[data-card="${card}"]`)?.focus();
+function building(spaces) {
+  const tile = state.view.city.find((t) => t.tile === me().position);
+  const spec = state.catalogue[tile.tile];
+  return group(`Build at ${named(tile.tile)}`, html`<p class="muted">${spec ? `${spec.name}: ${rewards(spec)}.` : ""}</p>`,
+    spaces.map((i) => button(`Pay space ${i + 1}: ${tile.spaces[i].colour} ${tile.spaces[i].value}`, () => startPaying(i), "pay")));
 }
 
 function builder() {
-  const box = group(`Pay ${named(paying.building)} space ${paying.space + 1}: ${paying.printed} ${paying.need}`);
-  box.id = "builder";
-  if (paying.colours.length > 1) {
-    const select = document.createElement("select");
-    select.id = "colour";
-    select.setAttribute("aria-label", "pay in colour");
-    select.innerHTML = paying.colours.map((c) => `<option${c === paying.colour ? " selected" : ""}>${c}</option>`).join("");
-    select.onchange = () => { paying.colour = select.value; drawActions(); };
-    box.append("Pay in ", select);
-  }
+  const { paying, ticked } = state;
   const found = matching(paying.payments, ticked, paying.colour);
-  const total = document.createElement("p");
-  total.id = "total";
-  total.setAttribute("aria-live", "polite");
-  total.textContent = `Tick the cards to pay with (above). ${advice(ticked, paying.colour, paying.need, found)}`;
-  box.append(total, ...found.map((c) => button(`Build with ${described(c, paying.colour)}`, () => play(c), "contribute", true)));
   const ideas = paying.payments.filter((c) => (c.colour ?? paying.printed) === paying.colour)
     .sort((a, b) => spent(a).length - spent(b).length).slice(0, 4);
-  if (ideas.length && !found.length) {
-    box.append(document.createElement("br"), "Ways to pay: ", ...ideas.map((c) => button(described(c, paying.colour), () => {
-      ticked = spent(c);
-      drawHand(view.players[seat]);
-      drawActions();
-    }, "suggest")));
-  }
-  box.append(button("Cancel", () => { paying = null; ticked = []; draw(); }, "cancel"));
-  return box;
+  const colour = (event) => update({ paying: { ...paying, colour: event.target.value } });
+  return html`<div class="group" id="builder"><h3>Pay ${named(paying.building)} space ${paying.space + 1}: ${paying.printed} ${paying.need}</h3>
+    ${paying.colours.length > 1 ? html`Pay in <select id="colour" aria-label="pay in colour" @change=${colour}>${paying.colours.map((c) => html`<option ?selected=${c === paying.colour}>${c}</option>`)}</select>` : nothing}
+    <p id="total" aria-live="polite">Tick the cards to pay with (above). ${advice(ticked, paying.colour, paying.need, found)}</p>
+    ${found.map((c) => button(`Build with ${described(c, paying.colour)}`, () => play(c), "contribute", true))}
+    ${ideas.length && !found.length ? html`<br>Ways to pay: ${ideas.map((c) => button(described(c, paying.colour), () => update({ ticked: spent(c) }), "suggest"))}` : nothing}
+    ${button("Cancel", () => update({ paying: null, ticked: [] }), "cancel")}</div>`;
 }
 
-// ---- sending a command ----------------------------------------------------------------------
+function renderLog() {
+  const log = $("log");
+  const shown = log.childElementCount;
+  render(state.log.map((text) => html`<li>${text}</li>`), log);
+  if (log.childElementCount !== shown) log.scrollTop = log.scrollHeight; // keep the newest in sight
+}
+
+const listed = (checks) => checks.map((c) => html`<li>${c.ok ? "✔" : "✘"} ${c.name}: ${c.detail}</li>`);
+
+function renderReplay() {
+  const { replay, audits } = state;
+  render(replay ? `version ${replay.version} of ${state.version}` : "now", $("shown"));
+  if (state.view) { // the slider is plain HTML: its range follows the game, its knob the replay
+    slider.max = String(state.version);
+    slider.value = String(state.showing ?? state.version);
+  }
+  $("audits").hidden = !audits;
+  const audit = audits?.audit;
+  render(audit ? html`<li><strong>${audit.verified ? "Verified" : "NOT verified"}</strong>: ${audit.setup}</li>${listed(audit.checks)}` : nothing, $("audit"));
+  const fair = audits?.fairness;
+  render(fair ? html`<li><strong>${fair.every((c) => c.ok) ? "Fair: every shuffle agrees" : "UNFAIR: a shuffle disagrees"}</strong></li>${listed(fair)}` : nothing, $("fairness"));
+}
+
+// ---- what the player does ---------------------------------------------------------------------
+function chooseTile(tile) {
+  // a plain step is taken at once; anything else (Flit, dragons, the Main Hall) is offered
+  const options = commands().filter((c) => TO_TILE.has(c.type) && c.to === tile);
+  if (options.length === 1 && options[0].type === "move") { play(options[0]); return; }
+  if (state.legal && !state.paying) update({ choosing: tile }, "#choices button");
+}
+
+function startPaying(space) {
+  const payments = commands("contribute").filter((c) => c.space === space);
+  if (!payments.length) return;
+  const tile = state.view.city.find((t) => t.tile === me().position);
+  const printed = tile.spaces[space].colour;
+  const colours = [...new Set(payments.map((c) => c.colour ?? printed))];
+  const paying = { space, printed, colour: colours[0], colours, need: tile.spaces[space].value, building: tile.tile, payments };
+  update({ paying, ticked: [], choosing: null, discards: [] }, "#hand button");
+}
+
+function tick(card) {
+  const ticked = state.ticked.includes(card) ? state.ticked.filter((c) => c !== card) : [...state.ticked, card];
+  update({ ticked }, `#hand button[data-card="${card}"]`);
+}
+
+function discard(card, box) {
+  if (!box.checked) { update({ discards: state.discards.filter((c) => c !== card) }); return; }
+  const most = state.legal?.end_turn_discards?.at_most ?? 0;
+  if (state.discards.length < most) { update({ discards: [...state.discards, card] }); return; }
+  box.checked = false; // the state never had it ticked, so the redraw would not untick it
+  update({ problem: `At the end of the turn you may discard at most ${most} card(s).` });
+}
+
+function endTurn() {
+  // the ticked cards in the hand's order, as the page shows them
+  const discards = grouped(me().hand).flatMap(([, cards]) => cards).filter((c) => state.discards.includes(c));
+  play({ type: "end_turn", discards });
+}
+
 async function play(command) {
-  problem.textContent = "";
-  document.querySelectorAll("#actions button").forEach((b) => { b.disabled = true; });
+  update({ problem: "", busy: true });
   const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
-  const result = await api("POST", `/games/${game}/commands`, command, token, { "If-Match": `"${legal.version}"`, "Idempotency-Key": key });
-  if (!result.ok) problem.textContent = result.problem;
+  const headers = { "If-Match": `"${state.legal.version}"`, "Idempotency-Key": key };
+  const result = await api("POST", `/games/${game}/commands`, command, state.token, headers);
+  if (!result.ok) update({ problem: result.problem });
   await load();
 }
 
-// ---- live: the event stream ---------------------------------------------------------------
-function describe(event) {
-  const d = event.data;
-  const who = d.seat === undefined ? "" : `P${d.seat} `;
-  const cards = (n) => `${n} card${n === 1 ? "" : "s"}`;
-  switch (event.type) {
-    case "GameCreated": return `the game is set up for ${d.players} players`;
-    case "DeckShuffled": return "the deck is shuffled";
-    case "CardsDealt": return `${who}is dealt ${cards(d.count)}`;
-    case "PositionSet": return "the scenario's position is set";
-    case "TurnStarted": return `turn ${d.number}: P${d.seat}`;
-    case "FigureMoved": return `${who}steps to ${named(d.to)}`;
-    case "FigureFlown": return `${who}flies to ${named(d.to)} (${d.card})`;
-    case "StepsGained": return `${who}gains ${d.steps} steps (${d.card})`;
-    case "DragonFlown": case "DragonMoved": return `${who}sends the ${d.dragon} dragon to ${d.to ? named(d.to) : "outside the city"} (${d.card})`;
-    case "ContributionPhaseBegan": return `${who}has finished moving`;
-    case "ContributionMade": return `${who}pays ${named(d.building)} space ${d.space + 1} with ${d.cards.join(", ")}`;
-    case "Rewarded": return `${who}gets ${d.crystals ?? "some"} crystals, ${d.scales} scale(s) (${d.reason})`;
-    case "BuildingCompleted": return `${named(d.building)} is rebuilt`;
-    case "ScalesScored": return "the golden scales are scored";
-    case "OfferingMade": return `${who}makes an offering (${d.cost} crystals)`;
-    case "ActionUsed": return `${who}uses the ${named(d.building)}${d.to ? ` to go to ${named(d.to)}` : ""}`;
-    case "CardsDiscarded": return `${who}discards ${cards(d.cards.length)}`;
-    case "DeckReshuffled": return "the discard pile is shuffled into a new deck";
-    case "CardsDrawn": return `${who}draws ${cards(d.count)}`;
-    case "AsideJoined": return `${who}takes ${cards(d.count)} won this turn into the hand`;
-    case "TurnEnded": return `${who}ends the turn`;
-    case "GameEnded": return `the game ends (${d.reason})`;
-    default: return `${who}${event.type}`;
+// ---- the game as it is now ----------------------------------------------------------------------
+async function start() {
+  const fragment = new URLSearchParams(location.hash.slice(1));
+  let token = fragment.get("token");
+  if (!token && fragment.get("invite")) {
+    const seatNo = Number(fragment.get("seat"));
+    const joined = await api("POST", `/games/${game}/seats/${seatNo}/join`, { invite: fragment.get("invite") });
+    if (!joined.ok) { update({ problem: joined.problem }); }
+    else { token = joined.body.token; remember(game, seatNo, token); history.replaceState(null, "", `#token=${token}`); }
   }
+  update({ token: token ?? mySeats().find((s) => s.game === game)?.token ?? null });
+  listen($("board"), chooseTile, startPaying);
+  const known = await api("GET", "/catalogue");
+  if (known.ok) update({ catalogue: Object.fromEntries(known.body.buildings.map((b) => [b.building, b])) });
+  await load();
+  follow();
 }
 
-let reload = null;
-let newest = 0;
+async function load() {
+  const viewed = await api("GET", `/games/${game}`, undefined, state.token);
+  if (!viewed.ok) { update({ problem: viewed.problem }); return; }
+  const view = viewed.body;
+  const moved = !state.view || view.version !== state.view.version;
+  const seat = view.viewer;
+  if (view.result) showAudits();
+  if (seat !== null) remember(game, seat, state.token);
+  const mine = Boolean(view.turn && view.turn.seat === seat);
+  let legal = null;
+  if (mine) {
+    const answer = await api("GET", `/games/${game}/legal`, undefined, state.token);
+    if (answer.ok) legal = answer.body;
+  }
+  // a new version ends a payment begun on the old one; choices and discard ticks start afresh
+  const payment = moved ? { paying: null, ticked: [] } : {};
+  update({ view, version: view.version, seat, legal, busy: false, choosing: null, discards: [], ...payment });
+  if (mine && window.Notification?.permission === "granted" && document.hidden) new Notification("Blue Moon City: your turn");
+}
+
+// ---- the replay and the audits ----------------------------------------------------------------
+async function showVersion(v) {
+  // the game as this seat saw it then (GET /games/{game}/versions/{v}); arrow keys step the slider
+  if (v === state.version) { update({ showing: null, replay: null }); return; }
+  update({ showing: v });
+  const then = await api("GET", `/games/${game}/versions/${v}`, undefined, state.token);
+  if (!then.ok) { update({ problem: then.problem }); return; }
+  if (state.showing === v) update({ replay: { version: v, view: then.body } }); // not overtaken by a later move of the slider
+}
+
+slider.oninput = () => showVersion(Number(slider.value));
+$("live").onclick = () => { update({ showing: null, replay: null }); load(); };
+
+async function showAudits() {
+  // the server's audit judges every move again; the fairness check runs here, on the raw log
+  const [audit, log] = await Promise.all([api("GET", `/games/${game}/audit`), api("GET", `/games/${game}/log`)]);
+  const before = state.audits ?? { audit: null, fairness: null };
+  update({ audits: { audit: audit.ok ? audit.body : before.audit, fairness: log.ok ? verify(log.body) : before.fairness } });
+}
+
+// ---- live: the event stream -------------------------------------------------------------------
 async function follow() {
   // EventSource cannot send a token, so the stream is read with fetch; Last-Event-ID resumes it.
+  let reload = null;
   for (;;) {
     try {
       const response = await fetch(`/games/${game}/stream`, {
-        headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(lastEvent ? { "Last-Event-ID": lastEvent } : {}) },
+        headers: { ...(state.token ? { Authorization: `Bearer ${state.token}` } : {}), ...(state.lastEvent ? { "Last-Event-ID": state.lastEvent } : {}) },
       });
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
@@ -355,11 +322,23 @@ async function follow() {
         const { value, done } = await reader.read();
         if (done) break;
         buffer += value;
+        const frames = [];
         let cut;
         while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          frame(buffer.slice(0, cut));
+          const heard = frame(buffer.slice(0, cut));
+          if (heard) frames.push(heard);
           buffer = buffer.slice(cut + 2);
         }
+        if (!frames.length) continue;
+        // the frames that arrived together are logged in one update
+        update({
+          lastEvent: frames.at(-1).id,
+          newest: Math.max(state.newest, ...frames.map((f) => f.event.seq)),
+          log: [...state.log, ...frames.map((f) => describe(f.event))],
+        });
+        clearTimeout(reload);
+        // redraw once the burst is over, and only if the page has not already caught up by itself
+        reload = setTimeout(() => { if (state.newest > state.version) load(); }, 150);
       }
     } catch {
       // the connection dropped (a sleeping tab, a restart): resume after a second
@@ -368,20 +347,10 @@ async function follow() {
   }
 }
 
+/** One server-sent event: {id, event}, or null for a comment (a keep-alive). */
 function frame(text) {
   const fields = Object.fromEntries(text.split("\n").filter((l) => l && !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]));
-  if (!fields.data) return;
-  lastEvent = fields.id;
-  const event = JSON.parse(fields.data);
-  const item = document.createElement("li");
-  item.textContent = describe(event);
-  const log = $("log");
-  log.append(item);
-  log.scrollTop = log.scrollHeight;
-  newest = Math.max(newest, event.seq);
-  clearTimeout(reload);
-  // redraw once the burst is over, and only if the page has not already caught up by itself
-  reload = setTimeout(() => { if (newest > version) load(); }, 150);
+  return fields.data ? { id: fields.id, event: JSON.parse(fields.data) } : null;
 }
 
 start();
