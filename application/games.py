@@ -18,8 +18,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import redis
-
 from domain import Command, Event, Game, Options, decide, fold, new_game
 from domain.city import Cell
 from domain.scenario import Position, scenario_game
@@ -76,6 +74,15 @@ class Outcome:
     settings: dict[str, Any] | None = None  #: the game's settings, when already fetched
 
 
+# KEYS: the game's meta. ARGV: the seats document read, the one to write. Writes only if the
+# document is still the one read (1), else nothing (0): the caller reads again and retries.
+SWAP_SEATS = """
+if redis.call('HGET', KEYS[1], 'seats') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'seats', ARGV[2])
+return 1
+"""
+
+
 class GameService:
     def __init__(
         self,
@@ -90,6 +97,7 @@ class GameService:
         self.index = GameIndex(client)
         self.outbox = Outbox(client)
         self.dispatcher = Dispatcher(self.outbox, handoff)
+        self._swap_seats = client.register_script(SWAP_SEATS)
         self.on_append = on_append  #: told of every append (the live feed of this process)
 
     # -- creation and seats ---------------------------------------------------------------
@@ -172,21 +180,16 @@ class GameService:
         if not secrets.compare_digest(entry.get("invite", ""), digest(invite)):
             raise Forbidden("the invite does not match this seat")
         token = secrets.token_urlsafe(32)
-        # compare-and-set on the seats document so two joiners cannot both win
-        with self.client.pipeline() as pipe:
-            while True:
-                try:
-                    pipe.watch(keys.meta(game))
-                    current = json.loads(pipe.hget(keys.meta(game), "seats"))
-                    if current[seat]["kind"] != "open":
-                        raise SeatTaken(f"seat {seat} was just taken")
-                    current[seat] = {"seat": seat, "kind": "human", "name": name, "level": None, "token": digest(token)}
-                    pipe.multi()
-                    pipe.hset(keys.meta(game), "seats", json.dumps(current))
-                    pipe.execute()
-                    break
-                except redis.WatchError:
-                    continue
+        # compare-and-set on the seats document so two joiners cannot both win (a script, not
+        # WATCH: one key, so it runs on a cluster as on one Redis)
+        while True:
+            before = self.client.hget(keys.meta(game), "seats")
+            current = json.loads(before)
+            if current[seat]["kind"] != "open":
+                raise SeatTaken(f"seat {seat} was just taken")
+            current[seat] = {"seat": seat, "kind": "human", "name": name, "level": None, "token": digest(token)}
+            if self._swap_seats(keys=[keys.meta(game)], args=[before, json.dumps(current)]):
+                break
         self.client.hset(keys.TOKENS, digest(token), f"{game}:{seat}")
         return token
 
@@ -202,7 +205,7 @@ class GameService:
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(keys.meta(game))
             pipe.hvals(keys.webhooks(game))
-            pipe.hget(keys.OUTBOX, game)
+            pipe.hget(keys.outbox_of(game)[0], game)
             if token:
                 pipe.hget(keys.TOKENS, digest(token))
             raw, hooks, pending, *found = pipe.execute()

@@ -87,7 +87,7 @@ def _public(hook: dict[str, Any]) -> dict[str, Any]:
 
 
 class Webhooks:
-    """The webhooks of games, kept in each game's ``{game:<id>}:webhooks`` hash."""
+    """The webhooks of games, kept in each game's ``webhooks`` hash (events/keys.py)."""
 
     def __init__(self, client: Any) -> None:
         self.client = client

@@ -1,6 +1,8 @@
-"""Wiring: build the Redis client, the store and the application service in one place.
+"""Wiring: build the Redis clients, the store and the application service in one place.
 
-``REDIS_URL`` selects a real Redis; without it an embedded redis-server is started on
+Game data (the store) and the job queue (RQ) may live apart: ``STORE_URL`` names one Redis or a
+Redis Cluster (detected by asking it) for game data, ``QUEUE_URL`` one Redis for RQ; each falls
+back to ``REDIS_URL``, and without any of them an embedded redis-server is started on
 ``var/redis`` (see events/embedded.py) for as long as this process lives.
 """
 
@@ -13,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 from events.feed import BLOCK_MS, Feed
 from events.redis_store import RedisStore
@@ -54,10 +57,43 @@ def redis_url() -> str:
     return url
 
 
-def connect(url: str) -> redis.Redis:
-    """A client for the service's own calls: a bounded pool with short timeouts."""
+def store_url() -> str:
+    """Where game data lives: STORE_URL, else REDIS_URL or the embedded server."""
+    return os.environ.get("STORE_URL") or redis_url()
+
+
+def queue_url() -> str:
+    """Where RQ's queue lives (never a cluster: RQ cannot run on one): QUEUE_URL, else
+    REDIS_URL or the embedded server."""
+    return os.environ.get("QUEUE_URL") or redis_url()
+
+
+def is_cluster(url: str) -> bool:
+    """Whether ``url`` names a node of a Redis Cluster. A node that does not answer is taken
+    for a single Redis (the service then answers 503 until it does)."""
+    probe = redis.Redis.from_url(url, socket_timeout=2.0, socket_connect_timeout=2.0)
+    try:
+        return bool(probe.info("cluster").get("cluster_enabled"))
+    except redis.RedisError:
+        return False
+    finally:
+        probe.close()
+
+
+def connect(url: str) -> Any:
+    """A client for the service's own calls with short timeouts: on a single Redis a bounded
+    pool, on a cluster redis-py's cluster client (one pool per node)."""
+    if is_cluster(url):
+        return RedisCluster.from_url(url, max_connections=POOL_SIZE, **CALL_TIMEOUTS)
     pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL_SIZE, timeout=POOL_WAIT, **CALL_TIMEOUTS)
     return redis.Redis(connection_pool=pool)
+
+
+def store_client_for_job(queue_connection: Any) -> Any:
+    """The store's client in a job: the job's own connection when the store and the queue are
+    one Redis, else a client of the store's own."""
+    url = store_url()
+    return queue_connection if url == queue_url() else connect(url)
 
 
 def build(url: str | None = None, client: Any = None, handoff: Handoff | None = None) -> Components:

@@ -1,6 +1,6 @@
 """Run the whole service on one machine: ``bluemoon`` (or ``python -m cli.bluemoon``).
 
-Starts an embedded redis-server unless REDIS_URL is set, the web process (gunicorn, the
+Starts an embedded redis-server unless REDIS_URL (or both STORE_URL and QUEUE_URL) is set, the web process (gunicorn, the
 Procfile's ``web`` line) and the worker processes (the ``worker`` line), and supervises them:
 a child that exits is started again after a back-off that doubles from 0.5 s to 10 s (and
 resets once it has run 30 s), with a log line each time. The embedded redis-server restarts
@@ -116,8 +116,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s bluemoon %(levelname)s %(message)s")
     children = commands(args.port, args.web_workers, args.bot_workers)
-    url = os.environ.get("REDIS_URL")
-    if not url:
+    url = os.environ.get("REDIS_URL", "")
+    if not url and not (os.environ.get("STORE_URL") and os.environ.get("QUEUE_URL")):
         from events.embedded import wait_for
 
         redis_child, url = embedded_redis()
@@ -125,11 +125,11 @@ def main(argv: list[str] | None = None) -> int:
         assert redis_child.process is not None
         wait_for(int(url.rsplit(":", 1)[1].split("/")[0]), redis_child.process)
         children.insert(0, redis_child)
-    env = {**os.environ, "REDIS_URL": url}
+    env = {**os.environ, "REDIS_URL": url} if url else dict(os.environ)
     from application.redis_checks import UnsafeRedis, refuse_unsafe_redis
 
     try:
-        refuse_unsafe_redis(url)
+        refuse_unsafe_redis(os.environ.get("STORE_URL") or url)
     except UnsafeRedis as error:
         print(f"bluemoon: {error}", file=sys.stderr, flush=True)
         for child in children:

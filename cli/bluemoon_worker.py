@@ -18,7 +18,7 @@ import redis
 from rq import Worker
 
 from application.rq_handoff import QUEUE, RQHandoff
-from application.wiring import build, connect, redis_url
+from application.wiring import build, connect, queue_url, store_url
 
 log = logging.getLogger("bluemoon.worker")
 DISPATCH_EVERY = (
@@ -26,11 +26,12 @@ DISPATCH_EVERY = (
 )
 
 
-def dispatch_forever(url: str, stop: threading.Event, every: float = DISPATCH_EVERY) -> None:
-    """Hand every due outbox entry to RQ, for ever: bot turns whose first hand-off failed,
-    turns whose job died (their lease ran out) and human turns whose deadline passed."""
-    client = connect(url)
-    service = build(url, client, RQHandoff(client)).service
+def dispatch_forever(store: str, queue: str, stop: threading.Event, every: float = DISPATCH_EVERY) -> None:
+    """Hand every due outbox entry (in the store) to RQ (in the queue Redis), for ever: bot
+    turns whose first hand-off failed, turns whose job died (their lease ran out), human turns
+    whose deadline passed, webhook deliveries due for a retry."""
+    client = connect(store)
+    service = build(store, client, RQHandoff(client if queue == store else connect(queue))).service
     pause = every
     while not stop.is_set():
         try:
@@ -70,11 +71,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--queue", default=QUEUE)
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
-    url = redis_url()
+    store, queue = store_url(), queue_url()
     stop = threading.Event()
     _stop_on_signals(stop)
-    threading.Thread(target=dispatch_forever, args=(url, stop), name="dispatcher", daemon=True).start()
-    work(url, args.queue, stop)
+    threading.Thread(target=dispatch_forever, args=(store, queue, stop), name="dispatcher", daemon=True).start()
+    work(queue, args.queue, stop)
     return 0
 
 

@@ -208,7 +208,7 @@ class Feed:
             pause = 0.1
             for name, entries in reply or []:
                 stream = name.decode() if isinstance(name, bytes) else name
-                game = stream[len("{game:") : stream.index("}")]
+                game = keys.game_of(stream)
                 try:
                     self._deliver(game, [decode_entry(fields) for _, fields in entries])
                 except Exception:

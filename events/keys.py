@@ -1,27 +1,93 @@
-"""Redis key names. Every key of one game shares the hash tag ``{game:<id>}`` so that a
-Redis Cluster keeps them in one slot and one script may touch them all; no key of one game
-names another game."""
+"""Redis key names, laid out for a Redis Cluster: one hash slot per write.
+
+Games are spread over ``SHARDS`` shard tags. Every key of a game and the outbox of its shard
+share the shard's hash tag, so the append script writes a game's events and the work they
+start (the outbox entries) in one slot, and a cluster can run it. The tags are chosen so that
+each falls in the middle of its own 1/SHARDS of the 16,384 slots: a cluster whose primaries
+hold equal ranges of slots holds equally many shards each. No key of one game names another game.
+"""
+
+from __future__ import annotations
+
+import zlib
+from binascii import crc_hqx
+from functools import cache
+
+SLOTS = 16_384  #: a Redis Cluster's hash slots
+SHARDS = 48  #: shard tags; divides evenly among 2, 3, 4, 6, 8, 12, 16, 24 or 48 primaries
+LAYOUT = 2  #: the key layout's version (1: one ``{game:<id>}`` tag per game, one shared outbox)
+
+
+def slot(tag: str) -> int:
+    """The cluster slot of a hash tag (CRC16/XMODEM, as Redis Cluster computes it)."""
+    return crc_hqx(tag.encode(), 0) % SLOTS
+
+
+def band(shard: int) -> range:
+    """The middle half of the shard's 1/SHARDS of the slots: far from the edges where a
+    cluster's primaries split the slots (Redis gives 3 primaries 0-5460, 5461-10922, ...)."""
+    width = SLOTS / SHARDS
+    return range(round(shard * width + width / 4), round(shard * width + 3 * width / 4))
+
+
+def _tag_in_band(shard: int) -> str:
+    """The first tag ``bm<shard>.<n>`` whose slot falls in the shard's band."""
+    n = 0
+    while slot(f"bm{shard}.{n}") not in band(shard):
+        n += 1
+    return f"bm{shard}.{n}"
+
+
+SHARD_TAGS: tuple[str, ...] = tuple(_tag_in_band(i) for i in range(SHARDS))
+
+
+@cache
+def shard(game: str) -> int:
+    """The shard a game lives in, from its id alone (any process can compute it)."""
+    return zlib.crc32(game.encode()) % SHARDS
 
 
 def tag(game: str) -> str:
-    return "{game:" + game + "}"
+    return "{" + SHARD_TAGS[shard(game)] + "}"
+
+
+def _key(game: str, part: str) -> str:
+    return f"{tag(game)}:game:{game}:{part}"
 
 
 def stream(game: str) -> str:
-    return tag(game) + ":events"
+    return _key(game, "events")
+
+
+STREAMS = "{*}:game:*:events"  #: a SCAN pattern that matches every game's stream
+
+
+def game_of(key: str) -> str:
+    """The game a game's key belongs to."""
+    return key.split(":game:", 1)[1].split(":", 1)[0]
 
 
 def commands(game: str) -> str:
-    return tag(game) + ":commands"
+    return _key(game, "commands")
 
 
 def snapshot(game: str) -> str:
-    return tag(game) + ":snapshot"
+    return _key(game, "snapshot")
 
 
 def meta(game: str) -> str:
     """Service data about a game that is not an event: seat token hashes, bot settings."""
-    return tag(game) + ":meta"
+    return _key(game, "meta")
+
+
+def webhooks(game: str) -> str:
+    """The game's webhooks: webhook id -> JSON (seat, url, kinds, secret, state)."""
+    return _key(game, "webhooks")
+
+
+def webhook_log(game: str, hook: str) -> str:
+    """A webhook's last delivery attempts, newest first (a capped list)."""
+    return _key(game, f"webhook-log:{hook}")
 
 
 #: The game index (a projection, rebuildable from the streams) lives outside any game's
@@ -30,18 +96,22 @@ INDEX = "{index}:games"  # sorted set: game id -> creation time
 INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary (status, turn, version)
 TOKENS = "{index}:tokens"  # hash: sha256(seat token) -> "game:seat"
 
-#: The outbox: work that appended events asked for (a bot's turn, a turn's deadline), written
-#: by the append script with the events. One entry per game, due at a time; a claim leases it.
-OUTBOX = "{outbox}:payloads"  # hash: game id -> JSON payload
-OUTBOX_DUE = "{outbox}:due"  # sorted set: game id -> due (epoch ms); a claim moves it to the lease's end
-OUTBOX_TRIES = "{outbox}:tries"  # hash: game id -> claims of the current payload
+
+#: The outbox: work that appended events asked for (a bot's turn, a turn's deadline, a webhook
+#: delivery), written by the append script with the events; one per shard. An entry is named by
+#: its game's id (the turn) or ``wh:<game>:...`` (a delivery), so its shard follows from its name.
+def owner(entry: str) -> str:
+    """The game an outbox entry belongs to."""
+    return entry.split(":")[1] if entry.startswith("wh:") else entry
 
 
-def webhooks(game: str) -> str:
-    """The game's webhooks: webhook id -> JSON (seat, url, kinds, secret, state)."""
-    return tag(game) + ":webhooks"
+def outbox(shard_no: int) -> list[str]:
+    """The shard's outbox keys: payloads (hash: entry -> JSON), due (sorted set: entry -> epoch
+    ms; a claim moves it to the lease's end) and tries (hash: entry -> claims of its payload)."""
+    prefix = "{" + SHARD_TAGS[shard_no] + "}:outbox:"
+    return [prefix + "payloads", prefix + "due", prefix + "tries"]
 
 
-def webhook_log(game: str, hook: str) -> str:
-    """A webhook's last delivery attempts, newest first (a capped list)."""
-    return tag(game) + f":webhook-log:{hook}"
+def outbox_of(entry: str) -> list[str]:
+    """The outbox keys of the shard that holds ``entry``."""
+    return outbox(shard(owner(entry)))

@@ -84,15 +84,19 @@ class Outbox:
         self._finish = client.register_script(FINISH)
 
     def claim(self, name: str | None = None, limit: int = 100) -> list[Claim]:
-        """Lease the entries that are due (only the entry ``name``, if given)."""
-        flat = self._claim(
-            keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES], args=[now_ms(), self.lease_ms, limit, name or ""]
-        )
+        """Lease the entries that are due: only the entry ``name``, if given, else up to ``limit``
+        per shard, shard by shard (each claim is one script on one shard's slot)."""
+        if name is not None:
+            return self._claim_in(keys.outbox_of(name), name, limit)
+        return [claim for shard in range(keys.SHARDS) for claim in self._claim_in(keys.outbox(shard), "", limit)]
+
+    def _claim_in(self, outbox: list[str], name: str, limit: int) -> list[Claim]:
+        flat = self._claim(keys=outbox, args=[now_ms(), self.lease_ms, limit, name])
         claims = []
         for i in range(0, len(flat), 3):
-            name, payload = (v.decode() if isinstance(v, bytes) else v for v in flat[i : i + 2])
+            entry, payload = (v.decode() if isinstance(v, bytes) else v for v in flat[i : i + 2])
             if payload:
-                claims.append(Claim(name, payload, int(flat[i + 2])))
+                claims.append(Claim(entry, payload, int(flat[i + 2])))
         return claims
 
     def renew(self, name: str, payload: str, tries: int | None = None, due_ms: int | None = None) -> bool:
@@ -100,13 +104,8 @@ class Outbox:
         later); False when the entry no longer holds that payload (the work is over). ``tries``
         resets the claim count (a claim that found the previous job still waiting hands it back)."""
         due = now_ms() + self.lease_ms if due_ms is None else due_ms
-        return bool(
-            self._renew(
-                keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES],
-                args=[name, payload, due, "" if tries is None else tries],
-            )
-        )
+        return bool(self._renew(keys=keys.outbox_of(name), args=[name, payload, due, "" if tries is None else tries]))
 
     def finish(self, name: str, payload: str) -> bool:
         """The work is done: remove the entry, if it still holds ``payload``."""
-        return bool(self._finish(keys=[keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES], args=[name, payload]))
+        return bool(self._finish(keys=keys.outbox_of(name), args=[name, payload]))

@@ -121,8 +121,8 @@ class RedisStore(EventStore):
         for r in records:
             args += [r.get(f, "{}") if f == "meta" else r[f] for f in FIELDS]
         names = [keys.stream(game), keys.commands(game)]
-        if outbox:  # the outbox keys share no slot with the game: one Redis node only
-            names += [keys.OUTBOX, keys.OUTBOX_DUE, keys.OUTBOX_TRIES]
+        if outbox:  # the game's shard's outbox: the same hash slot as the game's keys
+            names += keys.outbox(keys.shard(game))
             args.append(len(outbox))
             for write in outbox:
                 args += [write.name, write.payload or "", write.due_ms]
@@ -152,8 +152,9 @@ class RedisStore(EventStore):
         return int(self.client.xlen(keys.stream(game)))
 
     def outbox_entry(self, name: str) -> tuple[str, int] | None:
-        payload = self.client.hget(keys.OUTBOX, name)
-        due = self.client.zscore(keys.OUTBOX_DUE, name)
+        payloads, due_times, _ = keys.outbox_of(name)
+        payload = self.client.hget(payloads, name)
+        due = self.client.zscore(due_times, name)
         return None if payload is None or due is None else (_text(payload), int(due))
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
@@ -173,8 +174,4 @@ class RedisStore(EventStore):
         return int(version), int(schema), _text(state)
 
     def games(self) -> list[str]:
-        found = []
-        for key in self.client.scan_iter(match="{game:*}:events", count=1000):
-            name = _text(key)
-            found.append(name[len("{game:") : name.index("}")])
-        return found
+        return [keys.game_of(_text(key)) for key in self.client.scan_iter(match=keys.STREAMS, count=1000)]

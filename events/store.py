@@ -14,6 +14,7 @@ from dataclasses import dataclass, field, replace
 
 from domain import Event, Game, evolve, fold
 
+from . import keys
 from .serialization import StoredEvent, from_record, now, to_record
 from .snapshots import SNAPSHOT_SCHEMA, decode_state, encode_state
 
@@ -138,6 +139,8 @@ class EventStore(ABC):
             for i, (r, e) in enumerate(zip(records, events))
         ]
         writes = [*outbox, *(outbox_for(stored) if outbox_for else ())]
+        if any(keys.owner(write.name) != game for write in writes):  # its shard's outbox is in its slot
+            raise InvalidRecord(f"an append to {game} writes only {game}'s outbox entries")
         outcome = self._append_records(game, expected, records, command_id, command_hash, writes)
         if outcome.duplicate:
             return outcome

@@ -12,12 +12,13 @@ import uuid
 from typing import Any
 
 from flask import Flask, Response, g, request
+from redis.cluster import RedisCluster
 from werkzeug.exceptions import RequestURITooLarge
 
 from application.redis_checks import refuse_unsafe_redis
 from application.refusals import NotFound
 from application.rq_handoff import RQHandoff
-from application.wiring import build, connect, redis_url
+from application.wiring import Components, build, connect, queue_url, store_url
 
 from . import http_extras, live, problems, ratelimit
 from .routes import api, pages
@@ -78,6 +79,14 @@ def _logging(app: Flask) -> None:
         return response
 
 
+def _limits_storage(components: Components) -> str:
+    """The rate limits' storage: the store's Redis, through the limits library's cluster
+    storage when that is a cluster."""
+    if isinstance(components.client, RedisCluster):
+        return "redis+cluster://" + components.url.split("://", 1)[1]
+    return components.url
+
+
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = Flask(__name__)
     app.config.update(DEFAULTS)
@@ -88,10 +97,12 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
             app.config[name] = float(os.environ[f"BLUEMOON_{name}"])
     app.config.update(config or {})
     url, client = app.config["REDIS_URL"], app.config["REDIS_CLIENT"]
+    queue_client = client
     if client is None:
-        url = url or redis_url()
+        url = url or store_url()
         client = connect(url)
-    components = build(url, client=client, handoff=app.config["HANDOFF"] or RQHandoff(client))
+        queue_client = client if queue_url() == url else connect(queue_url())
+    components = build(url, client=client, handoff=app.config["HANDOFF"] or RQHandoff(queue_client))
     app.extensions["bluemoon"] = components
     if app.config["REDIS_CLIENT"] is None:  # a real Redis: refuse one that may lose games
         app.extensions["redis_check"] = refuse_unsafe_redis(components.url)
@@ -99,7 +110,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.extensions["redis_check"] = {"status": "unknown", "detail": "a client given by the caller (tests)"}
     _logging(app)
     problems.register(app)
-    ratelimit.install(app, api, components.url if app.config["REDIS_CLIENT"] is None else "memory://")
+    ratelimit.install(app, api, _limits_storage(components) if app.config["REDIS_CLIENT"] is None else "memory://")
     app.register_blueprint(api)
     http_extras.install(app)
     app.register_blueprint(pages)

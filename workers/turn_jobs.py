@@ -21,7 +21,7 @@ from rq import get_current_job
 
 from application.games import GameService
 from application.rq_handoff import RQHandoff
-from application.wiring import build, connect
+from application.wiring import build, connect, queue_url, store_client_for_job
 from domain import Command, Game, bots, legal_commands, view
 from domain.commands import EndTurn
 from domain.errors import CommandError
@@ -38,9 +38,11 @@ def _service() -> GameService:
 
     job = get_current_job()
     if job is None:
-        client = connect(os.environ["REDIS_URL"])
-        return build(client=client, handoff=RQHandoff(client)).service
-    return build(client=job.connection, handoff=RQHandoff(job.connection, queue=job.origin)).service
+        queue = connect(queue_url())
+        return build(client=store_client_for_job(queue), handoff=RQHandoff(queue)).service
+    return build(
+        client=store_client_for_job(job.connection), handoff=RQHandoff(job.connection, queue=job.origin)
+    ).service
 
 
 def bot_seed(game: str, version: int, seat: int) -> str:

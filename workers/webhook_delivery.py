@@ -20,9 +20,11 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
+from rq import get_current_job
 from standardwebhooks.webhooks import Webhook
 
 from application.webhook_subscriptions import LOG_SIZE, Target, UnsafeUrl, check_url
+from application.wiring import connect, store_client_for_job, store_url
 from events import keys
 from events.outbox import Outbox, now_ms
 
@@ -77,17 +79,9 @@ def signed_headers(secret: str, message_id: str, body: str, at: datetime) -> dic
 
 def deliver(name: str, payload: str) -> str:
     """The RQ job: one attempt at delivering the outbox entry ``name``."""
-    from rq import get_current_job
-
     job = get_current_job()
-    client = job.connection if job is not None else _client()
+    client = store_client_for_job(job.connection) if job is not None else connect(store_url())
     return attempt(client, Outbox(client), name, payload)
-
-
-def _client() -> Any:
-    import redis
-
-    return redis.Redis.from_url(os.environ["REDIS_URL"])
 
 
 def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
@@ -98,7 +92,7 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
     if hook is None or not hook.get("enabled", True):
         outbox.finish(name, payload)
         return "dropped"
-    tries = int(client.hget(keys.OUTBOX_TRIES, name) or 1)
+    tries = int(client.hget(keys.outbox_of(name)[2], name) or 1)
     started, at = time.monotonic(), datetime.now(UTC)
     status: int | None = None
     try:

@@ -224,7 +224,7 @@ def test_a_long_lived_process_keeps_writing_snapshots(store, game_id):
 
 def test_outbox_entries_are_written_with_their_events_and_only_with_them(store, game_id):
     events = opening()
-    other = game_id + ":delivery"
+    other = f"wh:{game_id}:delivery"
     store.append(
         game_id, 0, events[:2], outbox=[OutboxWrite(game_id, "bot turn at 2", 1000), OutboxWrite(other, "hook", 5)]
     )
@@ -237,3 +237,11 @@ def test_outbox_entries_are_written_with_their_events_and_only_with_them(store, 
     store.append(game_id, 3, events[3:], outbox=[OutboxWrite(game_id, None)])  # the work is over
     assert store.outbox_entry(game_id) is None and store.version(game_id) == len(events)
     assert store.outbox_entry(other) == ("hook", 5)
+
+
+def test_an_append_that_writes_another_games_outbox_entry_is_refused_and_writes_nothing(store, game_id):
+    """A game's outbox entries live in its shard's outbox, in its hash slot: another game's
+    entry may lie in another slot, which one script on a cluster cannot write."""
+    with pytest.raises(InvalidRecord):
+        store.append(game_id, 0, opening()[:2], outbox=[OutboxWrite(f"wh:{game_id}x:delivery", "hook", 5)])
+    assert store.version(game_id) == 0 and store.outbox_entry(f"wh:{game_id}x:delivery") is None

