@@ -145,7 +145,10 @@ class GameService:
         }
         self.client.hset(keys.meta(game), mapping=meta)
         if tokens:
-            self.client.hset(keys.TOKENS, mapping=tokens)
+            with self.client.pipeline(transaction=False) as pipe:  # one key per token: several slots
+                for hashed, owner in tokens.items():
+                    pipe.set(keys.token(hashed), owner)
+                pipe.execute()
         state = fold(events)
         settings = {**{k: json.loads(v) for k, v in meta.items()}, "webhooks": []}
         outbox = [turn_entry(game, state, settings)]
@@ -190,14 +193,14 @@ class GameService:
             current[seat] = {"seat": seat, "kind": "human", "name": name, "level": None, "token": digest(token)}
             if self._swap_seats(keys=[keys.meta(game)], args=[before, json.dumps(current)]):
                 break
-        self.client.hset(keys.TOKENS, digest(token), f"{game}:{seat}")
+        self.client.set(keys.token(digest(token)), f"{game}:{seat}")
         return token
 
     def seat_of(self, game: str, token: str | None) -> int:
         """The seat a token plays in ``game``; 401 without a token, 403 for another game's."""
         if not token:
             raise Unauthorized("send 'Authorization: Bearer <seat token>'")
-        return self._seat_from(game, self.client.hget(keys.TOKENS, digest(token)))
+        return self._seat_from(game, self.client.get(keys.token(digest(token))))
 
     def access(self, game: str, token: str | None) -> tuple[int | None, dict[str, Any]]:
         """``token``'s seat in ``game`` (None without a token) and the game's settings, in one
@@ -207,7 +210,7 @@ class GameService:
             pipe.hvals(keys.webhooks(game))
             pipe.hget(keys.outbox_of(game)[0], game)
             if token:
-                pipe.hget(keys.TOKENS, digest(token))
+                pipe.get(keys.token(digest(token)))
             raw, hooks, pending, *found = pipe.execute()
         settings = self._settings_from(game, raw, hooks)
         settings["pending_turn"] = TurnTicket.from_payload(pending) if pending else None
@@ -225,8 +228,11 @@ class GameService:
     def games_of(self, tokens: list[str]) -> dict[str, int]:
         """game -> seat for each known token."""
         result: dict[str, int] = {}
-        for token in tokens:
-            found = self.client.hget(keys.TOKENS, digest(token))
+        with self.client.pipeline(transaction=False) as pipe:
+            for token in tokens:
+                pipe.get(keys.token(digest(token)))
+            owners = pipe.execute()
+        for found in owners:
             if found is not None:
                 game, seat = (found.decode() if isinstance(found, bytes) else found).rsplit(":", 1)
                 result[game] = int(seat)

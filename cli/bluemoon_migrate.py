@@ -13,8 +13,9 @@ originals, and only then the originals deleted; each outbox entry (payload, due 
 moves to its shard's outbox in one transaction. It is idempotent and resumable: a game whose old
 keys are gone is done, a copy left by an interrupted run is checked and kept, and a second
 run changes nothing and says so. A key that exists under both names with different contents
-is never overwritten: the game is left alone and reported (exit 1). ``{index}:*`` and RQ's
-keys are the same in both layouts and are not touched. Refuses a cluster (exit 2).
+is never overwritten: the game is left alone and reported (exit 1). The seat tokens'
+owners move from layout 1's one ``{index}:tokens`` hash to a key each. The rest of ``{index}:*``
+and RQ's keys are the same in both layouts and are not touched. Refuses a cluster (exit 2).
 """
 
 from __future__ import annotations
@@ -27,10 +28,12 @@ from typing import Any, TextIO
 
 import redis
 
+from application.wiring import redis_url
 from events import keys
 
 #: Layout 1's shared outbox: payloads (hash), due (sorted set), tries (hash).
 LEGACY_OUTBOX = ("{outbox}:payloads", "{outbox}:due", "{outbox}:tries")
+LEGACY_TOKENS = "{index}:tokens"  #: layout 1's one hash of every seat token's owner (token digest -> game:seat)
 LEGACY_PATTERN = "{game:*}:*"  #: every layout-1 game key (a glob: braces are plain characters)
 
 #: A key's part (what follows the tag) -> its layout-2 name; webhook logs are ``webhook-log:<hook>``.
@@ -81,6 +84,7 @@ class Summary:
     already_done: int = 0  #: games found on layout 2 with no layout-1 key left
     entries_moved: int = 0  #: outbox entries moved to their shards' outboxes
     entries_waiting: int = 0  #: entries of games not moved (yet): they move with their games
+    tokens_moved: int = 0  #: seat tokens moved from the one hash to a key each
     problems: list[str] = field(default_factory=list)  #: what was left alone, and why
 
 
@@ -168,6 +172,14 @@ def move_entry(client: Any, name: str) -> bool:
                 continue  # written meanwhile: read it again
 
 
+def move_token(client: Any, hashed: str, owner: bytes) -> bool:
+    """Move one seat token's owner to its own key (layout 2); an existing key must agree."""
+    if not client.set(keys.token(hashed), owner, nx=True) and client.get(keys.token(hashed)) != owner:
+        raise Conflict(f"seat token {hashed[:12]}…: {keys.token(hashed)} names another seat; left alone")
+    client.hdel(LEGACY_TOKENS, hashed)
+    return True
+
+
 def migrate(client: Any, dry_run: bool = False, limit: int | None = None, out: TextIO | None = None) -> Summary:
     """Move the layout-1 games (at most ``limit``: a batch, or an interruption in a test), then
     the outbox entries of the games that are on layout 2. A dry run only prints what would move."""
@@ -206,6 +218,14 @@ def migrate(client: Any, dry_run: bool = False, limit: int | None = None, out: T
             summary.entries_moved += move_entry(client, name)
         except Conflict as conflict:
             summary.problems.append(str(conflict))
+    for hashed, owner in list(client.hscan_iter(LEGACY_TOKENS, count=1000)):
+        if dry_run:
+            summary.tokens_moved += 1
+            continue
+        try:
+            summary.tokens_moved += move_token(client, _text(hashed), owner)
+        except Conflict as conflict:
+            summary.problems.append(str(conflict))
     return summary
 
 
@@ -219,6 +239,7 @@ def report(summary: Summary, dry_run: bool, out: TextIO | None = None) -> None:
         print(f"NOT MOVED: {problem}", file=out)
     games, moved_keys = _n(len(summary.moved), "game", "games"), _n(summary.keys_moved, "key", "keys")
     entries, done = _n(summary.entries_moved, "outbox entry", "outbox entries"), summary.already_done
+    entries += f" and {_n(summary.tokens_moved, 'seat token', 'seat tokens')}"
     waiting = f"; {summary.entries_waiting} outbox entries wait with their games" if summary.entries_waiting else ""
     if dry_run:
         print(
@@ -226,7 +247,7 @@ def report(summary: Summary, dry_run: bool, out: TextIO | None = None) -> None:
             "nothing changed",
             file=out,
         )
-    elif not summary.moved and not summary.entries_moved and not summary.problems and not waiting:
+    elif not (summary.moved or summary.entries_moved or summary.tokens_moved or summary.problems or waiting):
         print(f"nothing to move: all {done} games are on layout 2 already", file=out)
     else:
         print(f"moved {games} ({moved_keys}) and {entries}, {done} games already done{waiting}", file=out)
@@ -241,8 +262,6 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit is not None and args.limit < 1:
         parser.error("--limit must be 1 or more")
     if args.url is None:
-        from application.wiring import redis_url
-
         args.url = redis_url()
     client = redis.Redis.from_url(args.url)
     try:

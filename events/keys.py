@@ -94,7 +94,12 @@ def webhook_log(game: str, hook: str) -> str:
 #: slot, its keys sharing the ``{index}`` tag so one script updates them together.
 INDEX = "{index}:games"  # sorted set: game id -> creation time
 INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary (status, turn, version)
-TOKENS = "{index}:tokens"  # hash: sha256(seat token) -> "game:seat"
+
+
+def token(token_digest: str) -> str:
+    """A seat token's owner, ``game:seat``, under the token's SHA-256: one key per token, so
+    that lookups spread over every slot of a cluster (no shared hash to grow hot)."""
+    return f"token:{token_digest}"
 
 
 #: The outbox: work that appended events asked for (a bot's turn, a turn's deadline, a webhook

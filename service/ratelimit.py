@@ -54,7 +54,7 @@ class _ValidTokens:
             return None
         digest = hashlib.sha256(token.encode()).hexdigest()
         if digest not in self._known:
-            if current_app.extensions["bluemoon"].client.hget(keys.TOKENS, digest) is None:
+            if current_app.extensions["bluemoon"].client.get(keys.token(digest)) is None:
                 return None
             self._known[digest] = None
             while len(self._known) > _KNOWN_TOKENS:

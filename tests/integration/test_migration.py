@@ -17,7 +17,7 @@ from application.games import SeatSpec
 from application.rq_handoff import RQHandoff
 from application.webhook_subscriptions import Webhooks
 from application.wiring import build
-from cli.bluemoon_migrate import LEGACY_OUTBOX, legacy_key, main, new_key
+from cli.bluemoon_migrate import LEGACY_OUTBOX, LEGACY_TOKENS, legacy_key, main, new_key
 from domain import Options, legal_commands
 from domain.commands import EndTurn
 from events import keys
@@ -120,8 +120,14 @@ def read(client, key: str):
 
 def to_layout_1(client, games: list[str]) -> None:
     """Stands for a store written by the previous release: each game's keys renamed to
-    ``{game:<id>}:<part>``, its outbox entries moved into the one shared ``{outbox}``."""
+    ``{game:<id>}:<part>``, its outbox entries moved into the one shared ``{outbox}``, its seat
+    tokens into the one ``{index}:tokens`` hash."""
     mine = set(games)
+    for raw in list(client.scan_iter(match="token:*", count=1000)):
+        owner = client.get(raw)
+        if owner.decode().rsplit(":", 1)[0] in mine:
+            client.hset(LEGACY_TOKENS, raw.decode().removeprefix("token:"), owner)
+            client.delete(raw)
     for raw in list(client.scan_iter(match="*:game:*", count=1000)):
         name = raw.decode()
         game, _, part = name.partition(":game:")[2].partition(":")
@@ -170,7 +176,9 @@ def shard_entries(client, names) -> dict[str, tuple]:
 
 
 def no_layout_1_left(client) -> bool:
-    return not list(client.scan_iter(match="{game:*}:*", count=1000)) and not client.exists(*LEGACY_OUTBOX)
+    return not list(client.scan_iter(match="{game:*}:*", count=1000)) and not client.exists(
+        *LEGACY_OUTBOX, LEGACY_TOKENS
+    )
 
 
 def migrate(redis_url: str, capsys, *args: str) -> tuple[int, str]:
@@ -187,6 +195,8 @@ def test_two_hundred_games_in_mid_play_move_to_layout_2_unchanged_and_play_resum
     versions = {g: service.store.version(g) for g in games.all}
     to_layout_1(client, games.all)
     recorded, entries = legacy_keys(client, games.all), legacy_entries(client, games.all)
+    tokens = client.hgetall(LEGACY_TOKENS)
+    assert len(tokens) >= 2 * 150, "every human seat's token is in the one hash"
     streams = {game: fields for (game, part), fields in recorded.items() if part == "events"}
     assert set(streams) == set(games.all) and all(kind == "stream" for kind, _ in streams.values())
     assert {game for game, part in recorded if part == "snapshot"}, "the long games have snapshots"
@@ -217,6 +227,7 @@ def test_two_hundred_games_in_mid_play_move_to_layout_2_unchanged_and_play_resum
         assert client.xrange(keys.stream(game)) == stream[1]
     assert no_layout_1_left(client)
     assert shard_entries(client, entries) == entries
+    assert {h: client.get(keys.token(h.decode())) for h in tokens} == tokens  # a key per seat token
 
     code, out = migrate(redis_url, capsys)
     assert code == 0 and "nothing to move" in out, out
