@@ -8,6 +8,7 @@ import os
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 log = logging.getLogger("bluemoon.checks")
 REQUIRED = {"appendonly": "yes", "maxmemory-policy": "noeviction"}
@@ -31,12 +32,31 @@ def redis_persistence(client: Any) -> dict[str, Any]:
     return {"status": "ok", "detail": "appendonly yes, maxmemory-policy noeviction"}
 
 
+def cluster_persistence(cluster: RedisCluster) -> dict[str, Any]:
+    """The same for every node of a cluster, primaries and replicas: a failover makes any of
+    them the one that keeps the games. Each problem names its node."""
+    results = {node.name: redis_persistence(cluster.get_redis_connection(node)) for node in cluster.get_nodes()}
+    for status in ("unsafe", "unchecked"):
+        bad = [f"{name}: {r['detail']}" for name, r in sorted(results.items()) if r["status"] == status]
+        if bad:
+            return {"status": status, "detail": "; ".join(bad)}
+    return {"status": "ok", "detail": f"appendonly yes, maxmemory-policy noeviction on all {len(results)} nodes"}
+
+
 def refuse_unsafe_redis(url: str) -> dict[str, Any]:
-    """Check the Redis at ``url``; stop with a message naming the setting unless it keeps
-    games safely (or BLUEMOON_UNSAFE_REDIS=1 says to run anyway)."""
+    """Check the Redis at ``url`` (every node, when it is a cluster's); stop with a message
+    naming the setting unless it keeps games safely (or BLUEMOON_UNSAFE_REDIS=1 says to run
+    anyway)."""
     client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
     try:
-        result = redis_persistence(client)
+        if client.info("cluster").get("cluster_enabled"):
+            cluster = RedisCluster.from_url(url, socket_connect_timeout=5, socket_timeout=5)
+            try:
+                result = cluster_persistence(cluster)
+            finally:
+                cluster.close()
+        else:
+            result = redis_persistence(client)
     finally:
         client.close()
     if result["status"] == "unsafe":

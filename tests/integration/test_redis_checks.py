@@ -8,6 +8,7 @@ import subprocess
 import sys
 
 import pytest
+import redis
 
 from application.redis_checks import UnsafeRedis, refuse_unsafe_redis
 from events.embedded import EmbeddedRedis
@@ -61,3 +62,26 @@ def test_where_config_is_disabled_it_warns_and_runs(tmp_path, caplog):
         assert result["status"] == "unchecked" and "CONFIG is not available" in caplog.text
     finally:
         server.stop()
+
+
+def test_on_a_cluster_every_node_is_checked_and_each_unsafe_one_named(cluster_urls, monkeypatch):
+    """The test cluster's nodes keep no append-only file: the start-up check names each of
+    them, then passes once every node has one and never evicts."""
+    monkeypatch.delenv("BLUEMOON_UNSAFE_REDIS", raising=False)
+    with pytest.raises(UnsafeRedis) as refused:
+        refuse_unsafe_redis(cluster_urls[0])
+    ports = [url.rsplit(":", 1)[1].split("/")[0] for url in cluster_urls]
+    assert all(f"127.0.0.1:{port}: appendonly is 'no'" in str(refused.value) for port in ports)
+    nodes = [redis.Redis.from_url(url) for url in cluster_urls]
+    try:
+        for node in nodes:
+            node.config_set("appendonly", "yes")
+            node.config_set("maxmemory-policy", "noeviction")
+        assert refuse_unsafe_redis(cluster_urls[0]) == {
+            "status": "ok",
+            "detail": "appendonly yes, maxmemory-policy noeviction on all 3 nodes",
+        }
+    finally:
+        for node in nodes:
+            node.config_set("appendonly", "no")
+            node.close()
