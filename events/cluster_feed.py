@@ -1,0 +1,94 @@
+"""The live feed on a Redis Cluster: new versions by sharded pub/sub, events from the stream.
+
+A cluster refuses one ``XREAD`` over the streams of games in different slots, so the reader of
+``Feed`` cannot serve it. Here each append also publishes the game's new version on the game's
+shard channel (``SPUBLISH`` in the append script, Redis 7), and the process's one reader
+subscribes to the channels of the games it watches: redis-py's cluster pub/sub holds one
+connection per primary however many games are watched. A message only says "read me": the
+events come from the stream, after the last version delivered, so a message lost in a
+resubscription or a failover costs nothing but time; after any error, and every
+``CATCH_UP_EVERY`` seconds, every watched game is read again from its last version.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from . import keys
+from .feed import PAGE, Feed
+from .redis_store import decode_entry
+
+log = logging.getLogger("bluemoon.feed")
+
+POLL = 0.2  #: seconds one wait for a message lasts: new subscriptions are made between two waits
+CATCH_UP_EVERY = 5.0  #: seconds between two reads of every watched game, whatever the messages said
+
+
+class ClusterFeed(Feed):
+    """``Feed`` with the reader replaced (see module doc); watchers wait exactly as there."""
+
+    def __init__(self, client: Any) -> None:
+        super().__init__(client, lambda: client)
+
+    def _seed(self, game: str, watched: Any) -> None:
+        """Learn the stream's length; the reader subscribes within one POLL and reads the
+        stream from there, so nothing published meanwhile is missed."""
+        version = int(self._client.xlen(keys.stream(game)))
+        with self._lock:
+            watched.version = max(watched.version, version)
+            self._wake(watched)
+            self._work.notify()
+
+    def _catch_up(self, game: str) -> None:
+        """Deliver whatever the stream holds after the last version delivered."""
+        watched = self._games.get(game)
+        if watched is None:
+            return
+        entries = self._client.xrange(keys.stream(game), min=f"0-{watched.version + 1}", count=PAGE)
+        self._deliver(game, [decode_entry(fields) for _, fields in entries])
+
+    def _run(self) -> None:
+        pubsub: Any = None
+        subscribed: set[str] = set()
+        pause, caught_up = 0.1, time.monotonic()
+        while not self.closing:  # the process is stopping: the reader ends with it
+            with self._lock:
+                while not self._games and not self.closing:
+                    self._work.wait(1.0)
+                wanted = set(self._games)
+            try:
+                if pubsub is None:
+                    pubsub, subscribed = self._client.pubsub(), set()
+                new, gone = wanted - subscribed, subscribed - wanted
+                if gone:
+                    pubsub.sunsubscribe(*(keys.live(g) for g in gone))
+                if new:
+                    pubsub.ssubscribe(*(keys.live(g) for g in new))
+                subscribed = wanted
+                due = time.monotonic() - caught_up > CATCH_UP_EVERY
+                for game in wanted if due else new:  # after subscribing: nothing missed meanwhile
+                    self._catch_up(game)
+                if due:
+                    caught_up = time.monotonic()
+                message = pubsub.get_sharded_message(ignore_subscribe_messages=True, timeout=POLL)
+                if message is not None:
+                    channel = message["channel"]
+                    self._catch_up(keys.game_of(channel.decode() if isinstance(channel, bytes) else channel))
+                pause = 0.1
+            except Exception as error:
+                if self.closing:
+                    break
+                log.warning("cluster feed reader: %s; resubscribing in %.1f s", error, pause)
+                if pubsub is not None:
+                    try:
+                        pubsub.close()
+                    except Exception:
+                        log.debug("closing the broken pub/sub failed too", exc_info=True)
+                pubsub = None  # resubscribe everything, then read every game from its last version
+                caught_up = 0.0
+                time.sleep(pause)
+                pause = min(pause * 2, 5.0)
+        if pubsub is not None:
+            pubsub.close()
