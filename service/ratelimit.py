@@ -80,7 +80,7 @@ def install(app: Flask, api: Blueprint, storage_uri: str) -> Limiter | None:
         RATELIMIT_HEADER_LIMIT="RateLimit-Limit",
         RATELIMIT_HEADER_REMAINING="RateLimit-Remaining",
         RATELIMIT_HEADER_RESET="RateLimit-Reset",
-        RATELIMIT_KEY_PREFIX="{ratelimit}",
+        RATELIMIT_KEY_PREFIX="ratelimit",  # no hash tag: the counters spread over every slot of a cluster
         RATELIMIT_STORAGE_OPTIONS={"socket_timeout": 2.0, "socket_connect_timeout": 2.0},
         RATELIMIT_SWALLOW_ERRORS=True,  # a Redis blip must not turn every request into a 500
     )

