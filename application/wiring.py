@@ -97,6 +97,14 @@ def store_client_for_job(queue_connection: Any) -> Any:
     return queue_connection if url == queue_url() else connect(url)
 
 
+def store_for(client: Any, publish: bool) -> RedisStore:
+    """The store on ``client``. STORE_REPLICAS: how many replicas must confirm each append (WAIT)
+    before the client hears of it, so that a failover loses no acknowledged command;
+    STORE_WAIT_MS: how long they may take."""
+    replicas, wait_ms = int(os.environ.get("STORE_REPLICAS", "0")), int(os.environ.get("STORE_WAIT_MS", "1000"))
+    return RedisStore(client, publish=publish, replicas=replicas, wait_ms=wait_ms)
+
+
 def build(url: str | None = None, client: Any = None, handoff: Handoff | None = None) -> Components:
     """Everything the web and worker processes need. ``client`` is used as given (fakeredis in
     unit tests); otherwise one is made for ``url`` (by default REDIS_URL, else the embedded
@@ -107,9 +115,9 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         client = connect(url)
     if isinstance(client, RedisCluster):  # no XREAD over many slots: versions come by sharded pub/sub
         feed: Feed = ClusterFeed(client)
-        store = RedisStore(client, publish=True)
+        store = store_for(client, publish=True)
     else:  # the feed's reader blocks, so it has a connection of its own where there is a URL to open one
         feed = Feed(client, functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client)
-        store = RedisStore(client)
+        store = store_for(client, publish=False)
     service = GameService(client, store, handoff, on_append=feed.publish)
     return Components(client, store, service, url or "", feed)

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 import redis
+from redis.cluster import RedisCluster
 
 from . import keys
 from .serialization import StoredEvent, from_record
@@ -19,6 +20,7 @@ from .store import (
     EventStore,
     IdempotencyConflict,
     InvalidRecord,
+    NotReplicated,
     OutboxWrite,
     WrongExpectedVersion,
 )
@@ -52,7 +54,10 @@ if cid ~= '' then
   local seen = redis.call('HGET', KEYS[2], cid)
   if seen then
     local h, first, last = string.match(seen, '^(.*)|(%d+)|(%d+)$')
-    if h == chash then return {'duplicate', tonumber(first), tonumber(last)} end
+    if h == chash then
+      redis.call('HSET', KEYS[2], cid, seen)  -- a write, so that a WAIT after a replay covers the original
+      return {'duplicate', tonumber(first), tonumber(last)}
+    end
     return {'mismatch', tonumber(first), tonumber(last)}
   end
 end
@@ -106,9 +111,11 @@ def decode_entry(fields: dict[Any, Any]) -> StoredEvent:
 class RedisStore(EventStore):
     """Works with redis-py clients: a real server, a cluster client, or fakeredis."""
 
-    def __init__(self, client: Any, publish: bool = False) -> None:
+    def __init__(self, client: Any, *, publish: bool = False, replicas: int = 0, wait_ms: int = 1000) -> None:
         self.client = client
         self.publish = publish  #: announce each append on the game's live channel (a cluster's feed)
+        self.replicas = replicas  #: replicas that must confirm each append before it is acknowledged
+        self.wait_ms = wait_ms  #: how long they may take; then NotReplicated
         self._append = client.register_script(APPEND)
         self._snapshot = client.register_script(SNAPSHOT)
 
@@ -132,7 +139,9 @@ class RedisStore(EventStore):
             for write in outbox:
                 args += [write.name, write.payload or "", write.due_ms]
         try:
-            status, first, last = self._append(keys=names, args=args)
+            status, first, last = (
+                self._append(keys=names, args=args) if not self.replicas else self._confirmed(names, args)
+            )
         except redis.ResponseError as error:
             if "INVALID" in str(error):
                 raise InvalidRecord(str(error)) from error
@@ -143,6 +152,22 @@ class RedisStore(EventStore):
         if status == "mismatch":
             raise IdempotencyConflict(f"command id {command_id} was used for another command")
         return Appended(int(first), int(last), duplicate=status == "duplicate")
+
+    def _confirmed(self, names: list[str], args: list[Any]) -> list[Any]:
+        """The append, then WAIT for the replicas on the same connection (a pipeline of the two
+        on the game's primary): WAIT only covers the writes of its own connection."""
+        primary = self.client
+        if isinstance(self.client, RedisCluster):
+            primary = self.client.get_redis_connection(self.client.get_node_from_key(names[0]))
+        with primary.pipeline(transaction=False) as pipe:
+            self._append(keys=names, args=args, client=pipe)
+            pipe.execute_command("WAIT", self.replicas, self.wait_ms)
+            reply, confirmed = pipe.execute()
+        if _text(reply[0]) in ("ok", "duplicate") and int(confirmed) < self.replicas:
+            raise NotReplicated(
+                f"{int(confirmed)} of {self.replicas} replicas confirmed the append within {self.wait_ms} ms"
+            )
+        return list(reply)
 
     def read(self, game: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
         if (until is not None and until <= after) or after >= 2**63 - 1:

@@ -38,6 +38,11 @@ class IdempotencyConflict(StoreError):
     """A command id was reused for a different command."""
 
 
+class NotReplicated(StoreError):
+    """An append the primary took but no replica confirmed in time (WAIT): it may be lost in a
+    failover. The caller retries with the same command id, which applies it at most once."""
+
+
 class StreamBehind(StoreError):
     """The stream is shorter than a state this process knew: Redis lost its last writes."""
 

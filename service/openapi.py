@@ -46,7 +46,9 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         "wait Retry-After seconds. Limits: see the API description.",
         414: "The URL is longer than 2,048 characters.",
         500: "An error of the service's own; nothing was changed. The X-Request-ID header names it in the logs.",
-        503: "The game store (Redis) is unreachable; nothing was changed. Retry after Retry-After seconds.",
+        503: "The game store (Redis) is unreachable, and nothing was changed; or, where the store keeps replicas, no "
+        "replica confirmed a command in time. Retry after Retry-After seconds with the same Idempotency-Key: a "
+        "command is applied once.",
     }
     found = {
         str(c): {"description": text[c], "content": PROBLEM}

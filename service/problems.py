@@ -11,7 +11,7 @@ from werkzeug.exceptions import HTTPException
 
 from application.refusals import ServiceError
 from domain import IllegalCommand, InvalidCommand
-from events.store import IdempotencyConflict, WrongExpectedVersion
+from events.store import IdempotencyConflict, NotReplicated, WrongExpectedVersion
 
 MEDIA_TYPE = "application/problem+json"
 
@@ -105,6 +105,14 @@ def register(app: Flask) -> None:
         if error.code == 429 and getattr(error, "retry_after", None):
             response.headers["Retry-After"] = str(error.retry_after)  # type: ignore[attr-defined]
         return response
+
+    @app.errorhandler(NotReplicated)
+    def _unconfirmed(error: NotReplicated) -> Response:
+        app.logger.warning("append not confirmed: %s", error)
+        return unavailable(
+            f"the command was recorded but not yet confirmed by a replica ({error}); retry with the same "
+            "Idempotency-Key: it is applied once"
+        )
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)

@@ -1,0 +1,78 @@
+"""No acknowledged command is lost to a failover: with STORE_REPLICAS=1 each append is followed
+by WAIT for a replica on the same connection, so a 2xx answer means a replica holds the events.
+When no replica confirms in time the client gets 503 with Retry-After, and a retry with the same
+Idempotency-Key applies the command once."""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import pytest
+import redis
+
+from application.handoff import CallbackHandoff
+from events import keys
+from events.embedded import EmbeddedRedis
+from service.app import create_app
+from tests.api.client import CheckedClient
+
+
+@pytest.fixture
+def primary_and_replica(tmp_path):
+    primary = EmbeddedRedis(tmp_path / "primary", persist=False)
+    replica = EmbeddedRedis(tmp_path / "replica", persist=False, extra=("--replicaof", "127.0.0.1", str(primary.port)))
+    client = redis.Redis.from_url(primary.url)
+    while int(client.info("replication").get("connected_slaves", 0)) < 1:  # the replica has synced
+        pass
+    client.close()
+    yield primary, replica
+    os.kill(replica.process.pid, signal.SIGCONT)  # in case the test stopped it
+    replica.stop()
+    primary.stop()
+
+
+@pytest.fixture
+def api(primary_and_replica, monkeypatch):
+    primary, _ = primary_and_replica
+    monkeypatch.setenv("STORE_REPLICAS", "1")
+    monkeypatch.setenv("STORE_WAIT_MS", "500")
+    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")  # the test servers keep nothing on disk
+    return CheckedClient(
+        create_app({"REDIS_URL": primary.url, "RATE_LIMIT": 0, "HANDOFF": CallbackHandoff(lambda t: None)})
+    )
+
+
+def _move(api, game: str, token: str, version: int, key: str):
+    """End the turn, as a client would send it (and send it again on a retry)."""
+    return api.post(
+        f"/games/{game}/commands",
+        json={"type": "end_turn", "discards": []},
+        headers={"Authorization": f"Bearer {token}", "If-Match": f'"{version}"', "Idempotency-Key": key},
+    )
+
+
+def test_an_acknowledged_command_is_on_the_replica_and_an_unconfirmed_one_is_retried_once(api, primary_and_replica):
+    primary, replica = primary_and_replica
+    on_replica = redis.Redis.from_url(replica.url)
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}})
+    game, tokens = created.get_json()["game"], [s["token"] for s in created.get_json()["seats"]]
+    first = _move(api, game, tokens[0], created.get_json()["version"], "one")
+    assert first.status_code == 200
+    version = first.get_json()["version"]
+    assert on_replica.xlen(keys.stream(game)) == version  # acknowledged: the replica has it already
+
+    os.kill(replica.process.pid, signal.SIGSTOP)  # the replica stops answering
+    refused = _move(api, game, tokens[1], version, "two")
+    assert refused.status_code == 503 and refused.headers["Retry-After"]
+    assert "not yet confirmed by a replica" in refused.get_json()["detail"]
+    assert redis.Redis.from_url(primary.url).xlen(keys.stream(game)) > version  # recorded on the primary only
+
+    os.kill(replica.process.pid, signal.SIGCONT)
+    retried = _move(api, game, tokens[1], version, "two")
+    assert retried.status_code == 200 and retried.get_json()["duplicate"] is True
+    events = api.get(f"/games/{game}/events?after={version}").get_json()["events"]
+    assert [e["seq"] for e in events] == list(range(version + 1, retried.get_json()["version"] + 1))
+    assert sum(e["type"] == "TurnEnded" for e in events) == 1  # applied once
+    assert on_replica.xlen(keys.stream(game)) == retried.get_json()["version"]
+    on_replica.close()
