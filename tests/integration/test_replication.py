@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import signal
+import time
 
 import pytest
 import redis
@@ -23,8 +24,10 @@ def primary_and_replica(tmp_path):
     primary = EmbeddedRedis(tmp_path / "primary", persist=False)
     replica = EmbeddedRedis(tmp_path / "replica", persist=False, extra=("--replicaof", "127.0.0.1", str(primary.port)))
     client = redis.Redis.from_url(primary.url)
-    while int(client.info("replication").get("connected_slaves", 0)) < 1:  # the replica has synced
-        pass
+    deadline = time.monotonic() + 30
+    while client.info("replication").get("slave0", {}).get("state") != "online":  # the replica has synced
+        assert time.monotonic() < deadline, "the replica did not sync"
+        time.sleep(0.05)
     client.close()
     yield primary, replica
     os.kill(replica.process.pid, signal.SIGCONT)  # in case the test stopped it

@@ -1,0 +1,174 @@
+"""The store on one Redis and on a 3-primary Redis Cluster, measured in one run (ratios are the
+figures: the machine is shared and noisy).
+
+Prints: appends per second from several client processes on one node and on the cluster; one
+node with a replica, without and with WAIT for it (STORE_REPLICAS=1); the time from an append in
+one client to a watcher's wake-up in another (XREAD on one node, sharded pub/sub on the
+cluster); and one dispatcher pass over all 48 shards' outboxes, empty and with 1,000 due turns.
+Needs Debian's redis-server 7 (``apt-get install redis-server``) for the cluster and pub/sub.
+
+    python bench/cluster_speed.py [--appends N] [--clients P]
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import statistics
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import redis
+from redis.cluster import RedisCluster
+
+from application.wiring import connect
+from domain import Options, new_game
+from events.cluster_feed import ClusterFeed
+from events.embedded import EmbeddedRedis
+from events.feed import Feed
+from events.outbox import Outbox
+from events.redis_store import RedisStore
+from events.store import OutboxWrite
+
+SERVER = "/usr/bin/redis-server"
+
+
+def start(root: Path, name: str, *extra: str) -> EmbeddedRedis:
+    import os
+
+    os.environ["REDIS_SERVER"] = SERVER
+    return EmbeddedRedis(root / name, persist=False, extra=extra)
+
+
+def a_cluster(root: Path) -> list[EmbeddedRedis]:
+    nodes = [start(root, f"c{i}", "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf") for i in range(3)]
+    clients = [redis.Redis(port=n.port) for n in nodes]
+    for client, lo, hi in zip(clients, [0, 5461, 10923], [5461, 10923, 16384]):
+        client.execute_command("CLUSTER ADDSLOTS", *range(lo, hi))
+    for client in clients[1:]:
+        client.execute_command("CLUSTER MEET", "127.0.0.1", nodes[0].port)
+    while any(c.execute_command("CLUSTER INFO").get("cluster_state") != "ok" for c in clients):
+        time.sleep(0.1)
+    return nodes
+
+
+EVENTS = new_game(Options(2), b"bench")
+
+
+def _appender(url: str, n: int, replicas: int, out: multiprocessing.Queue) -> None:
+    """One client process: n appends of one event each, to games of its own (all shards)."""
+    client = connect(url)
+    store = RedisStore(client, publish=isinstance(client, RedisCluster), replicas=replicas)
+    games = [uuid.uuid4().hex for _ in range(50)]
+    for g in games:
+        store.append(g, 0, EVENTS[:1])
+    started = time.perf_counter()
+    for i in range(n):
+        game = games[i % len(games)]
+        store.append(game, 1 + i // len(games), EVENTS[1:2], command_id=f"c{i}", command_hash="h")
+    out.put(n / (time.perf_counter() - started))
+
+
+def appends_per_second(url: str, n: int, processes: int, replicas: int = 0) -> float:
+    out: multiprocessing.Queue = multiprocessing.Queue()
+    workers = [multiprocessing.Process(target=_appender, args=(url, n, replicas, out)) for _ in range(processes)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    return sum(out.get() for _ in workers)
+
+
+def wake_latency(url: str, rounds: int) -> tuple[float, float]:
+    """p50 and p99 (ms) from an append by one client to the wake-up of a watcher of another."""
+    writer, reader = connect(url), connect(url)
+    cluster = isinstance(reader, RedisCluster)
+    store = RedisStore(writer, publish=cluster)
+    feed = ClusterFeed(reader) if cluster else Feed(reader, lambda: redis.Redis.from_url(url))
+    game = uuid.uuid4().hex
+    store.append(game, 0, EVENTS[:1])
+    seen: list[float] = []
+    with feed.watching(game):
+        time.sleep(0.5)  # subscribed
+        for i in range(rounds):
+            woke = threading.Event()
+
+            def watch(version: int = 1 + i, woke: threading.Event = woke) -> None:
+                feed.wait(game, version, 5)
+                woke.set()
+
+            threading.Thread(target=watch).start()
+            time.sleep(0.01)
+            sent = time.perf_counter()
+            store.append(game, 1 + i, EVENTS[1:2])
+            woke.wait(5)
+            seen.append((time.perf_counter() - sent) * 1000)
+    feed.close()
+    seen.sort()
+    return statistics.median(seen), seen[int(len(seen) * 0.99) - 1]
+
+
+def dispatcher_pass(url: str, due: int) -> float:
+    """ms for one claim over every shard with ``due`` turns due (claimed again each pass)."""
+    client = connect(url)
+    store = RedisStore(client, publish=isinstance(client, RedisCluster))
+    outbox = Outbox(client, lease_ms=0)  # a claimed entry is due again at once: every pass finds them
+    for _ in range(due):
+        game = uuid.uuid4().hex
+        store.append(game, 0, EVENTS[:1], outbox=[OutboxWrite(game, '{"turn": 1}', 0)])
+    times = []
+    for _ in range(20):
+        started = time.perf_counter()
+        outbox.claim(limit=1000)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--appends", type=int, default=3000)
+    parser.add_argument("--clients", type=int, default=4)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        root = Path(tmp)
+        one = start(root, "one")
+        primary = start(root, "primary")
+        replica = start(root, "replica", "--replicaof", "127.0.0.1", str(primary.port))
+        nodes = a_cluster(root)
+        try:
+            while redis.Redis(port=primary.port).info("replication").get("slave0", {}).get("state") != "online":
+                time.sleep(0.05)  # the replica has synced
+            single = appends_per_second(one.url, args.appends, args.clients)
+            cluster = appends_per_second(nodes[0].url, args.appends, args.clients)
+            no_wait = appends_per_second(primary.url, args.appends, args.clients)
+            with_wait = appends_per_second(primary.url, args.appends, args.clients, replicas=1)
+            print(
+                f"appends/s, {args.clients} client processes: one node {single:,.0f}; 3-primary cluster {cluster:,.0f} "
+                f"({cluster / single:.2f}x)"
+            )
+            print(
+                f"appends/s with a replica: without WAIT {no_wait:,.0f}; with WAIT 1 {with_wait:,.0f} "
+                f"({with_wait / no_wait:.2f}x)"
+            )
+            p50, p99 = wake_latency(one.url, 200)
+            c50, c99 = wake_latency(nodes[0].url, 200)
+            print(
+                f"append -> watcher woken: one node (XREAD) p50 {p50:.2f} ms p99 {p99:.2f} ms; cluster (sharded "
+                f"pub/sub) p50 {c50:.2f} ms p99 {c99:.2f} ms ({c50 / p50:.2f}x p50)"
+            )
+            for due in (0, 1000):
+                a, b = dispatcher_pass(one.url, due), dispatcher_pass(nodes[0].url, due)
+                print(
+                    f"one dispatcher pass over 48 shards, {due} turns due: one node {a:.1f} ms; cluster {b:.1f} ms "
+                    f"({b / a:.2f}x)"
+                )
+        finally:
+            for server in (one, primary, replica, *nodes):
+                server.stop()
+
+
+if __name__ == "__main__":
+    main()
