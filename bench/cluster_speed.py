@@ -24,7 +24,7 @@ from pathlib import Path
 import redis
 from redis.cluster import RedisCluster
 
-from application.wiring import connect
+from application.wiring import READER_TIMEOUTS, connect
 from domain import Options, new_game
 from events.cluster_feed import ClusterFeed
 from events.embedded import EmbeddedRedis
@@ -87,7 +87,7 @@ def wake_latency(url: str, rounds: int) -> tuple[float, float]:
     writer, reader = connect(url), connect(url)
     cluster = isinstance(reader, RedisCluster)
     store = RedisStore(writer, publish=cluster)
-    feed = ClusterFeed(reader) if cluster else Feed(reader, lambda: redis.Redis.from_url(url))
+    feed = ClusterFeed(reader) if cluster else Feed(reader, lambda: redis.Redis.from_url(url, **READER_TIMEOUTS))
     game = uuid.uuid4().hex
     store.append(game, 0, EVENTS[:1])
     seen: list[float] = []
