@@ -116,7 +116,11 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(redis.ConnectionError)
     @app.errorhandler(redis.TimeoutError)
-    def _unavailable(error: redis.RedisError) -> Response:
+    @app.errorhandler(redis.exceptions.ClusterError)  # a cluster without a primary for a slot, mid-failover
+    @app.errorhandler(redis.exceptions.TryAgainError)
+    @app.errorhandler(redis.exceptions.AskError)  # slots still moving after the client's retries
+    @app.errorhandler(redis.exceptions.RedisClusterException)
+    def _unavailable(error: Exception) -> Response:
         app.logger.warning("Redis unavailable: %s", error)
         return unavailable(
             f"the game store is unreachable ({type(error).__name__}); nothing was changed, retry shortly"

@@ -1,0 +1,149 @@
+"""A primary of a Redis Cluster with replicas is SIGKILLed while commands run against all three
+primaries (STORE_REPLICAS=1): every command answered 2xx is in its stream exactly once, its
+replica takes over, and the service is ready again within 30 s."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from collections import Counter
+
+import pytest
+import redis
+
+from application.handoff import CallbackHandoff
+from events import keys
+from events.embedded import EmbeddedRedis
+from service.app import create_app
+from tests.api.client import CheckedClient
+from tests.conftest import redis_7
+
+PRIMARIES = [(0, 5461), (5461, 10923), (10923, 16384)]
+
+
+@pytest.fixture
+def cluster_with_replicas(tmp_path, monkeypatch):
+    """Three primaries and a replica of each; a node missing for 1 s is failed over."""
+    monkeypatch.setenv("REDIS_SERVER", redis_7())
+    extra = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000")
+    nodes = [EmbeddedRedis(tmp_path / f"n{i}", persist=False, extra=extra) for i in range(6)]
+    clients = [redis.Redis(port=n.port) for n in nodes]
+    try:
+        for client, (lo, hi) in zip(clients, PRIMARIES):
+            client.execute_command("CLUSTER ADDSLOTS", *range(lo, hi))
+        for client in clients[1:]:
+            client.execute_command("CLUSTER MEET", "127.0.0.1", nodes[0].port)
+        _until(lambda: all(len(c.execute_command("CLUSTER NODES")) == 6 for c in clients), "the nodes meet")
+        for primary, replica in zip(clients[:3], clients[3:]):
+            replica.execute_command("CLUSTER REPLICATE", primary.execute_command("CLUSTER MYID"))
+        _until(
+            lambda: all(c.info("replication").get("slave0", {}).get("state") == "online" for c in clients[:3]), "sync"
+        )
+        _until(lambda: all(c.execute_command("CLUSTER INFO").get("cluster_state") == "ok" for c in clients), "ok")
+        yield nodes
+    finally:
+        for n in nodes:
+            n.stop()
+        for c in clients:
+            c.close()
+
+
+def _until(condition, what: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+@pytest.mark.slow
+def test_a_primary_killed_mid_play_loses_no_acknowledged_command(cluster_with_replicas, monkeypatch):
+    """Slow: a real failover (1 s node timeout) in the middle of 15 s of play."""
+    nodes = cluster_with_replicas
+    monkeypatch.setenv("STORE_REPLICAS", "1")
+    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")  # the test nodes keep nothing on disk
+    api = CheckedClient(
+        create_app({"REDIS_URL": nodes[0].url, "RATE_LIMIT": 0, "HANDOFF": CallbackHandoff(lambda t: None)})
+    )
+    service = api.app.extensions["bluemoon"].service
+    games: list[tuple[str, list[str]]] = []
+    while {service.client.get_node_from_key(keys.stream(g)).port for g, _ in games} != {n.port for n in nodes[:3]}:
+        created = api.post(
+            "/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
+        )
+        games.append((created.get_json()["game"], [s["token"] for s in created.get_json()["seats"]]))
+    acknowledged: list[tuple[str, str]] = []
+    played = [game for game, _ in games]
+    refused = Counter()
+    stop = threading.Event()
+
+    def play(game: str, tokens: list[str]) -> None:
+        n = 0
+        while not stop.is_set():
+            view = api.get(f"/games/{game}")
+            if view.status_code != 200:
+                refused[view.status_code] += 1
+                time.sleep(0.2)
+                continue
+            doc, key = view.get_json(), f"{game}-{n}"
+            if doc["turn"] is None:  # ten quiet rounds end a game as a stalemate (P16): a new one
+                created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]})
+                if created.status_code == 201:
+                    game, tokens = created.get_json()["game"], [s["token"] for s in created.get_json()["seats"]]
+                    played.append(game)
+                continue
+            seat = doc["turn"]["seat"]
+            while not stop.is_set():  # the same command and key until it is answered
+                answer = api.post(
+                    f"/games/{game}/commands",
+                    json={"type": "end_turn", "discards": []},
+                    headers={
+                        "Authorization": f"Bearer {tokens[seat]}",
+                        "If-Match": f'"{doc["version"]}"',
+                        "Idempotency-Key": key,
+                    },
+                )
+                if answer.status_code == 200:
+                    acknowledged.append((game, key))
+                    break
+                refused[answer.status_code] += 1
+                assert answer.status_code in (503, 409, 412), answer.get_json()
+                if answer.status_code != 503:
+                    break
+                time.sleep(0.2)
+            n += 1
+
+    victim = nodes[1]  # a primary
+    players = [threading.Thread(target=play, args=game) for game in games]
+    for t in players:
+        t.start()
+    time.sleep(2)
+    os.kill(victim.process.pid, signal.SIGKILL)
+    killed_at = time.monotonic()
+    _until(lambda: api.get("/readyz").status_code == 200 and _all_served(service), "the service ready again", 30)
+    ready_after = time.monotonic() - killed_at
+    time.sleep(3)  # play goes on against the new primary
+    stop.set()
+    for t in players:
+        t.join(30)
+    assert victim.process.wait(5) == -signal.SIGKILL  # the fault really happened
+    assert ready_after < 30
+    assert refused[503] > 0, "no command met the failover"
+    assert len(acknowledged) >= 3 * len(games), "too little play to tell"
+    print(f"{len(acknowledged)} commands acknowledged, refusals {dict(refused)}, ready again after {ready_after:.1f} s")
+    for game in played:
+        stored = service.store.read(game)
+        commands = [s.command for s in stored if s.type == "TurnEnded"]
+        assert len(commands) == len(set(commands)), "a command was applied twice"
+        mine = {key for g, key in acknowledged if g == game}
+        assert mine <= set(commands), "an acknowledged command was lost"
+
+
+def _all_served(service) -> bool:
+    try:
+        for shard in range(keys.SHARDS):
+            service.client.exists(keys.outbox(shard)[0])  # a key in every shard: every primary answers
+        return True
+    except (redis.RedisError, redis.exceptions.RedisClusterException):
+        return False
