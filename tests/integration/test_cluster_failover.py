@@ -1,4 +1,4 @@
-"""A primary of a Redis Cluster with replicas is SIGKILLed while commands run against all three
+"""A primary of a Redis Cluster with replicas is SIGKILLed (or SIGSTOPped for 5 s) while commands run against all three
 primaries (STORE_REPLICAS=1): every command answered 2xx is in its stream exactly once, its
 replica takes over, and the service is ready again within 30 s."""
 
@@ -58,8 +58,10 @@ def _until(condition, what: str, seconds: float = 30) -> None:
 
 
 @pytest.mark.slow
-def test_a_primary_killed_mid_play_loses_no_acknowledged_command(cluster_with_replicas, monkeypatch):
-    """Slow: a real failover (1 s node timeout) in the middle of 15 s of play."""
+@pytest.mark.parametrize("fault", ["SIGKILL", "SIGSTOP for 5 s"])
+def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(cluster_with_replicas, monkeypatch, fault):
+    """Slow: a real failover (1 s node timeout) in the middle of 15 s of play. A stopped primary
+    comes back after its replica took over, and must not bring back a stale view of the games."""
     nodes = cluster_with_replicas
     monkeypatch.setenv("STORE_REPLICAS", "1")
     monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")  # the test nodes keep nothing on disk
@@ -119,15 +121,20 @@ def test_a_primary_killed_mid_play_loses_no_acknowledged_command(cluster_with_re
     for t in players:
         t.start()
     time.sleep(2)
-    os.kill(victim.process.pid, signal.SIGKILL)
+    os.kill(victim.process.pid, signal.SIGKILL if fault == "SIGKILL" else signal.SIGSTOP)
     killed_at = time.monotonic()
+    if fault != "SIGKILL":
+        threading.Timer(5, os.kill, (victim.process.pid, signal.SIGCONT)).start()
     _until(lambda: api.get("/readyz").status_code == 200 and _all_served(service), "the service ready again", 30)
     ready_after = time.monotonic() - killed_at
     time.sleep(3)  # play goes on against the new primary
     stop.set()
     for t in players:
         t.join(30)
-    assert victim.process.wait(5) == -signal.SIGKILL  # the fault really happened
+    if fault == "SIGKILL":
+        assert victim.process.wait(5) == -signal.SIGKILL  # the fault really happened
+    else:  # it did stop, and came back as a replica of the node that took its place
+        assert redis.Redis(port=victim.port).info("replication")["role"] == "slave"
     assert ready_after < 30
     assert refused[503] > 0, "no command met the failover"
     assert len(acknowledged) >= 3 * len(games), "too little play to tell"
