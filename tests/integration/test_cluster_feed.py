@@ -64,6 +64,29 @@ def _long_polls(api, games, versions) -> tuple[list[threading.Thread], dict[str,
     return threads, heard
 
 
+def _all_subscribed(cluster_urls, games) -> bool:
+    """Whether every game's live channel has a subscriber (on the primary that owns it)."""
+    channels = [keys.live(game) for game, _ in games]
+    heard: dict[str, int] = dict.fromkeys(channels, 0)
+    for url in cluster_urls:
+        node = redis.Redis.from_url(url)
+        reply = node.execute_command("PUBSUB", "SHARDNUMSUB", *channels)
+        node.close()
+        pairs = reply.items() if isinstance(reply, dict) else zip(reply[::2], reply[1::2])
+        for channel, count in pairs:
+            name = channel.decode() if isinstance(channel, bytes) else channel
+            heard[name] += int(count)
+    return all(heard.values())
+
+
+def _until_subscribed(cluster_urls, games) -> None:
+    for _ in range(100):
+        if _all_subscribed(cluster_urls, games):
+            return
+        threading.Event().wait(0.1)
+    raise AssertionError("the watcher did not subscribe to every game")
+
+
 def _subscribers(cluster_urls) -> list[int]:
     """Per primary: how many connections hold shard subscriptions."""
     counts = []
@@ -80,10 +103,7 @@ def test_watchers_on_one_process_hear_every_event_of_another_once_in_order(two_p
     games = _games_on_every_primary(writer, service.client, 4)
     versions = {game: service.state(game).version for game, _ in games}
     threads, heard = _long_polls(watcher, games, versions)
-    for _ in range(50):  # until the watcher's reader has subscribed to every game
-        if sum(_subscribers(cluster_urls)) == 3:
-            break
-        threading.Event().wait(0.1)
+    _until_subscribed(cluster_urls, games)
     assert _subscribers(cluster_urls) == [1, 1, 1]  # one connection per primary for all the games
     for game, tokens in games:
         _end_turn(writer, game, tokens)
@@ -101,10 +121,7 @@ def test_a_watcher_whose_subscriptions_were_cut_still_hears_every_event(two_proc
     games = _games_on_every_primary(writer, service.client, 2)
     versions = {game: service.state(game).version for game, _ in games}
     threads, heard = _long_polls(watcher, games, versions)
-    for _ in range(50):
-        if sum(_subscribers(cluster_urls)) == 3:
-            break
-        threading.Event().wait(0.1)
+    _until_subscribed(cluster_urls, games)  # on every primary: the games lie on all three
     killed = 0
     for url in cluster_urls:  # the subscriptions are cut (a failover, a network blip)
         node = redis.Redis.from_url(url)
