@@ -7,6 +7,8 @@ the life of the game. Production settings: see docs/operations.md.
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -26,6 +28,8 @@ from .store import (
 )
 
 FIELDS = ("type", "schema", "at", "actor", "meta", "data")
+REPLICAS_RECHECK = 1.0  #: seconds a primary's count of connected replicas is trusted
+log = logging.getLogger("bluemoon.store")
 
 # KEYS: stream, commands, the shard's outbox payloads, due and tries, and optionally the game's
 # live channel. ARGV: expected, command id, command hash, game, count, then count * len(FIELDS)
@@ -116,6 +120,7 @@ class RedisStore(EventStore):
         self.publish = publish  #: announce each append on the game's live channel (a cluster's feed)
         self.replicas = replicas  #: replicas that must confirm each append before it is acknowledged
         self.wait_ms = wait_ms  #: how long they may take; then NotReplicated
+        self._replicas_seen: dict[str, tuple[float, int]] = {}  #: primary -> (when looked up, replicas connected)
         self._append = client.register_script(APPEND)
         self._snapshot = client.register_script(SNAPSHOT)
 
@@ -154,20 +159,38 @@ class RedisStore(EventStore):
         return Appended(int(first), int(last), duplicate=status == "duplicate")
 
     def _confirmed(self, names: list[str], args: list[Any]) -> list[Any]:
-        """The append, then WAIT for the replicas on the same connection (a pipeline of the two
-        on the game's primary): WAIT only covers the writes of its own connection."""
-        primary = self.client
-        if isinstance(self.client, RedisCluster):
-            primary = self.client.get_redis_connection(self.client.get_node_from_key(names[0]))
+        """The append, then WAIT on the same connection (a pipeline of the two on the game's
+        primary: WAIT covers the writes of its own connection) for as many of ``replicas`` as the
+        primary has connected. A write can be lost in a failover only to a replica that lacks it;
+        a primary with no replica left (its own was promoted away, or died) has none to lose it
+        to, and a replica that joins later copies everything, so its writes are taken as they are
+        rather than refused until a replica returns (Redis's ``min-replicas-to-write`` is the
+        stricter choice)."""
+        node = self.client.get_node_from_key(names[0]) if isinstance(self.client, RedisCluster) else None
+        primary = self.client.get_redis_connection(node) if node is not None else self.client
+        needed = min(self.replicas, self._connected_replicas(primary, node.name if node is not None else ""))
+        if not needed:
+            return list(self._append(keys=names, args=args))
         with primary.pipeline(transaction=False) as pipe:
             self._append(keys=names, args=args, client=pipe)
-            pipe.execute_command("WAIT", self.replicas, self.wait_ms)
+            pipe.execute_command("WAIT", needed, self.wait_ms)
             reply, confirmed = pipe.execute()
-        if _text(reply[0]) in ("ok", "duplicate") and int(confirmed) < self.replicas:
-            raise NotReplicated(
-                f"{int(confirmed)} of {self.replicas} replicas confirmed the append within {self.wait_ms} ms"
-            )
+        if _text(reply[0]) in ("ok", "duplicate") and int(confirmed) < needed:
+            raise NotReplicated(f"{int(confirmed)} of {needed} replicas confirmed the append within {self.wait_ms} ms")
         return list(reply)
+
+    def _connected_replicas(self, primary: Any, name: str) -> int:
+        """How many replicas ``primary`` has connected now (ROLE), looked up at most once a second."""
+        checked, count = self._replicas_seen.get(name, (0.0, 0))
+        if time.monotonic() - checked > REPLICAS_RECHECK:
+            role = primary.execute_command("ROLE")
+            count = len(role[2]) if _text(role[0]) == "master" else 0
+            if count < self.replicas:
+                log.warning(
+                    "the primary %s has %d of %d replicas connected", name or "of the store", count, self.replicas
+                )
+            self._replicas_seen[name] = (time.monotonic(), count)
+        return count
 
     def read(self, game: str, after: int = 0, until: int | None = None) -> list[StoredEvent]:
         if (until is not None and until <= after) or after >= 2**63 - 1:

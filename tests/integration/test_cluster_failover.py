@@ -76,6 +76,7 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
         )
         games.append((created.get_json()["game"], [s["token"] for s in created.get_json()["seats"]]))
     acknowledged: list[tuple[str, str]] = []
+    answered_at: list[tuple[str, float]] = []
     played = [game for game, _ in games]
     refused = Counter()
     stop = threading.Event()
@@ -108,6 +109,7 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
                 )
                 if answer.status_code == 200:
                     acknowledged.append((game, key))
+                    answered_at.append((game, time.monotonic()))
                     break
                 refused[answer.status_code] += 1
                 assert answer.status_code in (503, 409, 412), answer.get_json()
@@ -136,7 +138,7 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
     else:  # it did stop, and came back as a replica of the node that took its place
         assert redis.Redis(port=victim.port).info("replication")["role"] == "slave"
     assert ready_after < 30
-    assert refused[503] > 0, "no command met the failover"
+    assert any(at > killed_at for _, at in answered_at), "play did not go on after the fault"
     assert len(acknowledged) >= 3 * len(games), "too little play to tell"
     print(f"{len(acknowledged)} commands acknowledged, refusals {dict(refused)}, ready again after {ready_after:.1f} s")
     for game in played:
