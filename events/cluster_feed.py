@@ -6,8 +6,8 @@ shard channel (``SPUBLISH`` in the append script, Redis 7), and the process's on
 subscribes to the channels of the games it watches: redis-py's cluster pub/sub holds one
 connection per primary however many games are watched. A message only says "read me": the
 events come from the stream, after the last version delivered, so a message lost in a
-resubscription or a failover costs nothing but time; after any error, and every
-``CATCH_UP_EVERY`` seconds, every watched game is read again from its last version.
+resubscription or a failover costs nothing but time: each (re)subscription, after an error
+too, and every ``CATCH_UP_EVERY`` seconds, reads the game again from its last version.
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ class ClusterFeed(Feed):
                     pubsub.ssubscribe(*(keys.live(g) for g in new))
                 subscribed = wanted
                 due = time.monotonic() - caught_up > CATCH_UP_EVERY
-                for game in wanted if due else new:  # after subscribing: nothing missed meanwhile
+                for game in wanted if due else new:  # after (re)subscribing: nothing missed meanwhile
                     self._catch_up(game)
                 if due:
                     caught_up = time.monotonic()
@@ -86,8 +86,7 @@ class ClusterFeed(Feed):
                         pubsub.close()
                     except Exception:
                         log.debug("closing the broken pub/sub failed too", exc_info=True)
-                pubsub = None  # resubscribe everything, then read every game from its last version
-                caught_up = 0.0
+                pubsub = None  # subscribe to every game again, which reads each from its last version
                 time.sleep(pause)
                 pause = min(pause * 2, 5.0)
         if pubsub is not None:
