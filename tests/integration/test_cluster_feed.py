@@ -101,13 +101,20 @@ def _subscribers(cluster_urls) -> list[int]:
     return counts
 
 
-def test_watchers_on_one_process_hear_every_event_of_another_once_in_order(two_processes, cluster_urls):
+def _watching(two_processes, cluster_urls, each: int):
+    """Games on every primary (``each`` per primary) made by one process, long-polled by the
+    other, whose reader has subscribed to all of them."""
     writer, watcher = two_processes
     service = writer.app.extensions["bluemoon"].service
-    games = _games_on_every_primary(writer, service.client, 4)
+    games = _games_on_every_primary(writer, service.client, each)
     versions = {game: service.state(game).version for game, _ in games}
     threads, heard = _long_polls(watcher, games, versions)
     _until_subscribed(cluster_urls, games)
+    return writer, games, versions, threads, heard
+
+
+def test_watchers_on_one_process_hear_every_event_of_another_once_in_order(two_processes, cluster_urls):
+    writer, games, versions, threads, heard = _watching(two_processes, cluster_urls, 4)
     assert _subscribers(cluster_urls) == [1, 1, 1]  # one connection per primary for all the games
     for game, tokens in games:
         _end_turn(writer, game, tokens)
@@ -120,12 +127,7 @@ def test_watchers_on_one_process_hear_every_event_of_another_once_in_order(two_p
 
 
 def test_a_watcher_whose_subscriptions_were_cut_still_hears_every_event(two_processes, cluster_urls):
-    writer, watcher = two_processes
-    service = writer.app.extensions["bluemoon"].service
-    games = _games_on_every_primary(writer, service.client, 2)
-    versions = {game: service.state(game).version for game, _ in games}
-    threads, heard = _long_polls(watcher, games, versions)
-    _until_subscribed(cluster_urls, games)  # on every primary: the games lie on all three
+    writer, games, versions, threads, heard = _watching(two_processes, cluster_urls, 2)
     _until(lambda: min(_subscribers(cluster_urls)) >= 1, "a subscribed connection on every primary")
     killed = []
     for url in cluster_urls:  # the subscriptions are cut (a failover, a network blip)
