@@ -18,6 +18,10 @@ pytestmark = pytest.mark.slow  # each test drives a real Chromium against the wh
 
 CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+#: Where the test clicks a tile to see its choice: its top left corner, away from its spaces. On
+#: the player's own tile a click on a payable space starts paying it instead (the Main Hall's
+#: choice came up empty in 2 of 13 CI runs, always there; the cause is not proven).
+ON_THE_TILE = {"x": 12, "y": 12}
 
 
 @pytest.fixture
@@ -138,6 +142,14 @@ def _failed(page) -> set[str]:
     return {item[2:].split(":")[0] for item in items if item.startswith("✘")}
 
 
+def _settled(page, server: str, game: str) -> None:
+    """Wait until the page's log shows every event so far. The stream's opening burst arrives
+    just after the first drawing and lengthens the log, which moves what lies below it: a click
+    made meanwhile can land where the target no longer is, and do nothing."""
+    _, view = call(server, "GET", f"/games/{game}")
+    page.wait_for_function(f"document.querySelectorAll('#log li').length >= {view['version']}", timeout=10_000)
+
+
 def _walk(page) -> None:
     """Click the first tile a step reaches; if a power reaches it too, choose the step."""
     page.locator("#board g.target.step").first.click()
@@ -222,6 +234,7 @@ def test_browser_two_humans_see_each_others_moves_live(server, browser):
     watcher.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
     watcher.wait_for_selector("#log li")
     mover.wait_for_selector("#board g.target.step")
+    _settled(mover, server, game)
     before = len(watcher.query_selector_all("#log li"))
     _walk(mover)
     watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
@@ -305,6 +318,7 @@ def test_browser_the_page_fits_a_390_pixel_phone(server, browser):
     page = _page(browser, errors, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
+    _settled(page, server, game)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     boxes = page.locator("input[name=discard]")
     for i in range(3):  # a third discard is refused on the page (at most 2)
@@ -385,6 +399,7 @@ def test_browser_a_space_is_paid_by_ticking_cards_with_the_running_total_mimix_k
     page.goto(f"{server}/play/{game}#token={tokens[0]}")
     # what completing it pays, from GET /catalogue, beside the spaces and as the tile's tooltip
     page.wait_for_selector(".group p:has-text('Earth Temple: completing it pays')")
+    _settled(page, server, game)
     assert "to the most markers" in page.text_content("[data-tile=earth_temple] > title")
     page.click("#board [data-tile=earth_temple] [data-space='0']")
     total = page.locator("#total")
@@ -419,6 +434,7 @@ def test_browser_a_turn_is_played_with_the_keyboard_alone(server, browser):
     page = _page(browser, errors)
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
+    _settled(page, server, game)
 
     def tab_to(selector: str) -> None:
         for _ in range(120):
@@ -503,6 +519,7 @@ def test_browser_every_command_legal_lists_can_be_reached_on_the_page(server, br
     page = _page(browser, errors)
     page.goto(f"{server}/play/{game}#token={tokens[0]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
+    _settled(page, server, game)
     by_tile: dict[str, list[dict]] = {}
     for c in legal["commands"]:
         if c["type"] in TO_TILE and c.get("to"):
@@ -513,7 +530,7 @@ def test_browser_every_command_legal_lists_can_be_reached_on_the_page(server, br
     for tile, options in by_tile.items():
         if [c["type"] for c in options] == ["move"]:
             continue  # a click takes the step at once
-        page.click(f"#board [data-tile={tile}]")
+        page.click(f"#board [data-tile={tile}]", position=ON_THE_TILE)
         offered = page.eval_on_selector_all("#choices button[data-type]", "bs => bs.map(b => b.dataset.type)")
         assert sorted(offered) == sorted(c["type"] for c in options), tile
         page.click("#choices button:has-text('Cancel')")
