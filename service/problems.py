@@ -118,6 +118,7 @@ def register(app: Flask) -> None:
     @app.errorhandler(redis.TimeoutError)
     @app.errorhandler(redis.exceptions.ClusterError)  # a cluster without a primary for a slot, mid-failover
     @app.errorhandler(redis.exceptions.TryAgainError)
+    @app.errorhandler(redis.exceptions.ReadOnlyError)  # a write reached a primary just demoted to replica
     @app.errorhandler(redis.exceptions.AskError)  # slots still moving after the client's retries
     @app.errorhandler(redis.exceptions.RedisClusterException)
     def _unavailable(error: Exception) -> Response:
