@@ -24,9 +24,9 @@ from domain.scenario import Position, scenario_game
 from events import keys
 from events.outbox import Outbox, now_ms
 from events.projection import GameIndex
+from events.redis_store import RedisStore
 from events.serialization import StoredEvent, now
 from events.store import (
-    EventStore,
     IdempotencyConflict,
     OutboxWrite,
     WrongExpectedVersion,
@@ -87,7 +87,7 @@ class GameService:
     def __init__(
         self,
         client: Any,
-        store: EventStore,
+        store: RedisStore,
         handoff: Handoff | None = None,
         on_append: Callable[[str, list[StoredEvent]], None] | None = None,
     ) -> None:
@@ -143,12 +143,9 @@ class GameService:
             "turn_deadline": json.dumps(turn_deadline),
             "deadline_level": json.dumps(deadline_level),
         }
-        self.client.hset(keys.meta(game), mapping=meta)
-        if tokens:
-            with self.client.pipeline(transaction=False) as pipe:  # one key per token: several slots
-                for hashed, owner in tokens.items():
-                    pipe.set(keys.token(hashed), owner)
-                pipe.execute()
+        self.store.durably(keys.meta(game), lambda c: c.hset(keys.meta(game), mapping=meta))
+        for hashed, owner in tokens.items():
+            self._record_owner(hashed, owner)
         state = fold(events)
         settings = {**{k: json.loads(v) for k, v in meta.items()}, "webhooks": []}
         outbox = [turn_entry(game, state, settings)]
@@ -191,10 +188,20 @@ class GameService:
             if current[seat]["kind"] != "open":
                 raise SeatTaken(f"seat {seat} was just taken")
             current[seat] = {"seat": seat, "kind": "human", "name": name, "level": None, "token": digest(token)}
-            if self._swap_seats(keys=[keys.meta(game)], args=[before, json.dumps(current)]):
+            if self._swap(game, before, json.dumps(current)):
                 break
-        self.client.set(keys.token(digest(token)), f"{game}:{seat}")
+        self._record_owner(digest(token), f"{game}:{seat}")
         return token
+
+    def _swap(self, game: str, before: str, after: str) -> bool:
+        """Replace the game's seats if they are still ``before`` (a join racing another)."""
+        meta = keys.meta(game)
+        return bool(self.store.durably(meta, lambda c: self._swap_seats(keys=[meta], args=[before, after], client=c)))
+
+    def _record_owner(self, token_digest: str, owner: str) -> None:
+        """A seat token's ``game:seat``, under one key per token (each in its own slot)."""
+        key = keys.token(token_digest)
+        self.store.durably(key, lambda c: c.set(key, owner))
 
     def seat_of(self, game: str, token: str | None) -> int:
         """The seat a token plays in ``game``; 401 without a token, 403 for another game's."""

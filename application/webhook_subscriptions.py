@@ -23,6 +23,7 @@ from domain import Game, redact
 from domain.events import GameEnded, TurnStarted
 from events import keys
 from events.outbox import now_ms
+from events.redis_store import RedisStore
 from events.serialization import StoredEvent, now
 from events.store import OutboxWrite
 
@@ -89,8 +90,9 @@ def _public(hook: dict[str, Any]) -> dict[str, Any]:
 class Webhooks:
     """The webhooks of games, kept in each game's ``webhooks`` hash (events/keys.py)."""
 
-    def __init__(self, client: Any) -> None:
-        self.client = client
+    def __init__(self, store: RedisStore) -> None:
+        self.client = store.client
+        self.store = store  #: its writes wait for replicas, as appends do
 
     def create(self, game: str, seat: int, url: str, kinds: list[str]) -> dict[str, Any]:
         check_url(url)
@@ -107,7 +109,7 @@ class Webhooks:
             "disabled_reason": None,
             "secret": "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode(),
         }
-        self.client.hset(keys.webhooks(game), hook["id"], json.dumps(hook))
+        self.store.durably(keys.webhooks(game), lambda c: c.hset(keys.webhooks(game), hook["id"], json.dumps(hook)))
         return hook
 
     def of_seat(self, game: str, seat: int) -> list[dict[str, Any]]:
@@ -123,7 +125,7 @@ class Webhooks:
 
     def delete(self, game: str, seat: int, hook_id: str) -> None:
         self.get(game, seat, hook_id)
-        self.client.hdel(keys.webhooks(game), hook_id)
+        self.store.durably(keys.webhooks(game), lambda c: c.hdel(keys.webhooks(game), hook_id))
         self.client.delete(keys.webhook_log(game, hook_id))
 
     def log(self, game: str, seat: int, hook_id: str) -> list[dict[str, Any]]:

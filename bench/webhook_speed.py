@@ -105,7 +105,7 @@ def run(args: argparse.Namespace, url: str) -> None:
         games = []
         for _ in range(-(-args.deliveries // 3)):  # ending a turn appends three events
             created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0)
-            Webhooks(client).create(created.game, 1, receiver.url, ["event"])
+            Webhooks(service.store).create(created.game, 1, receiver.url, ["event"])
             games.append((created.game, created.version))
         start = time.perf_counter()
         expected = 0
@@ -118,8 +118,8 @@ def run(args: argparse.Namespace, url: str) -> None:
         # latency: one command at a time, until its turn.started delivery arrives
         receiver.arrivals.clear()
         created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0)
-        Webhooks(client).create(created.game, 0, receiver.url, ["turn.started"])
-        Webhooks(client).create(created.game, 1, receiver.url, ["turn.started"])
+        Webhooks(service.store).create(created.game, 0, receiver.url, ["turn.started"])
+        Webhooks(service.store).create(created.game, 1, receiver.url, ["turn.started"])
         version, seat, latencies = created.version, 0, []
         for i in range(args.latency):
             sent = time.perf_counter()

@@ -14,13 +14,16 @@ moves to its shard's outbox in one transaction. It is idempotent and resumable: 
 keys are gone is done, a copy left by an interrupted run is checked and kept, and a second
 run changes nothing and says so. A key that exists under both names with different contents
 is never overwritten: the game is left alone and reported (exit 1). The seat tokens'
-owners move from layout 1's one ``{index}:tokens`` hash to a key each. The rest of ``{index}:*``
-and RQ's keys are the same in both layouts and are not touched. Refuses a cluster (exit 2).
+owners move from layout 1's one ``{index}:tokens`` hash to a key each, and the lobby's index from
+its one ``{index}`` slot to the shards (each summary to its game's shard; a newer summary already
+there is kept). RQ's keys are the same in both layouts and are not touched. Refuses a cluster
+(exit 2).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -30,6 +33,7 @@ import redis
 
 from application.wiring import redis_url
 from events import keys
+from events.projection import GameIndex
 
 #: Layout 1's shared outbox: payloads (hash), due (sorted set), tries (hash).
 LEGACY_OUTBOX = ("{outbox}:payloads", "{outbox}:due", "{outbox}:tries")
@@ -85,6 +89,7 @@ class Summary:
     entries_moved: int = 0  #: outbox entries moved to their shards' outboxes
     entries_waiting: int = 0  #: entries of games not moved (yet): they move with their games
     tokens_moved: int = 0  #: seat tokens moved from the one hash to a key each
+    summaries_moved: int = 0  #: lobby summaries moved from the one {index} hash to their shards
     problems: list[str] = field(default_factory=list)  #: what was left alone, and why
 
 
@@ -226,6 +231,13 @@ def migrate(client: Any, dry_run: bool = False, limit: int | None = None, out: T
             summary.tokens_moved += move_token(client, _text(hashed), owner)
         except Conflict as conflict:
             summary.problems.append(str(conflict))
+    for game, raw in list(client.hscan_iter(keys.LEGACY_INDEX_SUMMARY, count=1000)):
+        summary.summaries_moved += 1
+        if not dry_run:
+            GameIndex(client).record_summary(json.loads(raw))
+            client.hdel(keys.LEGACY_INDEX_SUMMARY, game)
+    if not dry_run and not client.exists(keys.LEGACY_INDEX_SUMMARY):
+        client.delete(keys.LEGACY_INDEX)
     return summary
 
 
@@ -239,18 +251,28 @@ def report(summary: Summary, dry_run: bool, out: TextIO | None = None) -> None:
         print(f"NOT MOVED: {problem}", file=out)
     games, moved_keys = _n(len(summary.moved), "game", "games"), _n(summary.keys_moved, "key", "keys")
     entries, done = _n(summary.entries_moved, "outbox entry", "outbox entries"), summary.already_done
-    entries += f" and {_n(summary.tokens_moved, 'seat token', 'seat tokens')}"
+    entries += f", {_n(summary.tokens_moved, 'seat token', 'seat tokens')}"
+    entries += f" and {_n(summary.summaries_moved, 'lobby summary', 'lobby summaries')}"
     waiting = f"; {summary.entries_waiting} outbox entries wait with their games" if summary.entries_waiting else ""
     if dry_run:
         print(
-            f"dry run: would move {games} ({moved_keys}) and {entries}; {done} games already on layout 2{waiting}; "
+            f"dry run: would move {games} ({moved_keys}), {entries}; {done} games already on layout 2{waiting}; "
             "nothing changed",
             file=out,
         )
-    elif not (summary.moved or summary.entries_moved or summary.tokens_moved or summary.problems or waiting):
+    elif (
+        not (
+            summary.moved
+            or summary.entries_moved
+            or summary.tokens_moved
+            or summary.summaries_moved
+            or summary.problems
+        )
+        and not waiting
+    ):
         print(f"nothing to move: all {done} games are on layout 2 already", file=out)
     else:
-        print(f"moved {games} ({moved_keys}) and {entries}, {done} games already done{waiting}", file=out)
+        print(f"moved {games} ({moved_keys}), {entries}; {done} games already done{waiting}", file=out)
 
 
 def main(argv: list[str] | None = None) -> int:

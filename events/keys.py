@@ -95,10 +95,23 @@ def webhook_log(game: str, hook: str) -> str:
     return _key(game, f"webhook-log:{hook}")
 
 
-#: The game index (a projection, rebuildable from the streams) lives outside any game's
-#: slot, its keys sharing the ``{index}`` tag so one script updates them together.
-INDEX = "{index}:games"  # sorted set: game id -> creation time
-INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary (status, turn, version)
+#: Layout 2's first, unsharded game index (one ``{index}`` slot): ``bluemoon-migrate`` moves it.
+LEGACY_INDEX = "{index}:games"  # sorted set: game id -> creation time
+LEGACY_INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary
+
+LISTINGS = ("all", "active", "finished")  #: the index's lists of a shard: every game, and by status
+
+
+def index_summaries(shard_no: int) -> str:
+    """The game index of a shard (a projection, rebuildable from the streams): game id -> JSON
+    summary. It shares the shard's tag, so recording a game's summary touches its own slot only."""
+    return "{" + SHARD_TAGS[shard_no] + "}:index:summary"
+
+
+def index_listing(shard_no: int, listing: str) -> str:
+    """A sorted set of the shard's games (one of ``LISTINGS``), all scored 0 and named
+    ``<creation ms, 13 digits>:<game>``, so that a lexicographic range is newest-first paging."""
+    return "{" + SHARD_TAGS[shard_no] + "}:index:" + listing
 
 
 def token(token_digest: str) -> str:

@@ -7,7 +7,9 @@ any time (``rebuild``), so losing or corrupting it loses nothing.
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from datetime import datetime
+from typing import Any, NamedTuple
 
 from domain import Game
 
@@ -33,48 +35,90 @@ def summary(game: str, state: Game, created: str) -> dict[str, Any]:
     }
 
 
-# KEYS: summary hash, index zset. ARGV: game, version, JSON, score. Never goes backwards.
+# KEYS: the shard's summaries, then its listings (all, active, finished). ARGV: game, version,
+# JSON summary, listing entry, status. Never goes backwards; a finished game leaves "active".
 RECORD = """
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if old and cjson.decode(old).version >= tonumber(ARGV[2]) then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('ZADD', KEYS[2], ARGV[4], ARGV[1])
+redis.call('ZADD', KEYS[2], 0, ARGV[4])
+if ARGV[5] == 'finished' then
+  redis.call('ZREM', KEYS[3], ARGV[4])
+  redis.call('ZADD', KEYS[4], 0, ARGV[4])
+else
+  redis.call('ZADD', KEYS[3], 0, ARGV[4])
+end
 return 1
 """
 
+CURSOR = re.compile(r"^[0-9]{13}:[A-Za-z0-9_-]{1,64}$")  #: a listing entry, as ``Page.next`` gives it
+
+
+class Page(NamedTuple):
+    games: list[dict[str, Any]]
+    next: str | None  #: the cursor for the next (older) page, None on the last one
+
 
 class GameIndex:
+    """Sharded like the games: each shard keeps the summaries and listings of its own games,
+    and a page merges the newest entries of every shard, reading only the summaries it shows."""
+
     def __init__(self, client: Any) -> None:
         self.client = client
         self._record = client.register_script(RECORD)
 
     def record(self, game: str, state: Game, created: str) -> None:
         """Store the summary unless a newer one is already there (two writers may race)."""
-        doc = summary(game, state, created)
-        self._record(
-            keys=[keys.INDEX_SUMMARY, keys.INDEX], args=[game, state.version, json.dumps(doc), _score(created)]
+        self.record_summary(summary(game, state, created))
+
+    def record_summary(self, doc: dict[str, Any]) -> bool:
+        """Store a summary (``record``'s, or one moved from an older index) unless a newer one
+        is there; True when it was stored."""
+        game, shard = doc["game"], keys.shard(doc["game"])
+        return bool(
+            self._record(
+                keys=[keys.index_summaries(shard), *(keys.index_listing(shard, name) for name in keys.LISTINGS)],
+                args=[game, doc["version"], json.dumps(doc), entry(game, doc["created"]), doc["status"]],
+            )
         )
 
     def get(self, game: str) -> dict[str, Any] | None:
-        raw = self.client.hget(keys.INDEX_SUMMARY, game)
+        raw = self.client.hget(keys.index_summaries(keys.shard(game)), game)
         return None if raw is None else json.loads(raw)
 
-    def list(self, status: str | None = None, limit: int = 100, offset: int = 0) -> list[dict[str, Any]]:
-        """Newest first, optionally only games of one status."""
-        ids = [g.decode() if isinstance(g, bytes) else g for g in self.client.zrevrange(keys.INDEX, 0, -1)]
-        found = []
-        if ids:
-            for raw in self.client.hmget(keys.INDEX_SUMMARY, ids):
-                if raw is not None:
-                    doc = json.loads(raw)
-                    if status is None or doc["status"] == status:
-                        found.append(doc)
-        return found[offset : offset + limit]
+    def page(self, status: str | None = None, limit: int = 100, after: str | None = None) -> Page:
+        """The ``limit`` newest games older than the cursor ``after``, optionally of one status.
+
+        Each shard gives at most ``limit`` entries of its listing (a lexicographic range: no
+        summary read); the newest ``limit`` of them all are the page, and only their summaries
+        are read, one HMGET per shard that holds any."""
+        listing = status or "all"
+        newest = "(" + after if after else "+"
+        pipe = self.client.pipeline(transaction=False)
+        for shard in range(keys.SHARDS):
+            pipe.zrevrangebylex(keys.index_listing(shard, listing), newest, "-", start=0, num=limit + 1)
+        entries = sorted((_text(e) for found in pipe.execute() for e in found), reverse=True)
+        shown = entries[:limit]
+        by_shard: dict[int, list[str]] = {}
+        for e in shown:
+            by_shard.setdefault(keys.shard(game_of(e)), []).append(game_of(e))
+        pipe = self.client.pipeline(transaction=False)
+        for shard, games in by_shard.items():
+            pipe.hmget(keys.index_summaries(shard), games)
+        docs = {}
+        for games, raws in zip(by_shard.values(), pipe.execute()):
+            docs.update({g: json.loads(raw) for g, raw in zip(games, raws) if raw is not None})
+        return Page(
+            [docs[game_of(e)] for e in shown if game_of(e) in docs], shown[-1] if len(entries) > limit else None
+        )
 
     def rebuild(self, store: EventStore) -> tuple[int, dict[str, str]]:
         """Re-project every stream. Returns how many games were indexed, and the streams
         that would not fold (with why): those need a look, not silence."""
-        self.client.delete(keys.INDEX, keys.INDEX_SUMMARY)
+        for shard in range(keys.SHARDS):
+            self.client.delete(keys.index_summaries(shard))
+            for name in keys.LISTINGS:
+                self.client.delete(keys.index_listing(shard, name))
         count = 0
         broken: dict[str, str] = {}
         for game in store.games():
@@ -90,7 +134,15 @@ class GameIndex:
         return count, broken
 
 
-def _score(created: str) -> float:
-    from datetime import datetime
+def entry(game: str, created: str) -> str:
+    """A game's name in the listings: its creation time first, so names sort newest last."""
+    millis = round(datetime.fromisoformat(created.replace("Z", "+00:00")).timestamp() * 1000)
+    return f"{millis:013d}:{game}"
 
-    return datetime.fromisoformat(created.replace("Z", "+00:00")).timestamp()
+
+def game_of(entry: str) -> str:
+    return entry.split(":", 1)[1]
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value

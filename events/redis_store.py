@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import redis
@@ -159,25 +159,45 @@ class RedisStore(EventStore):
         return Appended(int(first), int(last), duplicate=status == "duplicate")
 
     def _confirmed(self, names: list[str], args: list[Any]) -> list[Any]:
-        """The append, then WAIT on the same connection (a pipeline of the two on the game's
-        primary: WAIT covers the writes of its own connection) for as many of ``replicas`` as the
-        primary has connected. A write can be lost in a failover only to a replica that lacks it;
-        a primary with no replica left (its own was promoted away, or died) has none to lose it
-        to, and a replica that joins later copies everything, so its writes are taken as they are
-        rather than refused until a replica returns (Redis's ``min-replicas-to-write`` is the
-        stricter choice)."""
-        node = self.client.get_node_from_key(names[0]) if isinstance(self.client, RedisCluster) else None
+        """The append, then WAIT on the same connection (see ``_waited``)."""
+        reply = self.durably(
+            names[0],
+            lambda pipe: self._append(keys=names, args=args, client=pipe),
+            wrote=lambda reply: _text(reply[0]) in ("ok", "duplicate"),  # a conflict wrote nothing
+        )
+        return list(reply)
+
+    def durably(self, key: str, write: Callable[[Any], Any], wrote: Callable[[Any], bool] = bool) -> Any:
+        """``write`` (given a client, it writes ``key``) as durably as an append: with replicas
+        configured, the write on the key's primary, then WAIT on the same connection (a pipeline of the
+        two: WAIT covers the writes of its own connection) for as many of ``replicas`` as the
+        primary has connected; returns the write's reply. A write can be lost in a failover only
+        to a replica that lacks it; a primary with no replica left (its own was promoted away, or
+        died) has none to lose it to, and a replica that joins later copies everything, so its
+        writes are taken as they are rather than refused until a replica returns (Redis's
+        ``min-replicas-to-write`` is the stricter choice)."""
+        if not self.replicas:
+            return write(self.client)
+        node = self.client.get_node_from_key(key) if isinstance(self.client, RedisCluster) else None
         primary = self.client.get_redis_connection(node) if node is not None else self.client
         needed = min(self.replicas, self._connected_replicas(primary, node.name if node is not None else ""))
         if not needed:
-            return list(self._append(keys=names, args=args))
+            return write(self.client)
         with primary.pipeline(transaction=False) as pipe:
-            self._append(keys=names, args=args, client=pipe)
+            write(pipe)
             pipe.execute_command("WAIT", needed, self.wait_ms)
-            reply, confirmed = pipe.execute()
-        if _text(reply[0]) in ("ok", "duplicate") and int(confirmed) < needed:
-            raise NotReplicated(f"{int(confirmed)} of {needed} replicas confirmed the append within {self.wait_ms} ms")
-        return list(reply)
+            reply, confirmed = pipe.execute(raise_on_error=False)
+        if isinstance(reply, Exception):
+            raise reply
+        if isinstance(confirmed, redis.ResponseError) and str(confirmed).startswith("UNBLOCKED"):
+            # The primary was demoted while it waited (a failover under a stopped node): its
+            # write may be dropped when it resyncs with the new primary.
+            raise NotReplicated(f"the primary was demoted before a replica confirmed the write ({confirmed})")
+        if isinstance(confirmed, Exception):
+            raise confirmed
+        if wrote(reply) and int(confirmed) < needed:
+            raise NotReplicated(f"{int(confirmed)} of {needed} replicas confirmed the write within {self.wait_ms} ms")
+        return reply
 
     def _connected_replicas(self, primary: Any, name: str) -> int:
         """How many replicas ``primary`` has connected now (ROLE), looked up at most once a second."""

@@ -254,6 +254,11 @@ class Summary(Schema):
 
 class GameList(Schema):
     games = fields.List(fields.Nested(Summary), required=True)
+    next = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Pass as `after` for the next, older page; null on the last page."},
+    )
 
 
 # -- the view of a game (domain.views.view) --------------------------------------------------

@@ -6,12 +6,13 @@ from typing import Any
 
 from flask import Blueprint, Response
 from marshmallow import ValidationError, fields
-from marshmallow.validate import OneOf
+from marshmallow.validate import OneOf, Range, Regexp
 
 from application.games import SeatSpec
 from application.refusals import Unauthorized
 from domain import Edition, Layout, Options
 from domain.scenario import Position
+from events.projection import CURSOR, Page, entry
 
 from .. import schemas
 from ..operation import ETAG, OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply, TrueOrFalse
@@ -79,6 +80,15 @@ def _position(doc: dict[str, Any]) -> Position:
 class GameFilter(Parameters):
     status = fields.String(validate=OneOf(["active", "finished"], error="must be active or finished"))
     my_turn = TrueOrFalse(metadata={"description": "Only games where it is the token's seat's turn."})
+    limit = fields.Integer(
+        load_default=100,
+        validate=Range(1, 100, error="must be a whole number from 1 to 100"),
+        metadata={"description": "At most this many games on the page."},
+    )
+    after = fields.String(
+        validate=Regexp(CURSOR, error="must be a 'next' value from an earlier page"),
+        metadata={"description": "The previous page's `next`: this page continues after it, older games."},
+    )
 
 
 @Operation(
@@ -87,30 +97,35 @@ class GameFilter(Parameters):
     "/games",
     id="listGames",
     tag="games",
-    summary="List games, newest first; with a token, your games.",
+    summary="List games, newest first, a page at a time; with a token, your games.",
     security=OPTIONAL_AUTH,
     query=GameFilter,
     responses={200: Reply("Games.", schemas.GameList)},
     problems=(401, 422),
 )
 def list_games(query: Body) -> Answer:
-    status, my_turn = query.get("status"), query.get("my_turn", False)
+    status, my_turn, limit, after = query.get("status"), query.get("my_turn", False), query["limit"], query.get("after")
     mine = service().games_of(tokens())
     if my_turn and not mine:
         raise Unauthorized("my_turn=true needs 'Authorization: Bearer <seat token>'")
-    games = []
-    source = [g for g in (service().index.get(g) for g in mine) if g] if mine else service().index.list(status)
-    for summary in source:
-        if status and summary["status"] != status:
-            continue
+    page = _page_of_mine(mine, status, my_turn, limit, after) if mine else service().index.page(status, limit, after)
+    for summary in page.games:
         seat = mine.get(summary["game"])
         summary.setdefault("scenario", False)  # indexed before scenario games existed
         summary["my_seat"] = seat
         summary["my_turn"] = None if seat is None else summary["turn"] == seat
-        if my_turn and not summary["my_turn"]:
+    return {"games": page.games, "next": page.next}
+
+
+def _page_of_mine(mine: dict[str, int], status: str | None, my_turn: bool, limit: int, after: str | None) -> Page:
+    """The token holder's games, paged the way the index pages every game."""
+    listed = {}
+    for summary in filter(None, (service().index.get(game) for game in mine)):
+        if (status and summary["status"] != status) or (my_turn and summary["turn"] != mine[summary["game"]]):
             continue
-        games.append(summary)
-    return {"games": games}
+        listed[entry(summary["game"], summary["created"])] = summary
+    names = sorted((name for name in listed if after is None or name < after), reverse=True)
+    return Page([listed[name] for name in names[:limit]], names[limit - 1] if len(names) > limit else None)
 
 
 class Conditional(Parameters):

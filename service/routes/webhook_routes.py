@@ -15,7 +15,7 @@ webhooks = Blueprint("webhooks", __name__)
 
 
 def _hooks() -> Webhooks:
-    return Webhooks(service().client)
+    return Webhooks(service().store)
 
 
 @Operation(

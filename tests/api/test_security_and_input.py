@@ -383,3 +383,32 @@ def test_the_address_comes_from_x_forwarded_for_only_behind_the_configured_trust
 
     assert codes(limited_api(RATE_LIMIT_WRITES="1 per minute")) == [201, 429, 429]  # a client cannot pick its address
     assert codes(limited_api(RATE_LIMIT_WRITES="1 per minute", TRUSTED_PROXIES=1)) == [201, 201, 201]  # one per client
+
+
+def test_the_lobby_comes_a_page_at_a_time_newest_first(api):
+    made = [api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json for _ in range(5)]
+    seen, after = [], None
+    while True:
+        page = api.get("/games?limit=2" + (f"&after={after}" if after else "")).json
+        assert len(page["games"]) <= 2
+        seen += [g["game"] for g in page["games"]]
+        if page["next"] is None:
+            break
+        after = page["next"]
+    assert len(seen) == len(set(seen)) and {m["game"] for m in made} <= set(seen)
+    created = [api.get(f"/games/{g}").status_code for g in seen]
+    assert created == [200] * len(seen)
+    tokens = ",".join(m["seats"][0]["token"] for m in made)  # a person's own games page the same way
+    first = api.get("/games?limit=3", token=tokens).json
+    rest = api.get(f"/games?limit=3&after={first['next']}", token=tokens).json
+    listed = [(g["created"], g["game"]) for g in first["games"] + rest["games"]]
+    assert sorted(listed, reverse=True) == listed and {g for _, g in listed} == {m["game"] for m in made}
+    assert rest["next"] is None
+
+
+@pytest.mark.parametrize("query", ["limit=0", "limit=101", "after=not-a-cursor", "after=12:abc"])
+def test_a_bad_page_request_says_which_field_and_what_is_allowed(api, query):
+    answer = api.get(f"/games?{query}")
+    assert answer.status_code == 422
+    field = query.split("=")[0]
+    assert field in str(answer.json["errors"]), answer.json

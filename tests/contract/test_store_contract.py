@@ -8,6 +8,7 @@ import fakeredis
 import pytest
 
 from domain import Options, decide, fold, legal_commands, new_game
+from events import keys
 from events.redis_store import RedisStore
 from events.serialization import SCHEMA, from_record
 from events.store import (
@@ -194,7 +195,7 @@ def test_the_game_index_is_rebuilt_from_the_streams(real_redis, game_id):
     index.record(game_id, fold(events), "2026-01-01T00:00:00+00:00")
     index.record(game_id, fold(events[:4]), "2026-01-01T00:00:00+00:00")  # older: ignored
     assert index.get(game_id)["version"] == len(events)
-    real_redis.hdel("{index}:summary", game_id)
+    real_redis.hdel(keys.index_summaries(keys.shard(game_id)), game_id)
     assert index.get(game_id) is None
     count, broken = index.rebuild(store)
     assert count >= 1 and game_id not in broken

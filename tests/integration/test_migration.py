@@ -5,6 +5,7 @@ key twice, and play resumes, bots included, on real workers."""
 
 from __future__ import annotations
 
+import json
 import random
 import subprocess
 import sys
@@ -22,6 +23,7 @@ from domain import Options, legal_commands
 from domain.commands import EndTurn
 from events import keys
 from events.embedded import EmbeddedRedis
+from events.projection import entry
 from events.store import WrongExpectedVersion
 from tests.integration.test_workers import Workers, wait_until
 from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
@@ -97,7 +99,7 @@ class Games:
                 self.humans.append(game)
             else:
                 game = self.service.create(Options(2), humans, turn_deadline=3600).game
-                hooks = Webhooks(self.service.client)
+                hooks = Webhooks(self.service.store)
                 for seat in (0, 1):
                     hook = hooks.create(game, seat, HOOK_URL, ["turn.deadline_near", "game.ended"])
                     # a delivery attempt, as the workers log it
@@ -121,8 +123,16 @@ def read(client, key: str):
 def to_layout_1(client, games: list[str]) -> None:
     """Stands for a store written by the previous release: each game's keys renamed to
     ``{game:<id>}:<part>``, its outbox entries moved into the one shared ``{outbox}``, its seat
-    tokens into the one ``{index}:tokens`` hash."""
+    tokens into the one ``{index}:tokens`` hash, its lobby summary into the one ``{index}`` slot."""
     mine = set(games)
+    for game in games:
+        summaries = keys.index_summaries(keys.shard(game))
+        doc = json.loads(client.hget(summaries, game))
+        client.hset(keys.LEGACY_INDEX_SUMMARY, game, json.dumps(doc))
+        client.zadd(keys.LEGACY_INDEX, {game: 1})
+        client.hdel(summaries, game)
+        for name in keys.LISTINGS:
+            client.zrem(keys.index_listing(keys.shard(game), name), entry(game, doc["created"]))
     for raw in list(client.scan_iter(match="token:*", count=1000)):
         owner = client.get(raw)
         if owner.decode().rsplit(":", 1)[0] in mine:
@@ -196,6 +206,8 @@ def test_two_hundred_games_in_mid_play_move_to_layout_2_unchanged_and_play_resum
     to_layout_1(client, games.all)
     recorded, entries = legacy_keys(client, games.all), legacy_entries(client, games.all)
     tokens = client.hgetall(LEGACY_TOKENS)
+    summaries = {g.decode(): json.loads(doc) for g, doc in client.hgetall(keys.LEGACY_INDEX_SUMMARY).items()}
+    assert set(games.all) <= set(summaries) and all(service.index.get(g) is None for g in games.all)
     assert len(tokens) >= 2 * 150, "every human seat's token is in the one hash"
     streams = {game: fields for (game, part), fields in recorded.items() if part == "events"}
     assert set(streams) == set(games.all) and all(kind == "stream" for kind, _ in streams.values())
@@ -221,13 +233,23 @@ def test_two_hundred_games_in_mid_play_move_to_layout_2_unchanged_and_play_resum
 
     code, out = migrate(redis_url, capsys)
     assert code == 0, out
-    assert f"moved {len(games.all)} games ({len(recorded)} keys) and {len(entries)} outbox entries" in out
+    assert f"moved {len(games.all)} games ({len(recorded)} keys), {len(entries)} outbox entries" in out
+    assert f"and {len(summaries)} lobby summaries" in out
     assert new_keys(client, recorded) == recorded  # streams: the same entry ids and fields, in order
     for game, stream in streams.items():
         assert client.xrange(keys.stream(game)) == stream[1]
     assert no_layout_1_left(client)
     assert shard_entries(client, entries) == entries
     assert {h: client.get(keys.token(h.decode())) for h in tokens} == tokens  # a key per seat token
+    assert {g: service.index.get(g) for g in summaries} == summaries  # each in its shard's index
+    assert not client.exists(keys.LEGACY_INDEX, keys.LEGACY_INDEX_SUMMARY)
+    listed, after = set(), None
+    while True:  # the lobby lists them again
+        page = service.index.page(limit=100, after=after)
+        listed |= {g["game"] for g in page.games}
+        if (after := page.next) is None:
+            break
+    assert set(summaries) <= listed
 
     code, out = migrate(redis_url, capsys)
     assert code == 0 and "nothing to move" in out, out

@@ -23,7 +23,7 @@ def test_webhook_deadline_warning_is_due_in_the_last_quarter_and_cleared_when_th
     client = fakeredis.FakeRedis()
     service = build(client=client, handoff=CallbackHandoff(lambda ticket: None)).service
     created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0, turn_deadline=600)
-    hook = Webhooks(client).create(created.game, 1, "http://example.test/hook", ["turn.deadline_near"])
+    hook = Webhooks(service.store).create(created.game, 1, "http://example.test/hook", ["turn.deadline_near"])
     name = f"wh:{created.game}:{hook['id']}:deadline"
     before = now_ms()
     service.submit(created.game, EndTurn(0), expected=created.version, key="a")  # seat 1's turn, 600 s
