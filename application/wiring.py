@@ -59,8 +59,24 @@ def redis_url() -> str:
 
 
 def store_url() -> str:
-    """Where game data lives: STORE_URL, else REDIS_URL or the embedded server."""
-    return os.environ.get("STORE_URL") or redis_url()
+    """Where game data lives: STORE_URL, else REDIS_URL or the embedded server. STORE_URL may
+    list several nodes of a cluster, comma-separated: the first that answers is used, so that a
+    process (a worker's job opens its own client) starting while one node is down still finds
+    the cluster; the client learns every other node from it."""
+    listed = [url.strip() for url in os.environ.get("STORE_URL", "").split(",") if url.strip()]
+    if len(listed) > 1:
+        return next((url for url in listed if _answers(url)), listed[0])
+    return listed[0] if listed else redis_url()
+
+
+def _answers(url: str) -> bool:
+    probe = redis.Redis.from_url(url, socket_timeout=1.0, socket_connect_timeout=1.0)
+    try:
+        return bool(probe.ping())
+    except redis.RedisError:
+        return False
+    finally:
+        probe.close()
 
 
 def queue_url() -> str:
@@ -81,11 +97,22 @@ def is_cluster(url: str) -> bool:
         probe.close()
 
 
+class _WaitingPool(redis.BlockingConnectionPool):
+    """A cluster node's pool that makes a burst wait up to POOL_WAIT seconds for a connection, as
+    the pool of one Redis does; redis-py's default pool raises "Too many connections" at once,
+    which ended live streams when 300 watchers opened together."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(timeout=POOL_WAIT, **kwargs)
+
+
 def connect(url: str) -> Any:
     """A client for the service's own calls with short timeouts: on a single Redis a bounded
     pool, on a cluster redis-py's cluster client (one pool per node)."""
     if is_cluster(url):
-        return RedisCluster.from_url(url, max_connections=POOL_SIZE, **CALL_TIMEOUTS)
+        return RedisCluster.from_url(
+            url, max_connections=POOL_SIZE, connection_pool_class=_WaitingPool, **CALL_TIMEOUTS
+        )
     pool = redis.BlockingConnectionPool.from_url(url, max_connections=POOL_SIZE, timeout=POOL_WAIT, **CALL_TIMEOUTS)
     return redis.Redis(connection_pool=pool)
 

@@ -4,7 +4,8 @@ figures: the machine is shared and noisy).
 Prints: appends per second from several client processes on one node and on the cluster; one
 node with a replica, without and with WAIT for it (STORE_REPLICAS=1); the time from an append in
 one client to a watcher's wake-up in another (XREAD on one node, sharded pub/sub on the
-cluster); and one dispatcher pass over all 48 shards' outboxes, empty and with 1,000 due turns.
+cluster); one dispatcher pass over all 48 shards' outboxes, empty and with 1,000 due turns; a
+page of the lobby over the sharded index; and the cluster feed's catch-up over 5,000 watched games.
 Needs Debian's redis-server 7 (``apt-get install redis-server``) for the cluster and pub/sub.
 
     python bench/cluster_speed.py [--appends N] [--clients P]
@@ -25,11 +26,13 @@ import redis
 from redis.cluster import RedisCluster
 
 from application.wiring import READER_TIMEOUTS, connect
-from domain import Options, new_game
+from domain import Options, fold, new_game
+from events import keys
 from events.cluster_feed import ClusterFeed
 from events.embedded import EmbeddedRedis
 from events.feed import Feed
 from events.outbox import Outbox
+from events.projection import GameIndex
 from events.redis_store import RedisStore
 from events.store import OutboxWrite
 
@@ -127,6 +130,40 @@ def dispatcher_pass(url: str, due: int) -> float:
     return statistics.median(times)
 
 
+def catch_up_pass(url: str, games: int) -> tuple[float, float]:
+    """ms for the cluster feed's catch-up over ``games`` watched games (each stream read after its
+    last version): one pipeline, as the feed does, and one read at a time."""
+    client = connect(url)
+    store = RedisStore(client, publish=isinstance(client, RedisCluster))
+    watched = [uuid.uuid4().hex for _ in range(games)]
+    for game in watched:
+        store.append(game, 0, EVENTS[:1])
+    started = time.perf_counter()
+    pipe = client.pipeline(transaction=False)
+    for game in watched:
+        pipe.xrange(keys.stream(game), min="0-2", count=200)
+    pipe.execute()
+    pipelined = (time.perf_counter() - started) * 1000
+    started = time.perf_counter()
+    for game in watched:
+        client.xrange(keys.stream(game), min="0-2", count=200)
+    return pipelined, (time.perf_counter() - started) * 1000
+
+
+def lobby_page(url: str, games: int) -> float:
+    """ms for one page of 50 of the lobby (newest first, over every shard) with ``games`` indexed."""
+    index = GameIndex(connect(url))
+    state = fold(EVENTS)
+    for i in range(games):
+        index.record(uuid.uuid4().hex, state, f"2026-01-01T00:00:{i % 60:02d}.{i % 1000:03d}+00:00")
+    times = []
+    for _ in range(50):
+        started = time.perf_counter()
+        index.page(limit=50)
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--appends", type=int, default=3000)
@@ -165,6 +202,13 @@ def main() -> None:
                     f"one dispatcher pass over 48 shards, {due} turns due: one node {a:.1f} ms; cluster {b:.1f} ms "
                     f"({b / a:.2f}x)"
                 )
+            a, b = lobby_page(one.url, 5000), lobby_page(nodes[0].url, 5000)
+            print(f"a lobby page of 50, 5,000 games indexed: one node {a:.1f} ms; cluster {b:.1f} ms ({b / a:.2f}x)")
+            pipelined, one_by_one = catch_up_pass(nodes[0].url, 5000)
+            print(
+                f"cluster feed catch-up over 5,000 watched games: pipelined {pipelined:.0f} ms; one read at a time "
+                f"{one_by_one:.0f} ms ({pipelined / one_by_one:.2f}x)"
+            )
         finally:
             for server in (one, primary, replica, *nodes):
                 server.stop()

@@ -36,12 +36,14 @@ class GameResult:
     ended: str  #: how: offerings, rebuilt, draw, stalemate, or unfinished within --max-turns
     decision_time: dict[str, float]
     decisions: dict[str, int]
+    events: int = 0  #: the game's stored events (what a service keeps of it)
 
 
 def play_one(args: tuple[int, tuple[str, ...], str, bool, float, int | None, int]) -> GameResult:
     seed, levels, edition, expansion, budget, iterations, max_turns = args
     rnd = random.Random(seed)
-    state = fold(new_game(Options(len(levels), Edition(edition), expansion), seed.to_bytes(8, "big")))
+    opening = new_game(Options(len(levels), Edition(edition), expansion), seed.to_bytes(8, "big"))
+    state, events = fold(opening), len(opening)
     spent: dict[str, float] = defaultdict(float)
     count: dict[str, int] = defaultdict(int)
     while not state.finished and state.turn.number <= max_turns:  # type: ignore[union-attr]
@@ -53,10 +55,11 @@ def play_one(args: tuple[int, tuple[str, ...], str, bool, float, int | None, int
         count[level] += 1
         for e in decide(state, command):
             state = evolve(state, e)
+            events += 1
     winners = state.result.winners if state.result else ()
     turns = state.turn.number if state.turn else 0
     ended = state.result.reason.value if state.result else "unfinished"
-    return GameResult(seed, levels, winners, turns, state.finished, ended, dict(spent), dict(count))
+    return GameResult(seed, levels, winners, turns, state.finished, ended, dict(spent), dict(count), events)
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -140,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     endings = Counter(r.ended for r in results)
     print(
-        f"  mean length {sum(r.turns for r in results) / len(results):.1f} turns; ended by "
+        f"  mean length {sum(r.turns for r in results) / len(results):.1f} turns, "
+        f"{sum(r.events for r in results) / len(results):.0f} events; ended by "
         f"{', '.join(f'{how} {n}' for how, n in sorted(endings.items()))}; "
         f"{len(results) / elapsed:.2f} games/s on {args.workers} processes"
     )

@@ -94,38 +94,62 @@ def redis_7() -> str:
     return found
 
 
-@pytest.fixture(scope="session")
-def cluster_urls(tmp_path_factory) -> Iterator[list[str]]:
-    """The primaries' URLs, the cluster up and every slot served."""
+def start_cluster(directory, replicas: int = 0, node_timeout_ms: int = 15000) -> list[EmbeddedRedis]:
+    """Three primaries holding the slots as ``redis-cli --cluster create`` splits them, then
+    ``replicas`` replicas of each (nodes 3..: node 3 copies node 0, ...); returns once every
+    slot is served and every replica is in sync. The caller stops the nodes."""
     binary, before = redis_7(), os.environ.get("REDIS_SERVER")
     os.environ["REDIS_SERVER"] = binary
+    extra = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
+    extra += ("--cluster-node-timeout", str(node_timeout_ms))
     try:
-        nodes = [
-            EmbeddedRedis(
-                tmp_path_factory.mktemp(f"cluster-node{i}"),
-                persist=False,
-                extra=("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"),
-            )
-            for i in range(3)
-        ]
+        nodes = [EmbeddedRedis(directory / f"node{i}", persist=False, extra=extra) for i in range(3 * (1 + replicas))]
     finally:
         if before is None:
             os.environ.pop("REDIS_SERVER")
         else:
             os.environ["REDIS_SERVER"] = before
+    clients = [redis.Redis(host="127.0.0.1", port=n.port) for n in nodes]
     try:
-        clients = [redis.Redis(host="127.0.0.1", port=n.port) for n in nodes]
-        bounds = [0, 5461, 10923, SLOTS]  # as redis-cli --cluster create splits them
+        bounds = [0, 5461, 10923, SLOTS]
         for client, lo, hi in zip(clients, bounds, bounds[1:]):
             client.execute_command("CLUSTER ADDSLOTS", *range(lo, hi))
         for client in clients[1:]:
             client.execute_command("CLUSTER MEET", "127.0.0.1", nodes[0].port)
-        deadline = time.monotonic() + 20
-        while any(c.execute_command("CLUSTER INFO").get("cluster_state") != "ok" for c in clients):
-            assert time.monotonic() < deadline, "the cluster did not come up"
-            time.sleep(0.1)
-        for client in clients:
-            client.close()
+        until(lambda: all(len(c.execute_command("CLUSTER NODES")) == len(nodes) for c in clients), "the nodes meet")
+        for i, replica in enumerate(clients[3:]):
+            replica.execute_command("CLUSTER REPLICATE", clients[i % 3].execute_command("CLUSTER MYID"))
+        until(
+            lambda: all(
+                len([k for k in c.info("replication") if k.startswith("slave")]) == replicas
+                and all(c.info("replication")[f"slave{j}"]["state"] == "online" for j in range(replicas))
+                for c in clients[:3]
+            ),
+            "the replicas in sync",
+        )
+        until(lambda: all(c.execute_command("CLUSTER INFO").get("cluster_state") == "ok" for c in clients), "ok")
+    except BaseException:
+        for n in nodes:
+            n.stop()
+        raise
+    finally:
+        for c in clients:
+            c.close()
+    return nodes
+
+
+def until(condition, what: str, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def cluster_urls(tmp_path_factory) -> Iterator[list[str]]:
+    """The primaries' URLs, the cluster up and every slot served."""
+    nodes = start_cluster(tmp_path_factory.mktemp("cluster"))
+    try:
         yield [n.url for n in nodes]
     finally:
         for n in nodes:

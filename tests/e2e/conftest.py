@@ -1,5 +1,11 @@
 """The whole service as processes (``python -m cli.bluemoon``: gunicorn, a worker, the embedded
-Redis), reached over real HTTP."""
+Redis), reached over real HTTP.
+
+Every test that starts the service runs twice: on the embedded Redis, and with its games on a
+Redis Cluster of three primaries with a replica each (``STORE_URL``, ``STORE_REPLICAS=1``) and
+its jobs on a Redis of their own (``QUEUE_URL``), as a service that outgrew one machine runs. A
+test that picks its own Redis is marked ``own_store`` and runs once. After each cluster run the
+cluster holds no RQ key and the queue Redis nothing but RQ's."""
 
 from __future__ import annotations
 
@@ -15,8 +21,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+import redis
 
-from events.embedded import free_port
+from events.embedded import EmbeddedRedis, free_port
+from tests.conftest import start_cluster
 
 
 def call(base: str, method: str, path: str, body=None, token=None, headers=None, timeout: float = 30):
@@ -35,8 +43,52 @@ def call(base: str, method: str, path: str, body=None, token=None, headers=None,
         return error.code, json.loads(error.read() or b"null")
 
 
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "store_backend" in metafunc.fixturenames and not metafunc.definition.get_closest_marker("own_store"):
+        metafunc.parametrize("store_backend", ["embedded", "cluster"], indirect=True)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The cluster runs belong to the whole suite, not to the quick subset."""
+    for item in items:
+        if getattr(item, "callspec", None) and item.callspec.params.get("store_backend") == "cluster":
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(scope="session")
+def cluster_store(tmp_path_factory) -> Iterator[tuple[dict[str, str], list[EmbeddedRedis], EmbeddedRedis]]:
+    """A cluster of three primaries with a replica each, and a queue Redis: the settings that put
+    the service on them, and the servers."""
+    nodes = start_cluster(tmp_path_factory.mktemp("e2e-cluster"), replicas=1)
+    queue = EmbeddedRedis(tmp_path_factory.mktemp("e2e-queue"), persist=False)
+    settings = {
+        "STORE_URL": ",".join(n.url for n in nodes[:3]),  # seed nodes, as an operator lists them
+        "QUEUE_URL": queue.url,
+        "STORE_REPLICAS": "1",
+        "BLUEMOON_UNSAFE_REDIS": "1",  # the test nodes keep nothing on disk
+    }
+    yield settings, nodes, queue
+    for server in [*nodes, queue]:
+        server.stop()
+
+
 @pytest.fixture
-def start_service(tmp_path) -> Iterator[Callable[..., str]]:
+def store_backend(request) -> Iterator[dict[str, str]]:
+    """The settings of the test's store: none (the embedded Redis) or the cluster's."""
+    if getattr(request, "param", "embedded") == "embedded":
+        yield {}
+        return
+    settings, nodes, queue = request.getfixturevalue("cluster_store")
+    yield settings
+    for node in nodes[:3]:  # (a replica copies its primary)
+        with redis.Redis(port=node.port) as primary:
+            assert not list(primary.scan_iter(match="rq:*", count=1000)), "RQ keys in the game store"
+    with redis.Redis(port=queue.port) as jobs:
+        assert all(k.startswith(b"rq:") for k in jobs.scan_iter(count=1000)), "game data in the queue Redis"
+
+
+@pytest.fixture
+def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
     """Start the whole service as the README says (``python -m cli.bluemoon``: gunicorn with
     the Procfile's settings, an RQ worker, the embedded Redis); ``env`` adds variables.
     Returns its base URL; everything is stopped at the end of the test. ``start.started``
@@ -47,7 +99,7 @@ def start_service(tmp_path) -> Iterator[Callable[..., str]]:
     def start(**env: str) -> str:
         port = free_port()
         environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
-        environ.update(BLUEMOON_DATA=str(tmp_path / f"redis-{len(started)}"), **env)
+        environ.update(BLUEMOON_DATA=str(tmp_path / f"redis-{len(started)}"), **{**store_backend, **env})
         logs.append(tmp_path / f"service-{len(started)}.log")
         with logs[-1].open("wb") as output:
             proc = subprocess.Popen(

@@ -42,6 +42,7 @@ class Reader:
 
 
 @pytest.mark.slow
+@pytest.mark.own_store  # a Redis of its own, to take away and bring back
 def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_lost_or_doubled(start_service, tmp_path):
     """Slow: it stops Redis for 10 s and waits for the service to heal."""
     port = free_port()
@@ -112,6 +113,7 @@ def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_l
 
 
 @pytest.mark.slow
+@pytest.mark.own_store  # the embedded Redis, which the supervisor restarts
 def test_bluemoon_restarts_a_killed_embedded_redis_server_and_its_games_survive(start_service, tmp_path):
     """Slow: it kills the embedded redis-server and waits for the supervisor's restart."""
     base = start_service()

@@ -50,6 +50,7 @@ def _sse_events(base: str, game: str, token: str, after: int, wanted: int, secon
 
 
 @pytest.mark.slow
+@pytest.mark.own_store  # a cluster without replicas and a queue Redis of the test's own
 def test_a_game_against_a_bot_is_played_over_http_with_its_games_on_a_cluster(on_a_cluster, cluster_urls, queue_url):
     """Slow: the whole service as processes, three turns of a bot played by the worker."""
     base = on_a_cluster

@@ -14,48 +14,27 @@ from collections import Counter
 import pytest
 import redis
 
+from application.games import SeatSpec
 from application.handoff import CallbackHandoff
+from application.rq_handoff import RQHandoff
+from application.wiring import connect
+from domain import Options
 from events import keys
 from events.embedded import EmbeddedRedis
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.conftest import redis_7
-
-PRIMARIES = [(0, 5461), (5461, 10923), (10923, 16384)]
+from tests.conftest import start_cluster, until
+from tests.integration.test_workers import Workers
+from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
 
 
 @pytest.fixture
-def cluster_with_replicas(tmp_path, monkeypatch):
+def cluster_with_replicas(tmp_path):
     """Three primaries and a replica of each; a node missing for 1 s is failed over."""
-    monkeypatch.setenv("REDIS_SERVER", redis_7())
-    extra = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf", "--cluster-node-timeout", "1000")
-    nodes = [EmbeddedRedis(tmp_path / f"n{i}", persist=False, extra=extra) for i in range(6)]
-    clients = [redis.Redis(port=n.port) for n in nodes]
-    try:
-        for client, (lo, hi) in zip(clients, PRIMARIES):
-            client.execute_command("CLUSTER ADDSLOTS", *range(lo, hi))
-        for client in clients[1:]:
-            client.execute_command("CLUSTER MEET", "127.0.0.1", nodes[0].port)
-        _until(lambda: all(len(c.execute_command("CLUSTER NODES")) == 6 for c in clients), "the nodes meet")
-        for primary, replica in zip(clients[:3], clients[3:]):
-            replica.execute_command("CLUSTER REPLICATE", primary.execute_command("CLUSTER MYID"))
-        _until(
-            lambda: all(c.info("replication").get("slave0", {}).get("state") == "online" for c in clients[:3]), "sync"
-        )
-        _until(lambda: all(c.execute_command("CLUSTER INFO").get("cluster_state") == "ok" for c in clients), "ok")
-        yield nodes
-    finally:
-        for n in nodes:
-            n.stop()
-        for c in clients:
-            c.close()
-
-
-def _until(condition, what: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.1)
+    nodes = start_cluster(tmp_path, replicas=1, node_timeout_ms=1000)
+    yield nodes
+    for n in nodes:
+        n.stop()
 
 
 @pytest.mark.slow
@@ -134,7 +113,7 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
     killed_at = time.monotonic()
     if fault != "SIGKILL":
         threading.Timer(5, os.kill, (victim.process.pid, signal.SIGCONT)).start()
-    _until(lambda: api.get("/readyz").status_code == 200 and _all_served(service), "the service ready again", 30)
+    until(lambda: api.get("/readyz").status_code == 200 and _all_served(service), "the service ready again", 30)
     ready_after = time.monotonic() - killed_at
     time.sleep(3)  # play goes on against the new primary
     stop.set()
@@ -175,3 +154,57 @@ def _all_served(service) -> bool:
         return True
     except (redis.RedisError, redis.exceptions.RedisClusterException):
         return False
+
+
+@pytest.mark.slow
+def test_the_primary_of_a_bots_game_killed_mid_turn_every_turn_is_played_once_within_30_s(
+    cluster_with_replicas, tmp_path, monkeypatch
+):
+    """Slow: real worker processes play bot-against-bot games, paced, while the primary holding
+    one of them is SIGKILLed; its replica takes over and the turn under way is finished (the job
+    fails or is handed on again when its lease ends), each bot command applied once."""
+    nodes = cluster_with_replicas
+    queue = EmbeddedRedis(tmp_path / "queue", persist=False)
+    queue_name = f"failover-{os.getpid()}"
+    handoff = RQHandoff(connect(queue.url), queue=queue_name)
+    monkeypatch.setenv("STORE_REPLICAS", "1")
+    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")  # the test nodes keep nothing on disk
+    app = create_app({"REDIS_URL": nodes[0].url, "RATE_LIMIT": 0, "HANDOFF": handoff})
+    service = app.extensions["bluemoon"].service
+    two_bots = [SeatSpec("bot", level="greedy"), SeatSpec("bot", level="greedy")]
+    games = [service.create(Options(2), two_bots, first_player=0).game for _ in range(4)]
+    game = games[0]
+    victim = next(n for n in nodes[:3] if n.port == service.client.get_node_from_key(keys.stream(game)).port)
+    # every primary listed, as an operator would, the victim first: the workers' jobs, each with
+    # a client of its own, must find the cluster through another one once it is dead
+    seeds = ",".join(n.url for n in sorted(nodes[:3], key=lambda n: n is not victim))
+    workers = Workers(queue.url, queue_name, logs=tmp_path)
+    try:
+        for _ in range(2):
+            workers.start(STORE_URL=seeds, QUEUE_URL=queue.url, BOT_STEP_DELAY="0.2")  # a turn takes a second or more
+        until(lambda: service.state(game).turn.number >= 3, "the bots to play a few turns", 60)
+        before = service.state(game)
+        assert not before.finished and before.turn is not None  # a turn is under way: a bot is on it
+        os.kill(victim.process.pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        assert victim.process.wait(5) == -signal.SIGKILL  # the fault really happened
+
+        def turn_finished() -> bool:
+            try:
+                state = service.state(game)
+            except (redis.RedisError, redis.exceptions.RedisClusterException):
+                return False
+            return state.finished or state.turn.number > before.turn.number
+
+        until(turn_finished, "the turn under way to be finished", 30)
+        finished_after = time.monotonic() - killed_at
+    finally:
+        workers.stop_all()
+        queue.stop()
+    print(f"the turn under way at the kill was finished {finished_after:.1f} s after it")
+    for g in games:
+        stored = service.store.read(g)
+        started = [s.event.number for s in stored if s.type == "TurnStarted"]
+        assert started == list(range(1, len(started) + 1)), "a turn was lost or played twice"
+        assert sum(s.type == "TurnEnded" for s in stored) in (len(started) - 1, len(started))
+        assert_each_bot_command_applied_once_at_its_version(service, g)

@@ -100,3 +100,15 @@ def test_games_are_created_joined_and_played_on_a_cluster_with_bots_played_by_wo
 
 def _bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
+
+
+def test_store_url_may_list_several_nodes_and_the_first_that_answers_is_used(split, cluster_urls, monkeypatch):
+    from application.wiring import store_url
+    from events.embedded import free_port
+
+    down = f"redis://127.0.0.1:{free_port()}"
+    monkeypatch.setenv("STORE_URL", f"{down}, {cluster_urls[1]},{cluster_urls[2]}")
+    assert store_url() == cluster_urls[1]
+    assert isinstance(connect(store_url()), RedisCluster)
+    monkeypatch.setenv("STORE_URL", down)  # one node named: used as it is (503s until it answers)
+    assert store_url() == down

@@ -50,16 +50,18 @@ def gone(pid: int) -> bool:
 class Workers:
     """Start and kill worker processes as an operator (or bluemoon's supervisor) would."""
 
-    def __init__(self, url: str, queue: str) -> None:
+    def __init__(self, url: str, queue: str, logs: Path | None = None) -> None:
         self.url, self.queue, self.procs = url, queue, []
+        self.logs = logs  #: a folder for the workers' output (worker-<n>.log), kept to tell why a test failed
 
     def start(self, **env: str) -> subprocess.Popen:
+        output = (self.logs / f"worker-{len(self.procs)}.log").open("wb") if self.logs else subprocess.DEVNULL
         proc = subprocess.Popen(
             [sys.executable, "-m", "cli.bluemoon_worker", "--queue", self.queue],
             env={**os.environ, "REDIS_URL": self.url, "BLUEMOON_QUEUE": self.queue, **env},
             start_new_session=True,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
+            stdout=output,
+            stderr=subprocess.STDOUT,
         )
         self.procs.append(proc)
         return proc
