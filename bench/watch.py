@@ -27,7 +27,7 @@ class Watcher:
     ended_cleanly: bool = False
     status: int | None = None
     error: str | None = None
-    opened: float = 0.0
+    opened: float = 0.0  #: when the request was about to be sent: the server cannot start its clock earlier
     closed: float = 0.0
     ready: asyncio.Event = field(default_factory=asyncio.Event)  #: set on the first byte of body
 
@@ -45,9 +45,9 @@ class Watcher:
                 head.append(f"Authorization: Bearer {self.token}")
             if self.last_event_id is not None:
                 head.append(f"Last-Event-ID: {self.last_event_id}")
+            self.opened = time.monotonic()
             writer.write(("\r\n".join(head) + "\r\n\r\n").encode())
             await writer.drain()
-            self.opened = time.monotonic()
             status_line = await reader.readline()
             self.status = int(status_line.split()[1])
             chunked = False
