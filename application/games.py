@@ -358,10 +358,10 @@ class GameService:
     def _after_append(self, game: str, state: Game, settings: dict[str, Any], outbox: list[OutboxWrite]) -> None:
         """Update the index; hand work that is due now (a bot's turn, webhook deliveries) to
         the workers at once (a dispatcher would, a moment later)."""
-        self.index.record(game, state, settings["created"])
-        now = now_ms()
+        self.index.record(game, state, settings["created"], now())
+        due_by = now_ms()
         for write in outbox:
-            if write.payload is not None and write.due_ms <= now:
+            if write.payload is not None and write.due_ms <= due_by:
                 self.dispatch(write.name)
 
     def dispatch(self, name: str | None = None) -> int:

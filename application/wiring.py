@@ -21,6 +21,7 @@ from events.cluster_feed import ClusterFeed
 from events.feed import BLOCK_MS, Feed
 from events.redis_store import RedisStore
 
+from .accounts import Accounts
 from .games import GameService
 from .handoff import Handoff
 
@@ -41,6 +42,7 @@ class Components:
     service: GameService
     url: str
     feed: Feed
+    accounts: Accounts
 
 
 def redis_url() -> str:
@@ -147,4 +149,4 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         feed = Feed(client, functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client)
         store = store_for(client, publish=False)
     service = GameService(client, store, handoff, on_append=feed.publish)
-    return Components(client, store, service, url or "", feed)
+    return Components(client, store, service, url or "", feed, Accounts(store))

@@ -179,7 +179,39 @@ def _session() -> dict[str, dict[str, Any]]:
         text = http.get(path).get_data(as_text=True)
         found[operation] = {"request": None, "response": "\n".join(text.splitlines()[:3]) + "\n…"}
     found["openapiJson"] = {"request": None, "response": {"openapi": "3.1.0", "info": {"title": "Blue Moon City"}}}
+    token_id = _accounts(call, refused, http, found, game, ada)
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
-    found["parameters"] = {"game": game, "seat": 2, "version": 3, "hook": hook["id"]}
+    found["parameters"] = {"game": game, "seat": 2, "version": 3, "hook": hook["id"], "token": token_id}
     return found
+
+
+def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: str, ada: str) -> str:
+    """Sign in by an email link, make and use a personal access token, keep a seat, sign out,
+    and delete another account; returns the token's id."""
+    links: list[str] = []
+    own = {"Origin": "http://localhost"}  # the page's requests come from its own origin
+    with mock.patch("service.routes.account_routes.send_sign_in_link", lambda email, link: links.append(link)):
+        call("askEmailLink", "POST", "/auth/email-link", {"email": "ada@example.com"})
+        refused("askEmailLink", "POST", "/auth/email-link", {"email": "not an address"})
+        call("askEmailLink", "POST", "/auth/email-link", {"email": "bo@example.com"})
+    ada_link, bo_link = (link.split("token=", 1)[1] for link in links)
+    page = http.get(f"/signin?token={ada_link}").get_data(as_text=True)
+    found["signInPage"] = {"request": None, "response": "\n".join(page.splitlines()[:3]) + "\n…"}
+    refused("useEmailLink", "POST", "/auth/email-link/use", {"token": "bml_used-or-unknown"})
+    call("useEmailLink", "POST", "/auth/email-link/use", {"token": ada_link})
+    call("getProfile", "GET", "/me")
+    call("changeProfile", "PATCH", "/me", {"display_name": "Ada"}, headers=own)
+    made = call("createToken", "POST", "/me/tokens", {"name": "my bot"}, headers=own).get_json()
+    call("claimSeats", "POST", "/me/seats", {"tokens": [ada, "a-token-of-no-seat"]}, token=made["token"])
+    call("myGames", "GET", "/me/games?limit=10", token=made["token"])
+    call("listTokens", "GET", "/me/tokens")
+    call("revokeToken", "DELETE", f"/me/tokens/{made['id']}", headers=own)
+    found["revokeToken"]["response"] = None
+    call("signOut", "DELETE", "/auth/session", headers=own)
+    found["signOut"]["response"] = None
+    http.post("/signin", data={"token": bo_link})
+    found["signInForm"] = {"request": None, "response": None}
+    call("deleteAccount", "DELETE", "/me", headers=own)
+    found["deleteAccount"]["response"] = None
+    return str(made["id"])

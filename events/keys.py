@@ -138,3 +138,52 @@ def outbox(shard_no: int) -> list[str]:
 def outbox_of(entry: str) -> list[str]:
     """The outbox keys of the shard that holds ``entry``."""
     return outbox(shard(owner(entry)))
+
+
+#: Accounts: each account's data shares the tag ``{acct:<id>}`` (one slot per account), and each
+#: lookup (an email, a session, a personal access token, a sign-in link) is a key of its own
+#: under the secret's or address's SHA-256, so lookups spread over every slot of a cluster.
+def account(account_id: str) -> str:
+    """The account: a hash of email, display name, created."""
+    return "{acct:" + account_id + "}:account"
+
+
+def account_seats(account_id: str) -> str:
+    """The account's seats: a hash of game id -> seat number."""
+    return "{acct:" + account_id + "}:seats"
+
+
+def account_tokens(account_id: str) -> str:
+    """The account's personal access tokens: a hash of token id -> JSON (name, created, last
+    use, the token's digest)."""
+    return "{acct:" + account_id + "}:tokens"
+
+
+def account_sessions(account_id: str) -> str:
+    """The digests of the account's open sessions (a set), to end them all with the account."""
+    return "{acct:" + account_id + "}:sessions"
+
+
+def email_owner(email_digest: str) -> str:
+    """The account that owns an email address (SHA-256 of the normalised address)."""
+    return f"email:{email_digest}"
+
+
+def session(session_digest: str) -> str:
+    """A page's session: its account id, expiring."""
+    return f"session:{session_digest}"
+
+
+def personal_token(token_digest: str) -> str:
+    """A personal access token's ``account:token id``."""
+    return f"pat:{token_digest}"
+
+
+def sign_in_link(link_digest: str) -> str:
+    """A sign-in link not yet used: the email it was sent to, expiring after 15 minutes."""
+    return f"signin:{link_digest}"
+
+
+def sign_in_requests(kind: str, subject_digest: str) -> str:
+    """How many sign-in links were asked for by one address or for one email lately (expiring)."""
+    return f"signin-asked:{kind}:{subject_digest}"

@@ -17,12 +17,14 @@ from . import keys
 from .store import EventStore
 
 
-def summary(game: str, state: Game, created: str) -> dict[str, Any]:
-    """What the lobby shows of a game: public facts only."""
+def summary(game: str, state: Game, created: str, updated: str | None = None) -> dict[str, Any]:
+    """What the lobby shows of a game: public facts only. ``updated``: when its last events
+    were appended (the creation, when not given)."""
     turn = state.turn
     return {
         "game": game,
         "created": created,
+        "updated": updated or created,
         "version": state.version,
         "status": "finished" if state.finished else "active",
         "players": state.options.players,
@@ -67,9 +69,9 @@ class GameIndex:
         self.client = client
         self._record = client.register_script(RECORD)
 
-    def record(self, game: str, state: Game, created: str) -> None:
+    def record(self, game: str, state: Game, created: str, updated: str | None = None) -> None:
         """Store the summary unless a newer one is already there (two writers may race)."""
-        self.record_summary(summary(game, state, created))
+        self.record_summary(summary(game, state, created, updated))
 
     def record_summary(self, doc: dict[str, Any]) -> bool:
         """Store a summary (``record``'s, or one moved from an older index) unless a newer one
@@ -129,7 +131,8 @@ class GameIndex:
                 continue
             first = store.read(game, until=1)
             if state is not None and first:
-                self.record(game, state, first[0].at)
+                last = store.read(game, after=state.version - 1)
+                self.record(game, state, first[0].at, last[-1].at if last else None)
                 count += 1
         return count, broken
 

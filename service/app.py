@@ -20,7 +20,7 @@ from application.refusals import NotFound
 from application.rq_handoff import RQHandoff
 from application.wiring import Components, build, connect, queue_url, store_url
 
-from . import http_extras, live, problems, ratelimit
+from . import http_extras, live, problems, ratelimit, sessions
 from .routes import api, pages
 
 MAX_URL = 2048  #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
@@ -113,6 +113,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     ratelimit.install(app, api, _limits_storage(components) if app.config["REDIS_CLIENT"] is None else "memory://")
     app.register_blueprint(api)
     http_extras.install(app)
+    sessions.install(app)
     app.register_blueprint(pages)
 
     @app.before_request

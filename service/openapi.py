@@ -34,7 +34,8 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
     text = {
         400: "Unreadable request (bad JSON).",
         401: "No seat token.",
-        403: "The token may not do this.",
+        403: "The token may not do this; or a request signed in by the session cookie came from another origin "
+        "(code cross_origin).",
         404: "No such game, seat or version.",
         409: "Illegal move (code names the rule), stale version, seat taken, or not finished.",
         412: "If-Match named a stale version.",
@@ -92,6 +93,8 @@ TAGS = {
     "follow": "Events as they happen, and the game at any past version.",
     "webhooks": "Signed POSTs to your server when your turn begins, and more.",
     "audit": "The full log and the re-judged game, once it has ended.",
+    "accounts": "Sign in without a password (an email link), personal access tokens for programs, and your "
+    "games on every device.",
     "service": "This document, the rulings, the building catalogue, health, and the play-by-web pages.",
 }
 
@@ -121,7 +124,8 @@ def _operation(operation: Operation, converter: FieldConverterMixin) -> dict[str
         doc["requestBody"] = {"required": True, "content": _json(operation.body.__name__)}
     doc["responses"] = {str(status): _reply(reply) for status, reply in operation.responses.items()}
     if operation.problems is not None:
-        doc["responses"].update(_problems(*operation.problems, limited=operation.rate_limited))
+        unsafe = (403,) if operation.method != "get" else ()  # the session cookie's Origin check (service/sessions.py)
+        doc["responses"].update(_problems(*operation.problems, *unsafe, limited=operation.rate_limited))
     doc["tags"] = [operation.tag]
     return doc
 
@@ -169,6 +173,16 @@ COMPONENTS = [
     "WebhookList",
     "DeliveryLog",
     "WebhookMessage",
+    "EmailLinkRequest",
+    "EmailLinkSent",
+    "EmailLinkUse",
+    "Profile",
+    "ProfileChange",
+    "TokenRequest",
+    "TokenList",
+    "NewToken",
+    "SeatClaim",
+    "Claimed",
 ]
 
 
@@ -189,6 +203,25 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "type": "http",
             "scheme": "bearer",
             "description": "The seat token returned when the game was created or the seat joined.",
+        },
+    )
+    spec.components.security_scheme(
+        "personalToken",
+        {
+            "type": "http",
+            "scheme": "bearer",
+            "description": "A personal access token (`bmp_...`, POST /me/tokens): acts for the person, "
+            "in every game where they hold a seat.",
+        },
+    )
+    spec.components.security_scheme(
+        "session",
+        {
+            "type": "apiKey",
+            "in": "cookie",
+            "name": "bm_session",
+            "description": "The page's session, set by POST /auth/email-link/use. An unsafe request it "
+            "authenticates must come from the service's own origin (else 403 cross_origin).",
         },
     )
     for name in COMPONENTS:

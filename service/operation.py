@@ -30,8 +30,12 @@ Answer = Response | Body | tuple[Body, dict[str, str]]
 View = Callable[..., Answer]
 
 MAX_VERSION = 2**53 - 1  #: the largest version a JSON client can hold exactly
-AUTH: list[dict[str, list[str]]] = [{"seatToken": []}]
-OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, {"seatToken": []}]
+#: Who may act for a person: a personal access token (programs) or the page's session.
+PERSON: list[dict[str, list[str]]] = [{"personalToken": []}, {"session": []}]
+OPTIONAL_PERSON: list[dict[str, list[str]]] = [{}, *PERSON]
+#: A seat's token, or the person who holds the seat.
+AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, *PERSON]
+OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, *AUTH]
 PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
 ETAG = {
     "ETag": {
@@ -68,6 +72,7 @@ class PathParameters(Schema):
     seat = fields.Integer()
     version = fields.Integer(metadata={"minimum": 1, "maximum": MAX_VERSION})
     hook = fields.String(metadata={"description": "Webhook id."})
+    token = fields.String(metadata={"description": "Personal access token id (tok_...)."})
 
 
 class TrueOrFalse(fields.Boolean):
@@ -125,7 +130,7 @@ class Operation:
         ``security``, the caller's seat in the path's game: 401, 403, 404), then the body, the
         headers and the query, each refused whole by a 422 naming its bad fields."""
         read: dict[str, Any] = {}
-        if self.security is not None and "game" in path:
+        if self.security is not None and "game" in path and any("seatToken" in way for way in self.security):
             read["caller"] = Caller(*access(path["game"], required={} not in self.security))
         if self.body is not None:
             read["body"] = json_body(self.body)

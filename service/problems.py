@@ -86,7 +86,12 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(ServiceError)
     def _service(error: ServiceError) -> Response:
-        return problem(error.status, error.code, error.title, error.detail, **error.extra)
+        extra = dict(error.extra)
+        retry_after = extra.pop("retry_after", None)  # a header, not a member
+        response = problem(error.status, error.code, error.title, error.detail, **extra)
+        if retry_after is not None:
+            response.headers["Retry-After"] = str(retry_after)
+        return response
 
     @app.errorhandler(HTTPException)
     def _http(error: HTTPException) -> Response:

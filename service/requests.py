@@ -8,16 +8,18 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from flask import current_app, request
+from flask import current_app, g, request
 from marshmallow import Schema
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
+from application.accounts import TOKEN_PREFIX, Accounts
 from application.codec import event_to_json
-from application.games import GameService
-from application.refusals import Unauthorized
+from application.games import NOT_A_SEAT, GameService
+from application.refusals import Forbidden, Unauthorized
 from domain import redact, view
 from events.serialization import StoredEvent
 
+SESSION_COOKIE = "bm_session"  #: the page's session (HttpOnly, SameSite=Lax; Secure behind https)
 MAX_NESTING = 16  #: deeper JSON is refused before parsing (the parser recurses once per level)
 
 
@@ -63,14 +65,51 @@ def json_body(schema: type[Schema]) -> dict[str, Any]:
 
 
 def tokens() -> list[str]:
+    """The bearer tokens sent (several, comma-separated, list one person's games)."""
     header = request.headers.get("Authorization", "")
     if not header.lower().startswith("bearer "):
         return []
     return [t.strip() for t in header[7:].split(",") if t.strip()]
 
 
+def accounts() -> Accounts:
+    return current_app.extensions["bluemoon"].accounts
+
+
+def signed_in() -> str | None:
+    """The person calling, by a personal access token (bearer) or the page's session cookie
+    (used only when no Authorization header is sent); None for a seat token or nobody."""
+    if "account" in g:
+        return g.account
+    found, account = tokens(), None
+    if found and found[0].startswith(TOKEN_PREFIX):
+        account = accounts().token_account(found[0])
+        if account is None:
+            raise Unauthorized("this personal access token is unknown or was revoked")
+    elif not found and (cookie := request.cookies.get(SESSION_COOKIE)):
+        account = accounts().session_account(cookie)
+    g.account = account
+    return account
+
+
+def person() -> str:
+    """The signed-in person, or 401."""
+    account = signed_in()
+    if account is None:
+        raise Unauthorized("sign in first: the page's session, or 'Authorization: Bearer <personal access token>'")
+    return account
+
+
 def access(game: str, required: bool) -> tuple[int | None, dict[str, Any]]:
-    """The caller's seat (None for a spectator) and the game's settings, in one round trip."""
+    """The caller's seat (None for a spectator) and the game's settings, in one round trip.
+    A signed-in person reaches each seat of theirs, whatever device they sign in on."""
+    account = signed_in()
+    if account is not None:
+        _, settings = service().access(game, None)  # 404 for an unknown game
+        seat = accounts().seat_in(account, game)
+        if seat is None and required:
+            raise Forbidden(NOT_A_SEAT)
+        return seat, settings
     found = tokens()
     if not found and required:
         raise Unauthorized("send 'Authorization: Bearer <seat token>'")

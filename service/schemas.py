@@ -239,6 +239,7 @@ class Joined(Schema):
 class Summary(Schema):
     game = fields.String(required=True)
     created = fields.String(required=True)
+    updated = fields.String(required=True, metadata={"description": "When its last events were played."})
     version = Whole(required=True)
     status = fields.String(required=True, metadata={"description": "active or finished"})
     players = Whole(required=True)
@@ -721,3 +722,91 @@ class WebhookMessage(Schema):
             "seconds_left; `game.ended`: the GameEnded event."
         },
     )
+
+
+# -- accounts (application/accounts.py) ---------------------------------------------------
+
+
+class EmailLinkRequest(Strict):
+    email = fields.Email(
+        required=True,
+        validate=validate.Length(max=254),
+        metadata={"description": "Where to send the sign-in link. Never shown to anyone else."},
+    )
+
+
+class EmailLinkSent(Schema):
+    delivery = fields.String(
+        required=True,
+        validate=validate.OneOf(["email", "server log"]),
+        metadata={"description": "How links travel on this service: by email, or (without SMTP) in its log."},
+    )
+    detail = fields.String(required=True)
+
+
+class EmailLinkUse(Strict):
+    token = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "The `token` of the link's query (`/signin?token=...`)."},
+    )
+
+
+class Profile(Schema):
+    account = fields.String(required=True)
+    display_name = fields.String(required=True, metadata={"description": "Shown to others."})
+    email = fields.String(required=True, metadata={"description": "Shown to you alone."})
+    created = fields.String(required=True)
+
+
+class ProfileChange(Strict):
+    display_name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=40),
+        metadata={"description": "Any Unicode text, 1-40 characters."},
+    )
+
+
+class TokenRequest(Strict):
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=60),
+        metadata={"description": "What the token is for, to tell it apart in the list."},
+    )
+
+
+class TokenInfo(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    created = fields.String(required=True)
+    last_used = fields.String(required=True, allow_none=True, metadata={"description": "To the minute."})
+
+
+class NewToken(TokenInfo):
+    token = fields.String(
+        required=True,
+        metadata={"description": "The secret, shown this once: send it as 'Authorization: Bearer <token>'."},
+    )
+
+
+class TokenList(Schema):
+    tokens = fields.List(fields.Nested(TokenInfo), required=True)
+
+
+class SeatClaim(Strict):
+    tokens = fields.List(
+        fields.String(validate=validate.Length(min=1, max=200)),
+        required=True,
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "Seat tokens held by this browser or program: each proves its seat."},
+    )
+
+
+class ClaimedSeat(Schema):
+    game = fields.String(required=True)
+    seat = Whole(required=True)
+
+
+class Claimed(Schema):
+    claimed = fields.List(fields.Nested(ClaimedSeat), required=True)
+    unmatched = Whole(required=True, metadata={"description": "How many tokens named no seat."})

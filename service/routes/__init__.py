@@ -8,6 +8,7 @@ from __future__ import annotations
 from flask import Blueprint
 
 from ..operation import DECLARED
+from .account_routes import account_api
 from .feed_routes import feeds
 from .game_routes import games
 from .meta_routes import meta, pages
@@ -15,7 +16,7 @@ from .play_routes import play
 from .replay_routes import replay
 from .webhook_routes import webhooks
 
-API = (games, play, feeds, webhooks, replay, meta)
+API = (games, play, feeds, webhooks, replay, meta, account_api)
 api = Blueprint("api", __name__)
 for feature in API:
     api.register_blueprint(feature)

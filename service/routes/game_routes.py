@@ -15,8 +15,19 @@ from domain.scenario import Position
 from events.projection import CURSOR, Page, entry
 
 from .. import schemas
-from ..operation import ETAG, OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply, TrueOrFalse
-from ..requests import etag, etag_version, game_view, service, tokens
+from ..operation import (
+    ETAG,
+    OPTIONAL_AUTH,
+    OPTIONAL_PERSON,
+    Answer,
+    Body,
+    Caller,
+    Operation,
+    Parameters,
+    Reply,
+    TrueOrFalse,
+)
+from ..requests import accounts, etag, etag_version, game_view, service, signed_in, tokens
 
 games = Blueprint("games", __name__)
 
@@ -27,16 +38,21 @@ games = Blueprint("games", __name__)
     "/games",
     id="createGame",
     tag="games",
-    summary="Create a game; human seats get their secret token now.",
+    summary="Create a game; human seats get their secret token now (signed in: your seat is the first human one).",
+    security=OPTIONAL_PERSON,
     body=schemas.CreateGame,
     responses={201: Reply("Created.", schemas.Created, headers=ETAG)},
     problems=(400, 413, 415, 422, 429),
 )
 def create_game(body: Body) -> Answer:
+    account = signed_in()
     seats = [
         SeatSpec(s["kind"], s.get("name"), s.get("level") or ("greedy" if s["kind"] == "bot" else None))
         for s in body["seats"]
     ]
+    mine = next((i for i, s in enumerate(seats) if s.kind == "human"), None) if account else None
+    if account and mine is not None and seats[mine].name is None:
+        seats[mine] = SeatSpec("human", accounts().display_name(account), None)
     options = Options(len(seats), Edition(body["edition"]), body["expansion"], Layout(body["layout"]))
     setup = body.get("setup") or {}
     grid = {p["tile"]: (p["row"], p["col"]) for p in setup["grid"]} if setup.get("grid") else None
@@ -55,6 +71,8 @@ def create_game(body: Body) -> Answer:
         )
     except ValueError as error:  # the domain's check of an explicit grid or deck, or of a scenario
         raise ValidationError({"scenario" if body.get("scenario") else "setup": [str(error)]}) from error
+    if account and mine is not None:
+        accounts().add_seat(account, created.game, mine)
     for seat in created.seats:
         seat["open"] = seat["kind"] == "open"
         if "invite" in seat:
@@ -105,13 +123,15 @@ class GameFilter(Parameters):
 )
 def list_games(query: Body) -> Answer:
     status, my_turn, limit, after = query.get("status"), query.get("my_turn", False), query["limit"], query.get("after")
-    mine = service().games_of(tokens())
+    account = signed_in()
+    mine = {**service().games_of(tokens()), **(accounts().seats(account) if account else {})}
     if my_turn and not mine:
         raise Unauthorized("my_turn=true needs 'Authorization: Bearer <seat token>'")
     page = _page_of_mine(mine, status, my_turn, limit, after) if mine else service().index.page(status, limit, after)
     for summary in page.games:
         seat = mine.get(summary["game"])
         summary.setdefault("scenario", False)  # indexed before scenario games existed
+        summary.setdefault("updated", summary["created"])  # indexed before it was recorded
         summary["my_seat"] = seat
         summary["my_turn"] = None if seat is None else summary["turn"] == seat
     return {"games": page.games, "next": page.next}
@@ -165,11 +185,16 @@ def get_game(game: str, caller: Caller, headers: Body) -> Answer:
     "/games/{game}/seats/{seat}/join",
     id="joinSeat",
     tag="games",
-    summary="Take an open seat with its invite; returns the seat token.",
+    summary="Take an open seat with its invite; returns the seat token (signed in: the seat is yours).",
+    security=OPTIONAL_PERSON,
     body=schemas.Join,
     responses={201: Reply("Joined.", schemas.Joined)},
     problems=(400, 403, 404, 409, 413, 415, 422, 429),
 )
 def join(game: str, seat: int, body: Body) -> Answer:
-    token = service().join(game, seat, body["invite"], body.get("name"))
+    account = signed_in()
+    name = body.get("name") or (accounts().display_name(account) if account else None)
+    token = service().join(game, seat, body["invite"], name)
+    if account:
+        accounts().add_seat(account, game, seat)
     return {"game": game, "seat": seat, "token": token}

@@ -1,0 +1,235 @@
+"""Accounts: a person keeps their games on every device, without a password.
+
+A person signs in with a single-use link sent to their email (``ask_link``, ``use_link``); the
+page then holds a server-side session (``open_session``) and programs act for the person with
+personal access tokens (``create_token``). Every secret is stored only as its SHA-256, under a
+lookup key of its own (events/keys.py), and every account's data under its own hash tag, so on
+a Redis Cluster each account is one slot and no lookup shares a hot key. An account owns seats
+(``add_seat``); seat tokens keep working beside it. The email is never shown to anyone else:
+others see the display name only.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from events import keys
+from events.redis_store import RedisStore
+from events.serialization import now
+
+from .games import digest
+from .refusals import NotFound, ServiceError
+
+LINK_SECONDS = 15 * 60  #: a sign-in link is good for 15 minutes, once
+SESSION_SECONDS = 30 * 24 * 3600  #: a page's session lasts 30 days
+#: Sign-in links asked for in an hour, per email and per client address, before 429.
+LINKS_PER_EMAIL, LINKS_PER_ADDRESS = 5, 20
+ASKED_WINDOW = 3600
+LAST_USE_EVERY = 60.0  #: a token's last use is written at most once a minute
+MAX_TOKENS = 50  #: personal access tokens an account may hold
+
+LINK_PREFIX, SESSION_PREFIX, TOKEN_PREFIX = "bml_", "bms_", "bmp_"
+
+
+class LinkRefused(ServiceError):
+    status, code, title = 400, "sign_in_link_invalid", "The sign-in link cannot be used"
+
+
+class TooManyLinks(ServiceError):
+    status, code, title = 429, "rate_limited", "Too many sign-in links asked for"
+
+
+class TooManyTokens(ServiceError):
+    status, code, title = 422, "too_many_tokens", "Too many personal access tokens"
+
+
+class NoAccount(ServiceError):
+    status, code, title = 404, "not_found", "No such account"
+
+
+def normalise(email: str) -> str:
+    """The address as it is looked up: trimmed and lower-cased (the domain is case-blind, and
+    people type the rest in either case too)."""
+    return email.strip().lower()
+
+
+@dataclass(frozen=True)
+class NewToken:
+    """A personal access token as created: the secret is shown this once."""
+
+    id: str
+    name: str
+    created: str
+    token: str
+
+
+class Accounts:
+    def __init__(self, store: RedisStore) -> None:
+        self.store = store  #: its writes wait for replicas, as appends do
+        self.client = store.client
+
+    # -- sign-in links ----------------------------------------------------------------------
+
+    def ask_link(self, email: str, address: str) -> str:
+        """A new single-use sign-in link token for ``email``, whether or not it has an account
+        yet (the first use creates it). Refused past the hourly limits per email and per
+        client address."""
+        email = normalise(email)
+        for kind, subject, limit in (("email", email, LINKS_PER_EMAIL), ("address", address, LINKS_PER_ADDRESS)):
+            key = keys.sign_in_requests(kind, digest(subject))
+            with self.client.pipeline(transaction=False) as pipe:
+                asked, _ = pipe.incr(key).expire(key, ASKED_WINDOW, nx=True).execute()
+            if asked > limit:
+                raise TooManyLinks(
+                    f"at most {limit} sign-in links an hour per {kind}; use one already sent or try later",
+                    retry_after=int(self.client.ttl(key)) or ASKED_WINDOW,
+                )
+        token = LINK_PREFIX + secrets.token_urlsafe(32)
+        link = keys.sign_in_link(digest(token))
+        self.store.durably(link, lambda c: c.set(link, email, ex=LINK_SECONDS))
+        return token
+
+    def use_link(self, token: str) -> str:
+        """The account the link signs in to (made on first use); the link is spent."""
+        email = self.client.getdel(keys.sign_in_link(digest(token)))
+        if email is None:
+            raise LinkRefused("this sign-in link is unknown, already used or older than 15 minutes: ask for a new one")
+        return self._account_for(_text(email))
+
+    def _account_for(self, email: str) -> str:
+        owner = keys.email_owner(digest(email))
+        fresh = uuid.uuid4().hex
+        made = self.store.durably(owner, lambda c: c.set(owner, fresh, nx=True))
+        account = fresh if made else _text(self.client.get(owner))
+        record = keys.account(account)
+        if made or not self.client.exists(record):  # (a first use cut short is completed by the next)
+            fields = {"email": email, "name": f"Player {account[:4]}", "created": now()}
+            self.store.durably(record, lambda c: c.hset(record, mapping=fields))
+        return account
+
+    # -- sessions (the page) ----------------------------------------------------------------
+
+    def open_session(self, account: str) -> str:
+        token = SESSION_PREFIX + secrets.token_urlsafe(32)
+        hashed = digest(token)
+        self.store.durably(keys.session(hashed), lambda c: c.set(keys.session(hashed), account, ex=SESSION_SECONDS))
+        self.client.sadd(keys.account_sessions(account), hashed)
+        return token
+
+    def session_account(self, token: str) -> str | None:
+        found = self.client.get(keys.session(digest(token)))
+        return None if found is None else _text(found)
+
+    def close_session(self, token: str) -> None:
+        hashed = digest(token)
+        account = self.client.getdel(keys.session(hashed))
+        if account is not None:
+            self.client.srem(keys.account_sessions(_text(account)), hashed)
+
+    # -- personal access tokens (programs) --------------------------------------------------
+
+    def create_token(self, account: str, name: str) -> NewToken:
+        held = keys.account_tokens(account)
+        if self.client.hlen(held) >= MAX_TOKENS:
+            raise TooManyTokens(f"an account holds at most {MAX_TOKENS} tokens: revoke one first")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        made = NewToken("tok_" + secrets.token_hex(8), name, now(), token)
+        hashed = digest(token)
+        record = {"id": made.id, "name": name, "created": made.created, "last_used": None, "digest": hashed}
+        self.store.durably(held, lambda c: c.hset(held, made.id, json.dumps(record)))
+        owner = keys.personal_token(hashed)
+        self.store.durably(owner, lambda c: c.set(owner, f"{account}:{made.id}"))
+        return made
+
+    def tokens(self, account: str) -> list[dict[str, Any]]:
+        """The account's tokens with their last use, oldest first; never the secrets."""
+        found = [json.loads(raw) for raw in self.client.hvals(keys.account_tokens(account))]
+        return sorted(({k: v for k, v in t.items() if k != "digest"} for t in found), key=lambda t: t["created"])
+
+    def revoke_token(self, account: str, token_id: str) -> None:
+        raw = self.client.hget(keys.account_tokens(account), token_id)
+        if raw is None:
+            raise NotFound(f"no token {token_id} in this account")
+        self.client.delete(keys.personal_token(json.loads(raw)["digest"]))
+        self.client.hdel(keys.account_tokens(account), token_id)
+
+    def token_account(self, token: str) -> str | None:
+        """The account a personal access token acts for (None when unknown or revoked); notes
+        its last use."""
+        found = self.client.get(keys.personal_token(digest(token)))
+        if found is None:
+            return None
+        account, _, token_id = _text(found).rpartition(":")
+        held = keys.account_tokens(account)
+        raw = self.client.hget(held, token_id)
+        if raw is None:  # revoked meanwhile
+            return None
+        record = json.loads(raw)
+        stamp = now()
+        if record["last_used"] is None or _seconds_between(record["last_used"], stamp) >= LAST_USE_EVERY:
+            record["last_used"] = stamp
+            self.client.hset(held, token_id, json.dumps(record))
+        return account
+
+    # -- the person -------------------------------------------------------------------------
+
+    def profile(self, account: str) -> dict[str, Any]:
+        found = {_text(k): _text(v) for k, v in self.client.hgetall(keys.account(account)).items()}
+        if not found:
+            raise NoAccount("this account was deleted")
+        return {"account": account, "display_name": found["name"], "email": found["email"], "created": found["created"]}
+
+    def display_name(self, account: str) -> str:
+        return self.profile(account)["display_name"]
+
+    def rename(self, account: str, name: str) -> dict[str, Any]:
+        self.profile(account)
+        record = keys.account(account)
+        self.store.durably(record, lambda c: c.hset(record, "name", name))
+        return self.profile(account)
+
+    def delete(self, account: str) -> None:
+        """Remove the account: its email, sessions, tokens and the link to its seats. The games
+        themselves are untouched (their seat tokens, events and audit stay as they were)."""
+        profile = self.profile(account)
+        self.client.delete(keys.email_owner(digest(profile["email"])))
+        for hashed in self.client.smembers(keys.account_sessions(account)):
+            self.client.delete(keys.session(_text(hashed)))
+        for token in self.tokens_with_digests(account):
+            self.client.delete(keys.personal_token(token["digest"]))
+        self.client.delete(
+            keys.account(account),
+            keys.account_seats(account),
+            keys.account_tokens(account),
+            keys.account_sessions(account),
+        )
+
+    def tokens_with_digests(self, account: str) -> list[dict[str, Any]]:
+        return [json.loads(raw) for raw in self.client.hvals(keys.account_tokens(account))]
+
+    # -- seats ------------------------------------------------------------------------------
+
+    def add_seat(self, account: str, game: str, seat: int) -> None:
+        held = keys.account_seats(account)
+        self.store.durably(held, lambda c: c.hset(held, game, seat))
+
+    def seat_in(self, account: str, game: str) -> int | None:
+        found = self.client.hget(keys.account_seats(account), game)
+        return None if found is None else int(found)
+
+    def seats(self, account: str) -> dict[str, int]:
+        return {_text(g): int(s) for g, s in self.client.hgetall(keys.account_seats(account)).items()}
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _seconds_between(earlier: str, later: str) -> float:
+    from datetime import datetime
+
+    return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()

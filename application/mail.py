@@ -1,0 +1,48 @@
+"""Sign-in links by email: through SMTP when ``SMTP_URL`` is set (``smtp://host:port``, or
+``smtps://`` for TLS from the start; ``user:password@`` when the server wants a login), from
+``MAIL_FROM``. Without SMTP settings (the embedded default) the link is written to the server's
+log, and the sign-in answer says so."""
+
+from __future__ import annotations
+
+import logging
+import os
+import smtplib
+from email.message import EmailMessage
+from urllib.parse import unquote, urlsplit
+
+log = logging.getLogger("bluemoon.mail")
+
+TIMEOUT = 10.0  #: seconds an SMTP exchange may take before the link is given up (and logged as lost)
+
+
+def delivery() -> str:
+    """How links travel here: ``email``, or ``server log`` without SMTP settings."""
+    return "email" if os.environ.get("SMTP_URL") else "server log"
+
+
+def send_sign_in_link(email: str, link: str) -> None:
+    """Send the link, or log it when there is no SMTP server to send it through. A failed
+    send is logged, not raised: the person's answer is the same either way (no enumeration)."""
+    url = os.environ.get("SMTP_URL")
+    if not url:
+        log.warning("sign-in link for %s (no SMTP_URL set, so it is logged here): %s", email, link)
+        return
+    message = EmailMessage()
+    message["From"] = os.environ.get("MAIL_FROM", "Blue Moon City <no-reply@localhost>")
+    message["To"] = email
+    message["Subject"] = "Your Blue Moon City sign-in link"
+    message.set_content(
+        "Open this link within 15 minutes to sign in to Blue Moon City. It works once.\n\n"
+        f"{link}\n\nIf you did not ask for it, ignore this message: nothing happens without the link.\n"
+    )
+    parts = urlsplit(url)
+    secure = parts.scheme == "smtps"
+    try:
+        smtp_class = smtplib.SMTP_SSL if secure else smtplib.SMTP
+        with smtp_class(parts.hostname or "localhost", parts.port or (465 if secure else 25), timeout=TIMEOUT) as smtp:
+            if parts.username:
+                smtp.login(unquote(parts.username), unquote(parts.password or ""))
+            smtp.send_message(message)
+    except (OSError, smtplib.SMTPException) as error:
+        log.error("the sign-in link for %s could not be sent through %s: %s", email, parts.hostname, error)

@@ -1,0 +1,302 @@
+"""Accounts: sign in with an email link, the page's session, personal access tokens for
+programs, the person's profile, seats and games (application/accounts.py)."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from flask import Blueprint, Response, request
+from marshmallow import fields
+from marshmallow.validate import Range, Regexp
+
+from application.accounts import LinkRefused
+from application.codec import dumps
+from application.mail import delivery, send_sign_in_link
+from events.projection import Page
+
+from .. import schemas
+from ..operation import PERSON, Answer, Body, Operation, Parameters, Reply
+from ..requests import SESSION_COOKIE, accounts, person, service
+from ..sessions import clear_session, public_origin, set_session
+from .meta_routes import HTML, pages
+
+account_api = Blueprint("accounts", __name__)
+
+MY_GAMES_CURSOR = r"^[01]:[0-9]{13}:[A-Za-z0-9_-]{1,64}$"
+
+
+def _base() -> str:
+    return public_origin() or request.host_url.rstrip("/")
+
+
+@Operation(
+    account_api,
+    "post",
+    "/auth/email-link",
+    id="askEmailLink",
+    tag="accounts",
+    summary="Send a sign-in link (valid 15 minutes, once) to an email; the answer is the same for any address.",
+    body=schemas.EmailLinkRequest,
+    responses={202: Reply("Sent, or logged when the service has no SMTP server.", schemas.EmailLinkSent)},
+    problems=(400, 413, 415, 422, 429),
+)
+def ask_email_link(body: Body) -> Answer:
+    token = accounts().ask_link(body["email"], request.remote_addr or "unknown")
+    send_sign_in_link(body["email"], f"{_base()}/signin?token={token}")
+    how = delivery()
+    detail = (
+        "if the address can receive mail, a sign-in link is on its way; it works once, within 15 minutes"
+        if how == "email"
+        else "this service sends no email: the sign-in link was written to its log, where its operator can find it"
+    )
+    return {"delivery": how, "detail": detail}
+
+
+@Operation(
+    account_api,
+    "post",
+    "/auth/email-link/use",
+    id="useEmailLink",
+    tag="accounts",
+    summary="Sign in with a link's token: the account is made on first use; sets the page's session cookie.",
+    body=schemas.EmailLinkUse,
+    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile)},
+    problems=(400, 403, 413, 415, 422, 429),
+)
+def use_email_link(body: Body) -> Answer:
+    account = accounts().use_link(body["token"])
+    return _signed_in_as(account, accounts().open_session(account))
+
+
+def _signed_in_as(account: str, session: str) -> Response:
+    profile = schemas.Profile().dump(accounts().profile(account))
+    response = Response(dumps(profile), status=200, mimetype="application/json")
+    return set_session(response, session)
+
+
+@Operation(
+    account_api,
+    "delete",
+    "/auth/session",
+    id="signOut",
+    tag="accounts",
+    summary="Sign out: the session ends on the server and its cookie is cleared.",
+    security=[{"session": []}],
+    responses={204: Reply("Signed out.")},
+    problems=(403,),
+)
+def sign_out() -> Answer:
+    cookie = request.cookies.get(SESSION_COOKIE)
+    if cookie:
+        accounts().close_session(cookie)
+    return clear_session(Response(status=204))
+
+
+@Operation(
+    account_api,
+    "get",
+    "/me",
+    id="getProfile",
+    tag="accounts",
+    summary="Your profile: the display name others see, and your email, which only you see.",
+    security=PERSON,
+    responses={200: Reply("Your profile.", schemas.Profile)},
+    problems=(401, 404),
+)
+def get_profile() -> Answer:
+    return accounts().profile(person())
+
+
+@Operation(
+    account_api,
+    "patch",
+    "/me",
+    id="changeProfile",
+    tag="accounts",
+    summary="Change your display name (seats you take from now on carry it).",
+    security=PERSON,
+    body=schemas.ProfileChange,
+    responses={200: Reply("Your profile.", schemas.Profile)},
+    problems=(401, 403, 404, 413, 415, 422),
+)
+def change_profile(body: Body) -> Answer:
+    return accounts().rename(person(), body["display_name"])
+
+
+@Operation(
+    account_api,
+    "delete",
+    "/me",
+    id="deleteAccount",
+    tag="accounts",
+    summary="Delete your account: its email, sessions, tokens and its link to your seats. Games stay as played.",
+    security=PERSON,
+    responses={204: Reply("Deleted.")},
+    problems=(401, 403, 404),
+)
+def delete_account() -> Answer:
+    accounts().delete(person())
+    return clear_session(Response(status=204))
+
+
+@Operation(
+    account_api,
+    "get",
+    "/me/tokens",
+    id="listTokens",
+    tag="accounts",
+    summary="Your personal access tokens, with their last use (never their secrets).",
+    security=PERSON,
+    responses={200: Reply("Your tokens.", schemas.TokenList)},
+    problems=(401,),
+)
+def list_tokens() -> Answer:
+    return {"tokens": accounts().tokens(person())}
+
+
+@Operation(
+    account_api,
+    "post",
+    "/me/tokens",
+    id="createToken",
+    tag="accounts",
+    summary="Make a personal access token for a program; its secret is shown this once.",
+    security=PERSON,
+    body=schemas.TokenRequest,
+    responses={201: Reply("Made.", schemas.NewToken)},
+    problems=(401, 403, 413, 415, 422),
+)
+def create_token(body: Body) -> Answer:
+    made = accounts().create_token(person(), body["name"])
+    return {**made.__dict__, "last_used": None}
+
+
+@Operation(
+    account_api,
+    "delete",
+    "/me/tokens/{token}",
+    id="revokeToken",
+    tag="accounts",
+    summary="Revoke a personal access token: it stops working at once.",
+    security=PERSON,
+    responses={204: Reply("Revoked.")},
+    problems=(401, 403, 404),
+)
+def revoke_token(token: str) -> Answer:
+    accounts().revoke_token(person(), token)
+    return Response(status=204)
+
+
+@Operation(
+    account_api,
+    "post",
+    "/me/seats",
+    id="claimSeats",
+    tag="accounts",
+    summary="Keep seats in your account: each seat token sent proves its seat (the tokens keep working).",
+    security=PERSON,
+    body=schemas.SeatClaim,
+    responses={200: Reply("The seats now in your account.", schemas.Claimed)},
+    problems=(401, 403, 413, 415, 422),
+)
+def claim_seats(body: Body) -> Answer:
+    account = person()
+    found = service().games_of(body["tokens"])
+    for game, seat in found.items():
+        accounts().add_seat(account, game, seat)
+    claimed = [{"game": game, "seat": seat} for game, seat in found.items()]
+    return {"claimed": claimed, "unmatched": len(set(body["tokens"])) - len(found)}
+
+
+class MyGamesQuery(Parameters):
+    limit = fields.Integer(
+        load_default=50,
+        validate=Range(1, 100, error="must be a whole number from 1 to 100"),
+        metadata={"description": "At most this many games on the page."},
+    )
+    after = fields.String(
+        validate=Regexp(MY_GAMES_CURSOR, error="must be a 'next' value from an earlier page"),
+        metadata={"description": "The previous page's `next`."},
+    )
+
+
+@Operation(
+    account_api,
+    "get",
+    "/me/games",
+    id="myGames",
+    tag="accounts",
+    summary="Your games on every device: those where it is your turn first, then by last move, newest first.",
+    security=PERSON,
+    query=MyGamesQuery,
+    responses={200: Reply("Your games.", schemas.GameList)},
+    problems=(401, 422),
+)
+def my_games(query: Body) -> Answer:
+    seats = accounts().seats(person())
+    listed: dict[str, dict[str, Any]] = {}
+    for summary in filter(None, (service().index.get(game) for game in seats)):
+        seat = seats[summary["game"]]
+        summary.setdefault("scenario", False)
+        summary.setdefault("updated", summary["created"])
+        summary.update(my_seat=seat, my_turn=summary["turn"] == seat)
+        listed[_order(summary)] = summary
+    names = sorted((n for n in listed if query.get("after") is None or n < query["after"]), reverse=True)
+    limit = query["limit"]
+    page = Page([listed[n] for n in names[:limit]], names[limit - 1] if len(names) > limit else None)
+    return {"games": page.games, "next": page.next}
+
+
+def _order(summary: dict[str, Any]) -> str:
+    """A game's place in the person's list, as text that sorts newest last: my turn, last move."""
+    from datetime import datetime
+
+    millis = round(datetime.fromisoformat(summary["updated"]).timestamp() * 1000)
+    return f"{int(bool(summary['my_turn']))}:{millis:013d}:{summary['game']}"
+
+
+SIGN_IN_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign in - Blue Moon City</title></head>
+<body><main><h1>Blue Moon City</h1>{body}</main></body></html>"""
+
+
+@Operation(
+    pages,
+    "get",
+    "/signin",
+    id="signInPage",
+    tag="service",
+    summary="The page an emailed sign-in link opens: one button signs in (a link checker's visit spends nothing).",
+    responses={200: Reply("HTML", HTML)},
+)
+def sign_in_page() -> Answer:
+    token = escape(request.args.get("token", ""))
+    form = (
+        '<form method="post" action="/signin"><input type="hidden" name="token" value="' + token + '">'
+        "<p>This link signs you in once, within 15 minutes of asking for it.</p>"
+        '<button type="submit">Sign in</button></form>'
+    )
+    return Response(SIGN_IN_PAGE.format(body=form), mimetype="text/html")
+
+
+@Operation(
+    pages,
+    "post",
+    "/signin",
+    id="signInForm",
+    tag="accounts",
+    summary="The sign-in page's form: spends the link, sets the session cookie and goes to the lobby.",
+    responses={303: Reply("Signed in: to the lobby."), 400: Reply("The link cannot be used.", HTML)},
+    problems=(),
+    rate_limited=False,
+)
+def sign_in_form() -> Answer:
+    try:
+        account = accounts().use_link(request.form.get("token", ""))
+    except LinkRefused as refused:
+        body = f'<p>{escape(refused.detail)}</p><p><a href="/">Back to the lobby</a></p>'
+        return Response(SIGN_IN_PAGE.format(body=body), status=400, mimetype="text/html")
+    response = Response(status=303, headers={"Location": "/"})
+    return set_session(response, accounts().open_session(account))
