@@ -36,7 +36,7 @@ LINK_PREFIX, SESSION_PREFIX, TOKEN_PREFIX = "bml_", "bms_", "bmp_"
 
 
 class LinkRefused(ServiceError):
-    status, code, title = 400, "sign_in_link_invalid", "The sign-in link cannot be used"
+    status, code, title = 401, "sign_in_link_invalid", "The sign-in link cannot be used"
 
 
 class TooManyLinks(ServiceError):
@@ -82,7 +82,7 @@ class Accounts:
         for kind, subject, limit in (("email", email, LINKS_PER_EMAIL), ("address", address, LINKS_PER_ADDRESS)):
             key = keys.sign_in_requests(kind, digest(subject))
             with self.client.pipeline(transaction=False) as pipe:
-                asked, _ = pipe.incr(key).expire(key, ASKED_WINDOW, nx=True).execute()
+                _, asked = pipe.set(key, 0, ex=ASKED_WINDOW, nx=True).incr(key).execute()  # INCR keeps the TTL
             if asked > limit:
                 raise TooManyLinks(
                     f"at most {limit} sign-in links an hour per {kind}; use one already sent or try later",

@@ -53,12 +53,21 @@ end
 return 1
 """
 
-CURSOR = re.compile(r"^[0-9]{13}:[A-Za-z0-9_-]{1,64}$")  #: a listing entry, as ``Page.next`` gives it
+#: A listing entry, as ``Page.next`` gives it: ``<ms>:<game>``, or ``<0|1>:<ms>:<game>`` in a
+#: person's list (my turn first).
+CURSOR = re.compile(r"^(?:[01]:)?[0-9]{13}:[A-Za-z0-9_-]{1,64}$")
 
 
 class Page(NamedTuple):
     games: list[dict[str, Any]]
     next: str | None  #: the cursor for the next (older) page, None on the last one
+
+
+def page_of(named: dict[str, dict[str, Any]], limit: int, after: str | None) -> Page:
+    """A page of summaries held in memory (a person's few games), by their names newest first,
+    paged the way the index pages every game."""
+    names = sorted((name for name in named if after is None or name < after), reverse=True)
+    return Page([named[name] for name in names[:limit]], names[limit - 1] if len(names) > limit else None)
 
 
 class GameIndex:

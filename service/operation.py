@@ -17,8 +17,10 @@ from typing import Any, NamedTuple
 
 from flask import Blueprint, Response, current_app, request
 from marshmallow import EXCLUDE, Schema, fields
+from marshmallow.validate import Range, Regexp
 
 from application.codec import dumps
+from events.projection import CURSOR
 
 from . import schemas
 from .requests import access, instance, json_body
@@ -62,6 +64,20 @@ class Parameters(Schema):
 
     class Meta:
         unknown = EXCLUDE
+
+
+class Paging(Parameters):
+    """A page of a list, newest first: ``limit`` entries after the cursor ``after``."""
+
+    limit = fields.Integer(
+        load_default=100,
+        validate=Range(1, 100, error="must be a whole number from 1 to 100"),
+        metadata={"description": "At most this many games on the page."},
+    )
+    after = fields.String(
+        validate=Regexp(CURSOR, error="must be a 'next' value from an earlier page"),
+        metadata={"description": "The previous page's `next`: this page continues after it."},
+    )
 
 
 class PathParameters(Schema):

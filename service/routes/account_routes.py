@@ -7,23 +7,20 @@ from html import escape
 from typing import Any
 
 from flask import Blueprint, Response, request
-from marshmallow import fields
-from marshmallow.validate import Range, Regexp
 
 from application.accounts import LinkRefused
 from application.codec import dumps
 from application.mail import delivery, send_sign_in_link
-from events.projection import Page
+from application.refusals import Unauthorized
+from events.projection import page_of
 
 from .. import schemas
-from ..operation import PERSON, Answer, Body, Operation, Parameters, Reply
+from ..operation import PERSON, Answer, Body, Operation, Paging, Reply
 from ..requests import SESSION_COOKIE, accounts, person, service
 from ..sessions import clear_session, public_origin, set_session
 from .meta_routes import HTML, pages
 
 account_api = Blueprint("accounts", __name__)
-
-MY_GAMES_CURSOR = r"^[01]:[0-9]{13}:[A-Za-z0-9_-]{1,64}$"
 
 
 def _base() -> str:
@@ -62,7 +59,7 @@ def ask_email_link(body: Body) -> Answer:
     summary="Sign in with a link's token: the account is made on first use; sets the page's session cookie.",
     body=schemas.EmailLinkUse,
     responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile)},
-    problems=(400, 403, 413, 415, 422, 429),
+    problems=(400, 401, 403, 413, 415, 422, 429),
 )
 def use_email_link(body: Body) -> Answer:
     account = accounts().use_link(body["token"])
@@ -84,12 +81,13 @@ def _signed_in_as(account: str, session: str) -> Response:
     summary="Sign out: the session ends on the server and its cookie is cleared.",
     security=[{"session": []}],
     responses={204: Reply("Signed out.")},
-    problems=(403,),
+    problems=(401, 403),
 )
 def sign_out() -> Answer:
     cookie = request.cookies.get(SESSION_COOKIE)
-    if cookie:
-        accounts().close_session(cookie)
+    if not cookie or accounts().session_account(cookie) is None:
+        raise Unauthorized("not signed in: no session to end")
+    accounts().close_session(cookie)
     return clear_session(Response(status=204))
 
 
@@ -118,7 +116,7 @@ def get_profile() -> Answer:
     security=PERSON,
     body=schemas.ProfileChange,
     responses={200: Reply("Your profile.", schemas.Profile)},
-    problems=(401, 403, 404, 413, 415, 422),
+    problems=(400, 401, 403, 404, 413, 415, 422),
 )
 def change_profile(body: Body) -> Answer:
     return accounts().rename(person(), body["display_name"])
@@ -165,7 +163,7 @@ def list_tokens() -> Answer:
     security=PERSON,
     body=schemas.TokenRequest,
     responses={201: Reply("Made.", schemas.NewToken)},
-    problems=(401, 403, 413, 415, 422),
+    problems=(400, 401, 403, 413, 415, 422),
 )
 def create_token(body: Body) -> Answer:
     made = accounts().create_token(person(), body["name"])
@@ -198,7 +196,7 @@ def revoke_token(token: str) -> Answer:
     security=PERSON,
     body=schemas.SeatClaim,
     responses={200: Reply("The seats now in your account.", schemas.Claimed)},
-    problems=(401, 403, 413, 415, 422),
+    problems=(400, 401, 403, 413, 415, 422),
 )
 def claim_seats(body: Body) -> Answer:
     account = person()
@@ -209,18 +207,6 @@ def claim_seats(body: Body) -> Answer:
     return {"claimed": claimed, "unmatched": len(set(body["tokens"])) - len(found)}
 
 
-class MyGamesQuery(Parameters):
-    limit = fields.Integer(
-        load_default=50,
-        validate=Range(1, 100, error="must be a whole number from 1 to 100"),
-        metadata={"description": "At most this many games on the page."},
-    )
-    after = fields.String(
-        validate=Regexp(MY_GAMES_CURSOR, error="must be a 'next' value from an earlier page"),
-        metadata={"description": "The previous page's `next`."},
-    )
-
-
 @Operation(
     account_api,
     "get",
@@ -229,7 +215,7 @@ class MyGamesQuery(Parameters):
     tag="accounts",
     summary="Your games on every device: those where it is your turn first, then by last move, newest first.",
     security=PERSON,
-    query=MyGamesQuery,
+    query=Paging,
     responses={200: Reply("Your games.", schemas.GameList)},
     problems=(401, 422),
 )
@@ -242,9 +228,7 @@ def my_games(query: Body) -> Answer:
         summary.setdefault("updated", summary["created"])
         summary.update(my_seat=seat, my_turn=summary["turn"] == seat)
         listed[_order(summary)] = summary
-    names = sorted((n for n in listed if query.get("after") is None or n < query["after"]), reverse=True)
-    limit = query["limit"]
-    page = Page([listed[n] for n in names[:limit]], names[limit - 1] if len(names) > limit else None)
+    page = page_of(listed, query["limit"], query.get("after"))
     return {"games": page.games, "next": page.next}
 
 
@@ -288,7 +272,7 @@ def sign_in_page() -> Answer:
     id="signInForm",
     tag="accounts",
     summary="The sign-in page's form: spends the link, sets the session cookie and goes to the lobby.",
-    responses={303: Reply("Signed in: to the lobby."), 400: Reply("The link cannot be used.", HTML)},
+    responses={303: Reply("Signed in: to the lobby."), 401: Reply("The link cannot be used.", HTML)},
     problems=(),
     rate_limited=False,
 )
@@ -297,6 +281,6 @@ def sign_in_form() -> Answer:
         account = accounts().use_link(request.form.get("token", ""))
     except LinkRefused as refused:
         body = f'<p>{escape(refused.detail)}</p><p><a href="/">Back to the lobby</a></p>'
-        return Response(SIGN_IN_PAGE.format(body=body), status=400, mimetype="text/html")
+        return Response(SIGN_IN_PAGE.format(body=body), status=401, mimetype="text/html")
     response = Response(status=303, headers={"Location": "/"})
     return set_session(response, accounts().open_session(account))

@@ -6,13 +6,13 @@ from typing import Any
 
 from flask import Blueprint, Response
 from marshmallow import ValidationError, fields
-from marshmallow.validate import OneOf, Range, Regexp
+from marshmallow.validate import OneOf
 
 from application.games import SeatSpec
 from application.refusals import Unauthorized
 from domain import Edition, Layout, Options
 from domain.scenario import Position
-from events.projection import CURSOR, Page, entry
+from events.projection import Page, entry, page_of
 
 from .. import schemas
 from ..operation import (
@@ -23,6 +23,7 @@ from ..operation import (
     Body,
     Caller,
     Operation,
+    Paging,
     Parameters,
     Reply,
     TrueOrFalse,
@@ -95,18 +96,9 @@ def _position(doc: dict[str, Any]) -> Position:
     )
 
 
-class GameFilter(Parameters):
+class GameFilter(Paging):
     status = fields.String(validate=OneOf(["active", "finished"], error="must be active or finished"))
     my_turn = TrueOrFalse(metadata={"description": "Only games where it is the token's seat's turn."})
-    limit = fields.Integer(
-        load_default=100,
-        validate=Range(1, 100, error="must be a whole number from 1 to 100"),
-        metadata={"description": "At most this many games on the page."},
-    )
-    after = fields.String(
-        validate=Regexp(CURSOR, error="must be a 'next' value from an earlier page"),
-        metadata={"description": "The previous page's `next`: this page continues after it, older games."},
-    )
 
 
 @Operation(
@@ -144,8 +136,7 @@ def _page_of_mine(mine: dict[str, int], status: str | None, my_turn: bool, limit
         if (status and summary["status"] != status) or (my_turn and summary["turn"] != mine[summary["game"]]):
             continue
         listed[entry(summary["game"], summary["created"])] = summary
-    names = sorted((name for name in listed if after is None or name < after), reverse=True)
-    return Page([listed[name] for name in names[:limit]], names[limit - 1] if len(names) > limit else None)
+    return page_of(listed, limit, after)
 
 
 class Conditional(Parameters):

@@ -48,7 +48,7 @@ def test_an_email_link_signs_in_once_and_makes_the_account_on_first_use(api):
     assert "bm_session=bms_" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
     assert "Secure" not in cookie  # a local run on http://localhost
     again = api.post("/auth/email-link/use", json={"token": token}, headers=OWN)
-    assert again.status_code == 400 and again.json["code"] == "sign_in_link_invalid"
+    assert again.status_code == 401 and again.json["code"] == "sign_in_link_invalid"
     assert api.get("/me").json["account"] == used.json["account"]
     (second,) = _links(api, "ada@example.com")  # the same person again: the same account
     assert api.post("/auth/email-link/use", json={"token": second}, headers=OWN).json["account"] == used.json["account"]
@@ -64,7 +64,7 @@ def test_a_link_lives_15_minutes_and_an_expired_one_is_refused_like_a_used_one(a
     client.pexpire(key, 1)
     time.sleep(0.01)  # past its (shortened) life
     answer = api.post("/auth/email-link/use", json={"token": token})
-    assert answer.status_code == 400 and "15 minutes" in answer.json["detail"]
+    assert answer.status_code == 401 and "15 minutes" in answer.json["detail"]
 
 
 def test_the_answer_is_the_same_whether_or_not_the_address_has_an_account(api):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -134,3 +135,27 @@ def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
 def server(start_service) -> str:
     """The service with its default settings."""
     return start_service()
+
+
+def personal_token(base: str, log: Path, email: str) -> str:
+    """Sign in as a person would on a service without SMTP (the link is in its log), then make a
+    personal access token from the page's session; returns the token."""
+    status, _ = call(base, "POST", "/auth/email-link", {"email": email})
+    assert status == 202
+    deadline = time.monotonic() + 10
+    while not (found := re.findall(r"/signin\?token=(bml_[\w-]+)", log.read_text(errors="replace"))):
+        assert time.monotonic() < deadline, "the sign-in link was not logged"
+        time.sleep(0.1)
+    request = urllib.request.Request(
+        base + "/auth/email-link/use",
+        data=json.dumps({"token": found[-1]}).encode(),
+        method="POST",
+        headers={"Content-Type": "application/json"},
+    )
+    with urllib.request.urlopen(request, timeout=30) as response:
+        session = re.search(r"bm_session=([^;]+)", response.headers["Set-Cookie"]).group(1)  # type: ignore[union-attr]
+    status, made = call(
+        base, "POST", "/me/tokens", {"name": "e2e"}, headers={"Cookie": f"bm_session={session}", "Origin": base}
+    )
+    assert status == 201, made
+    return made["token"]

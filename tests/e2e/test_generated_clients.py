@@ -19,6 +19,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.e2e.conftest import personal_token
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent  # the generator runs ruff on its output, from the same venv
 
@@ -67,9 +69,12 @@ def _choose(commands: list, rnd: random.Random):
 
 
 @pytest.mark.slow
-def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(generated, server):
-    """Slow: it generates a client package and plays a whole game on the real service."""
+def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(generated, start_service):
+    """Slow: it generates a client package and plays a whole game on the real service, as a
+    person with a personal access token (made after signing in by the emailed link, which a
+    service without SMTP writes to its log)."""
     from bluemoon_client import AuthenticatedClient, Client
+    from bluemoon_client.api.accounts import my_games
     from bluemoon_client.api.audit import audit_game
     from bluemoon_client.api.follow import list_events
     from bluemoon_client.api.games import create_game, get_game
@@ -77,16 +82,18 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
     from bluemoon_client.models import BotLevel, Created, CreateGame, EventPage, GameView, Legal, SeatRequest
     from bluemoon_client.models.seat_request_kind import SeatRequestKind
 
+    server = start_service()
+    token = personal_token(server, start_service.logs[-1], "ada@example.com")
     anyone = Client(base_url=server, timeout=None)
+    me = AuthenticatedClient(base_url=server, token=token, timeout=None)
     body = CreateGame(
         seats=[
             SeatRequest(kind=SeatRequestKind.HUMAN, name="Ada"),
             SeatRequest(kind=SeatRequestKind.BOT, level=BotLevel.GREEDY),
         ]
     )
-    created = create_game.sync(client=anyone, body=body)
+    created = create_game.sync(client=me, body=body)  # signed in: seat 0 is the person's
     assert isinstance(created, Created)
-    me = AuthenticatedClient(base_url=server, token=created.seats[0].token, timeout=None)
     game, rnd, seen, played = created.game, random.Random(7), 0, 0
     for _ in range(3000):
         view = get_game.sync(game, client=me)
@@ -111,6 +118,8 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
     assert view.result is not None and played > 10
     audit = audit_game.sync(game, client=anyone)
     assert audit is not None and audit.verified, audit
+    mine = my_games.sync(client=me)
+    assert mine is not None and [g.game for g in mine.games] == [game]
 
 
 @pytest.mark.slow

@@ -1,0 +1,80 @@
+"""Sign in by email through a real SMTP server (aiosmtpd): the link is followed from the message
+as received, through the page it opens, to a signed-in session."""
+
+from __future__ import annotations
+
+import re
+import time
+from email import message_from_bytes
+
+import pytest
+import redis
+from aiosmtpd.controller import Controller
+
+from application.handoff import CallbackHandoff
+from events.embedded import free_port
+from service.app import create_app
+from tests.api.client import CheckedClient
+
+
+class Inbox:
+    """aiosmtpd's handler: keeps every message it is given."""
+
+    def __init__(self) -> None:
+        self.messages: list = []
+
+    async def handle_DATA(self, server, session, envelope):  # (aiosmtpd calls it by this name)
+        self.messages.append((envelope.rcpt_tos, message_from_bytes(envelope.content)))
+        return "250 OK"
+
+
+@pytest.fixture
+def inbox(monkeypatch):
+    box = Inbox()
+    port = free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    monkeypatch.setenv("SMTP_URL", f"smtp://127.0.0.1:{port}")
+    monkeypatch.setenv("MAIL_FROM", "Blue Moon City <games@bluemoon.example>")
+    yield box
+    controller.stop()
+
+
+def test_a_link_sent_by_smtp_is_followed_from_the_message_to_a_session(inbox, redis_url):
+    client = redis.Redis.from_url(redis_url)
+    api = CheckedClient(
+        create_app({"REDIS_CLIENT": client, "HANDOFF": CallbackHandoff(lambda t: None), "RATE_LIMIT": 0})
+    )
+    email = f"ada-{free_port()}@example.com"
+    asked = api.post("/auth/email-link", json={"email": email})
+    assert asked.status_code == 202 and asked.json["delivery"] == "email"
+    deadline = time.monotonic() + 10
+    while not inbox.messages:
+        assert time.monotonic() < deadline, "no message reached the SMTP server"
+        time.sleep(0.05)
+    ((recipients, message),) = inbox.messages
+    assert recipients == [email] and message["From"] == "Blue Moon City <games@bluemoon.example>"
+    link = re.search(r"http://localhost/signin\?token=(\S+)", message.get_payload(decode=True).decode())
+    assert link, message.get_payload()
+    page = api.get(f"/signin?token={link.group(1)}")
+    assert page.status_code == 200 and f'value="{link.group(1)}"' in page.get_data(as_text=True)
+    assert api.get("/me").status_code == 401  # opening the page spends nothing and signs in no one
+    signed = api.http.post("/signin", data={"token": link.group(1)}, headers={"Origin": "http://localhost"})
+    assert signed.status_code == 303 and signed.headers["Location"] == "/"
+    assert "HttpOnly" in signed.headers["Set-Cookie"]
+    assert api.get("/me").json["email"] == email
+    again = api.http.post("/signin", data={"token": link.group(1)}, headers={"Origin": "http://localhost"})
+    assert again.status_code == 401 and "already used" in again.get_data(as_text=True)
+    client.close()
+
+
+def test_an_unreachable_smtp_server_loses_the_link_but_the_answer_tells_nothing(monkeypatch, redis_url, caplog):
+    monkeypatch.setenv("SMTP_URL", f"smtp://127.0.0.1:{free_port()}")  # nothing listens there
+    client = redis.Redis.from_url(redis_url)
+    api = CheckedClient(
+        create_app({"REDIS_CLIENT": client, "HANDOFF": CallbackHandoff(lambda t: None), "RATE_LIMIT": 0})
+    )
+    asked = api.post("/auth/email-link", json={"email": "bo@example.com"})
+    assert asked.status_code == 202 and asked.json["delivery"] == "email"
+    assert any("could not be sent" in r.getMessage() for r in caplog.records)  # the fault really happened
+    client.close()
