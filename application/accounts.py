@@ -111,6 +111,12 @@ class Accounts:
             self.store.durably(record, lambda c: c.hset(record, mapping=fields))
         return account
 
+    def create_without_email(self, account: str, name: str) -> None:
+        """An account made by signing up with a passkey alone (application/passkeys.py)."""
+        record = keys.account(account)
+        fields = {"email": "", "name": name, "created": now()}
+        self.store.durably(record, lambda c: c.hset(record, mapping=fields))
+
     # -- sessions (the page) ----------------------------------------------------------------
 
     def open_session(self, account: str) -> str:
@@ -181,7 +187,8 @@ class Accounts:
         found = {_text(k): _text(v) for k, v in self.client.hgetall(keys.account(account)).items()}
         if not found:
             raise NoAccount("this account was deleted")
-        return {"account": account, "display_name": found["name"], "email": found["email"], "created": found["created"]}
+        email = found["email"] or None  # a passkey-only account has none
+        return {"account": account, "display_name": found["name"], "email": email, "created": found["created"]}
 
     def display_name(self, account: str) -> str:
         return self.profile(account)["display_name"]
@@ -193,10 +200,13 @@ class Accounts:
         return self.profile(account)
 
     def delete(self, account: str) -> None:
-        """Remove the account: its email, sessions, tokens and the link to its seats. The games
-        themselves are untouched (their seat tokens, events and audit stay as they were)."""
+        """Remove the account: its email, passkeys, sessions, tokens and the link to its seats.
+        The games themselves are untouched (their seat tokens, events and audit stay as they were)."""
         profile = self.profile(account)
-        self.client.delete(keys.email_owner(digest(profile["email"])))
+        if profile["email"]:
+            self.client.delete(keys.email_owner(digest(profile["email"])))
+        for credential in self.client.hkeys(keys.account_passkeys(account)):
+            self.client.delete(keys.credential_owner(digest(_text(credential))))
         for hashed in self.client.smembers(keys.account_sessions(account)):
             self.client.delete(keys.session(_text(hashed)))
         for token in self.tokens_with_digests(account):
@@ -206,6 +216,7 @@ class Accounts:
             keys.account_seats(account),
             keys.account_tokens(account),
             keys.account_sessions(account),
+            keys.account_passkeys(account),
         )
 
     def tokens_with_digests(self, account: str) -> list[dict[str, Any]]:

@@ -23,6 +23,8 @@ from service.app import create_app
 from workers import webhook_delivery as deliveries
 from workers.turn_jobs import play
 
+from .soft_authenticator import SoftPasskey
+
 INSTANT = "2026-11-26T12:00:00"
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?")
 WEBHOOK_HOST = "203.0.113.7"  #: a documentation address (RFC 5737), allowed for the session
@@ -180,9 +182,17 @@ def _session() -> dict[str, dict[str, Any]]:
         found[operation] = {"request": None, "response": "\n".join(text.splitlines()[:3]) + "\n…"}
     found["openapiJson"] = {"request": None, "response": {"openapi": "3.1.0", "info": {"title": "Blue Moon City"}}}
     token_id = _accounts(call, refused, http, found, game, ada)
+    passkey_id = _passkeys(call, refused, found)
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
-    found["parameters"] = {"game": game, "seat": 2, "version": 3, "hook": hook["id"], "token": token_id}
+    found["parameters"] = {
+        "game": game,
+        "seat": 2,
+        "version": 3,
+        "hook": hook["id"],
+        "token": token_id,
+        "passkey": passkey_id,
+    }
     return found
 
 
@@ -215,3 +225,23 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
     call("deleteAccount", "DELETE", "/me", headers=own)
     found["deleteAccount"]["response"] = None
     return str(made["id"])
+
+
+def _passkeys(call: Any, refused: Any, found: dict[str, Any]) -> str:
+    """Sign up with a passkey (a software one), sign out, sign in with it; returns its id."""
+    own = {"Origin": "http://localhost"}
+    passkey = SoftPasskey("http://localhost")
+    begun = call("beginPasskeyRegistration", "POST", "/auth/passkeys/registration", {"display_name": "Cy"}, headers=own)
+    options = begun.get_json()["options"]
+    finish = {"ceremony": begun.get_json()["ceremony"], "credential": passkey.create(options)}
+    registered = call("registerPasskey", "POST", "/auth/passkeys", finish, headers=own).get_json()
+    call("listPasskeys", "GET", "/me/passkeys")
+    call("signOut", "DELETE", "/auth/session", headers=own)
+    begun = call("beginPasskeySignIn", "POST", "/auth/passkeys/assertion", headers=own).get_json()
+    answer = {"ceremony": begun["ceremony"], "credential": passkey.get(begun["options"])}
+    call("signInWithPasskey", "POST", "/auth/passkeys/sign-in", answer, headers=own)
+    call("removePasskey", "DELETE", f"/me/passkeys/{registered['passkey']['id']}", headers=own)
+    found["removePasskey"]["response"] = None
+    call("signOut", "DELETE", "/auth/session", headers=own)
+    refused("signInWithPasskey", "POST", "/auth/passkeys/sign-in", answer)  # the same answer again
+    return str(registered["passkey"]["id"])

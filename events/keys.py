@@ -187,3 +187,19 @@ def sign_in_link(link_digest: str) -> str:
 def sign_in_requests(kind: str, subject_digest: str) -> str:
     """How many sign-in links were asked for by one address or for one email lately (expiring)."""
     return f"signin-asked:{kind}:{subject_digest}"
+
+
+def account_passkeys(account_id: str) -> str:
+    """The account's passkeys: a hash of credential id (base64url) -> JSON (public key, sign
+    count, name, created, last use)."""
+    return "{acct:" + account_id + "}:passkeys"
+
+
+def credential_owner(credential_digest: str) -> str:
+    """The account a passkey (SHA-256 of its credential id) signs in to."""
+    return f"credential:{credential_digest}"
+
+
+def ceremony(ceremony_digest: str) -> str:
+    """A passkey ceremony under way: its challenge and purpose, single use, expiring."""
+    return f"ceremony:{ceremony_digest}"

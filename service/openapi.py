@@ -183,6 +183,11 @@ COMPONENTS = [
     "NewToken",
     "SeatClaim",
     "Claimed",
+    "PasskeyBegin",
+    "Ceremony",
+    "PasskeyFinish",
+    "PasskeyList",
+    "PasskeyRegistered",
 ]
 
 

@@ -89,6 +89,7 @@ class PathParameters(Schema):
     version = fields.Integer(metadata={"minimum": 1, "maximum": MAX_VERSION})
     hook = fields.String(metadata={"description": "Webhook id."})
     token = fields.String(metadata={"description": "Personal access token id (tok_...)."})
+    passkey = fields.String(metadata={"description": "Passkey (credential) id, base64url."})
 
 
 class TrueOrFalse(fields.Boolean):

@@ -755,7 +755,9 @@ class EmailLinkUse(Strict):
 class Profile(Schema):
     account = fields.String(required=True)
     display_name = fields.String(required=True, metadata={"description": "Shown to others."})
-    email = fields.String(required=True, metadata={"description": "Shown to you alone."})
+    email = fields.String(
+        required=True, allow_none=True, metadata={"description": "Shown to you alone; null for a passkey-only account."}
+    )
     created = fields.String(required=True)
 
 
@@ -810,3 +812,50 @@ class ClaimedSeat(Schema):
 class Claimed(Schema):
     claimed = fields.List(fields.Nested(ClaimedSeat), required=True)
     unmatched = Whole(required=True, metadata={"description": "How many tokens named no seat."})
+
+
+# -- passkeys (application/passkeys.py) ---------------------------------------------------
+
+
+class PasskeyBegin(Strict):
+    display_name = fields.String(
+        load_default=None,
+        validate=validate.Length(min=1, max=40),
+        metadata={"description": "Signing up with a passkey alone: the new account's display name."},
+    )
+
+
+class Ceremony(Schema):
+    ceremony = fields.String(required=True, metadata={"description": "Send it back with the authenticator's answer."})
+    options = fields.Dict(
+        required=True,
+        metadata={
+            "description": "WebAuthn options (JSON, binary fields in base64url) for navigator.credentials.create or .get."
+        },
+    )
+
+
+class PasskeyFinish(Strict):
+    ceremony = fields.String(required=True, validate=validate.Length(min=1, max=100))
+    credential = fields.Dict(
+        required=True,
+        metadata={
+            "description": "The authenticator's answer as JSON (PublicKeyCredential.toJSON()), base64url fields."
+        },
+    )
+
+
+class PasskeyInfo(Schema):
+    id = fields.String(required=True, metadata={"description": "The credential id (base64url)."})
+    name = fields.String(required=True)
+    created = fields.String(required=True)
+    last_used = fields.String(required=True, allow_none=True)
+
+
+class PasskeyList(Schema):
+    passkeys = fields.List(fields.Nested(PasskeyInfo), required=True)
+
+
+class PasskeyRegistered(Schema):
+    account = fields.String(required=True)
+    passkey = fields.Nested(PasskeyInfo, required=True)

@@ -1,0 +1,130 @@
+"""Passkeys: sign up or add one, sign in with any, list and remove them (application/passkeys.py).
+Each ceremony is two calls: the options for the browser's ``navigator.credentials``, then its
+answer."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from flask import Blueprint, Response, request
+
+from application.codec import dumps
+from application.passkeys import Passkeys, RelyingParty
+
+from .. import schemas
+from ..operation import OPTIONAL_PERSON, PERSON, Answer, Body, Operation, Reply
+from ..requests import accounts, person, signed_in
+from ..sessions import public_origin, set_session
+
+passkey_api = Blueprint("passkeys", __name__)
+
+
+def _passkeys() -> Passkeys:
+    return Passkeys(accounts())
+
+
+def _party() -> RelyingParty:
+    """The public origin's host, or the host a local run is reached at."""
+    origin = public_origin() or request.host_url.rstrip("/")
+    return RelyingParty(urlsplit(origin).hostname or "localhost", origin)
+
+
+@Operation(
+    passkey_api,
+    "post",
+    "/auth/passkeys/registration",
+    id="beginPasskeyRegistration",
+    tag="accounts",
+    summary="Options to make a passkey: for your account when signed in, else for a new account (sign-up).",
+    security=OPTIONAL_PERSON,
+    body=schemas.PasskeyBegin,
+    responses={200: Reply("Pass `options` to navigator.credentials.create.", schemas.Ceremony)},
+    problems=(400, 401, 403, 413, 415, 422),
+)
+def begin_registration(body: Body) -> Answer:
+    account = signed_in()
+    name = body.get("display_name") or "Player"
+    return _passkeys().begin_registration(_party(), account, name)
+
+
+@Operation(
+    passkey_api,
+    "post",
+    "/auth/passkeys",
+    id="registerPasskey",
+    tag="accounts",
+    summary="Keep the new passkey; a sign-up is signed in at once (the session cookie is set).",
+    security=OPTIONAL_PERSON,
+    body=schemas.PasskeyFinish,
+    responses={201: Reply("Registered.", schemas.PasskeyRegistered)},
+    problems=(400, 401, 403, 413, 415, 422),
+)
+def register(body: Body) -> Answer:
+    account, passkey = _passkeys().finish_registration(_party(), body["ceremony"], body["credential"])
+    response = Response(dumps({"account": account, "passkey": passkey}), status=201, mimetype="application/json")
+    if signed_in() != account:  # a sign-up: the new account's first session
+        set_session(response, accounts().open_session(account))
+    return response
+
+
+@Operation(
+    passkey_api,
+    "post",
+    "/auth/passkeys/assertion",
+    id="beginPasskeySignIn",
+    tag="accounts",
+    summary="Options to sign in with any passkey of this service (no name or email needed).",
+    responses={200: Reply("Pass `options` to navigator.credentials.get.", schemas.Ceremony)},
+    problems=(403,),
+)
+def begin_sign_in() -> Answer:
+    return _passkeys().begin_sign_in(_party())
+
+
+@Operation(
+    passkey_api,
+    "post",
+    "/auth/passkeys/sign-in",
+    id="signInWithPasskey",
+    tag="accounts",
+    summary="Sign in with the passkey's answer; sets the session cookie. A replayed or cloned answer is refused.",
+    body=schemas.PasskeyFinish,
+    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile)},
+    problems=(400, 401, 403, 413, 415, 422),
+)
+def sign_in(body: Body) -> Answer:
+    account = _passkeys().finish_sign_in(_party(), body["ceremony"], body["credential"])
+    profile = schemas.Profile().dump(accounts().profile(account))
+    response = Response(dumps(profile), status=200, mimetype="application/json")
+    return set_session(response, accounts().open_session(account))
+
+
+@Operation(
+    passkey_api,
+    "get",
+    "/me/passkeys",
+    id="listPasskeys",
+    tag="accounts",
+    summary="Your passkeys, with their last use.",
+    security=PERSON,
+    responses={200: Reply("Your passkeys.", schemas.PasskeyList)},
+    problems=(401,),
+)
+def list_passkeys() -> Answer:
+    return {"passkeys": _passkeys().of(person())}
+
+
+@Operation(
+    passkey_api,
+    "delete",
+    "/me/passkeys/{passkey}",
+    id="removePasskey",
+    tag="accounts",
+    summary="Remove a passkey: it signs in no more.",
+    security=PERSON,
+    responses={204: Reply("Removed.")},
+    problems=(401, 403, 404),
+)
+def remove_passkey(passkey: str) -> Answer:
+    _passkeys().remove(person(), passkey)
+    return Response(status=204)
