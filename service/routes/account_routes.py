@@ -242,7 +242,7 @@ def _order(summary: dict[str, Any]) -> str:
 
 SIGN_IN_PAGE = """<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in - Blue Moon City</title></head>
+<title>Sign in - Blue Moon City</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/web/app.css"></head>
 <body><main><h1>Blue Moon City</h1>{body}</main></body></html>"""
 
 

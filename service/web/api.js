@@ -28,6 +28,7 @@ export function mySeats() {
 }
 
 export function remember(game, seat, token) {
+  if (!token) return; // a seat reached through the account: nothing to keep here
   const seats = mySeats().filter((s) => !(s.game === game && s.seat === seat));
   seats.push({ game, seat, token });
   localStorage.setItem(KEY, JSON.stringify(seats));

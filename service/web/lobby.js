@@ -1,8 +1,9 @@
-// The lobby: create a game, hand out its seats, and list my games (my turn first).
-// Seat tokens stay in this browser (localStorage); the server learns nothing new.
+// The lobby: sign in (an email link or a passkey), create a game, hand out its seats, and list my
+// games, my turn first: those of my account (on every device) and the seat tokens this browser keeps.
 // As on the play page, one state object, changed only by update(), which redraws every panel.
 import { api, mySeats, remember } from "/web/api.js";
 import { html, nothing, render } from "/web/html.js";
+import { addPasskey, signInWithPasskey, signOut } from "/web/passkeys.js";
 
 const $ = (id) => document.getElementById(id);
 
@@ -12,12 +13,16 @@ let state = Object.freeze({
   games: null, // my games (GET /games), my turn first, each with my token; null until listed
   gamesProblem: "", // why my games could not be listed
   problem: "", // why the game could not be created
+  me: undefined, // the signed-in person's profile; null when signed out, undefined until asked
+  accountNote: "", // what the last account action said (a link sent, a refusal)
+  unkept: 0, // seats this browser holds that the account does not
 });
 
 function update(changes) {
   state = Object.freeze({ ...state, ...changes });
   render(state.seats.map(seatRow), $("seats")); // after the fieldset's legend
   render(state.problem, $("problem"));
+  render(accountPanel(), $("account"));
   render(createdPanel(), $("created"));
   render(gamesPanel(), $("games"));
 }
@@ -49,8 +54,62 @@ function gamesPanel() {
   if (!state.games.length) return html`<li class="muted">None yet.</li>`;
   return state.games.map((g) => {
     const said = g.status === "finished" ? "finished" : g.my_turn ? html`<strong>your turn</strong>` : `seat ${g.turn} to play`;
-    return html`<li><a href="/play/${g.game}#token=${g.token}">${g.game.slice(0, 8)}</a> — ${g.players} players, ${said}</li>`;
+    const link = g.token ? `/play/${g.game}#token=${g.token}` : `/play/${g.game}`; // an account's seat: the session reaches it
+    return html`<li><a href=${link}>${g.game.slice(0, 8)}</a> — ${g.players} players, ${said}</li>`;
   });
+}
+
+function accountPanel() {
+  const note = state.accountNote ? html`<p role="status" id="account-note">${state.accountNote}</p>` : nothing;
+  if (state.me === undefined) return nothing;
+  if (state.me) {
+    const keep = state.unkept
+      ? html`<button type="button" id="keep-seats" @click=${keepSeats}>Keep this browser's ${state.unkept} seat${state.unkept > 1 ? "s" : ""} in my account</button>`
+      : nothing;
+    return html`<p id="signed-in">Signed in as <strong>${state.me.display_name}</strong></p>${keep}
+      <button type="button" @click=${() => passkeyAction(() => addPasskey())}>Add a passkey</button>
+      <button type="button" id="sign-out" @click=${leave}>Sign out</button>${note}`;
+  }
+  return html`<form id="email-sign-in" @submit=${askLink}>
+      <label>Email <input type="email" name="email" required autocomplete="email"></label>
+      <button type="submit">Send me a sign-in link</button></form>
+    <p><label>Name <input name="name" id="passkey-name" maxlength="40" value="Player"></label>
+      <button type="button" id="passkey-sign-up" @click=${() => passkeyAction(() => addPasskey($("passkey-name").value))}>Sign up with a passkey</button>
+      <button type="button" id="passkey-sign-in" @click=${() => passkeyAction(signInWithPasskey)}>Sign in with a passkey</button></p>${note}`;
+}
+
+async function askLink(event) {
+  event.preventDefault();
+  const sent = await api("POST", "/auth/email-link", { email: event.target.email.value });
+  update({ accountNote: sent.ok ? sent.body.detail : sent.problem });
+}
+
+async function passkeyAction(action) {
+  try {
+    const done = await action();
+    update({ accountNote: done.ok ? "" : done.problem });
+  } catch (error) {
+    update({ accountNote: `The passkey was not made or used: ${error.message}` });
+  }
+  await whoAmI();
+}
+
+async function leave() {
+  await signOut();
+  update({ me: null, accountNote: "" });
+  listGames();
+}
+
+async function keepSeats() {
+  const kept = await api("POST", "/me/seats", { tokens: mySeats().map((s) => s.token) });
+  update({ accountNote: kept.ok ? "Kept: these games are now in your account on every device." : kept.problem });
+  listGames();
+}
+
+async function whoAmI() {
+  const me = await api("GET", "/me");
+  update({ me: me.ok ? me.body : null });
+  listGames();
 }
 
 $("add-seat").onclick = () => { if (state.seats.length < 4) update({ seats: [...state.seats, { kind: "open", level: "greedy" }] }); };
@@ -76,13 +135,16 @@ $("create").onsubmit = async (event) => {
 
 async function listGames() {
   const mine = mySeats();
-  if (!mine.length) { update({ games: [], gamesProblem: "" }); return; }
-  const response = await api("GET", "/games", undefined, mine.map((s) => s.token).join(","));
-  if (!response.ok) { update({ gamesProblem: response.problem }); return; }
+  const account = state.me ? await api("GET", "/me/games") : { ok: true, body: { games: [] } };
+  const local = mine.length ? await api("GET", "/games", undefined, mine.map((s) => s.token).join(",")) : { ok: true, body: { games: [] } };
+  if (!account.ok || !local.ok) { update({ gamesProblem: account.problem || local.problem }); return; }
   const token = (g) => (mine.find((s) => s.game === g.game && s.seat === g.my_seat) ?? mine.find((s) => s.game === g.game))?.token;
-  const games = response.body.games.sort((a, b) => Number(b.my_turn) - Number(a.my_turn)).map((g) => ({ ...g, token: token(g) }));
-  update({ games, gamesProblem: "" });
+  const inAccount = new Set(account.body.games.map((g) => g.game));
+  const games = [...account.body.games, ...local.body.games.filter((g) => !inAccount.has(g.game)).map((g) => ({ ...g, token: token(g) }))]
+    .sort((a, b) => Number(b.my_turn) - Number(a.my_turn));
+  const unkept = state.me ? local.body.games.filter((g) => !inAccount.has(g.game)).length : 0;
+  update({ games, gamesProblem: "", unkept });
 }
 
 update({});
-listGames();
+whoAmI();

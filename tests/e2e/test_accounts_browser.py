@@ -1,0 +1,142 @@
+"""Accounts in a real browser (Debian's chromium driven by Playwright): signing in by the emailed
+link (a service without SMTP writes it to its log, as here), the same games on a second device
+where a turn is played, seats this browser held kept in the account in one click, and another
+origin's page refused the session cookie's use."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+
+from events.embedded import free_port
+from tests.e2e.test_play_browser import _page, browser  # noqa: F401 (the fixture)
+
+pytestmark = pytest.mark.slow  # a real Chromium against the whole service
+
+
+def _real(errors: list[str]) -> list[str]:
+    """The console's errors but the 401 of the lobby asking GET /me while signed out (its way
+    to learn that it is: the session cookie is HttpOnly, so no script can look)."""
+    return [e for e in errors if not ("Failed to load resource" in e and "401" in e)]
+
+
+def _link_in(log: Path, after: int) -> str:
+    """The newest sign-in link the service logged past ``after`` links."""
+    deadline = time.monotonic() + 10
+    while len(found := re.findall(r"(http://\S+/signin\?token=bml_[\w-]+)", log.read_text(errors="replace"))) <= after:
+        assert time.monotonic() < deadline, "no sign-in link was logged"
+        time.sleep(0.1)
+    return found[-1]
+
+
+def _links_so_far(log: Path) -> int:
+    return len(re.findall(r"/signin\?token=bml_", log.read_text(errors="replace")))
+
+
+def _sign_in(page, base: str, log: Path, email: str) -> None:
+    """As a person does: the lobby's email form, then the link (from the log) and its button."""
+    page.goto(base + "/")
+    before = _links_so_far(log)
+    page.fill("#email-sign-in input[name=email]", email)
+    page.click("#email-sign-in button[type=submit]")
+    page.wait_for_selector("#account-note:has-text('log')")  # the page says where the link went
+    link = _link_in(log, before).replace("http://127.0.0.1", "http://localhost")
+    page.goto(link)
+    page.click("button[type=submit]")
+    page.wait_for_selector("#signed-in")
+
+
+@pytest.fixture
+def service_and_log(start_service):
+    base = start_service(RATE_LIMIT="0").replace("127.0.0.1", "localhost")
+    return base, start_service.logs[-1]
+
+
+def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(service_and_log, browser):  # noqa: F811
+    base, log = service_and_log
+    errors: list[str] = []
+    laptop = _page(browser, errors)
+    _sign_in(laptop, base, log, "ada@example.com")
+    laptop.click("#create button.primary")  # the default seats: me and a greedy bot
+    laptop.wait_for_selector("#games li a")
+    game = laptop.get_attribute("#games li a", "href").split("/play/")[1].split("#")[0]
+
+    phone = _page(browser, errors, viewport={"width": 390, "height": 844})  # another browser: nothing in common
+    _sign_in(phone, base, log, "ada@example.com")
+    phone.wait_for_selector("#games li a")
+    assert phone.get_attribute("#games li a", "href") == f"/play/{game}"  # from the account, no seat token
+    phone.click("#games li a")
+    phone.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])", timeout=30_000)
+    before = len(phone.query_selector_all("#log li"))
+    phone.click("#actions button[data-type=end_turn]")
+    phone.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
+    assert (
+        "ends the turn" in " ".join(phone.locator("#log li").all_text_contents())
+        or len(phone.query_selector_all("#log li")) > before
+    )
+    assert _real(errors) == []
+
+
+def test_browser_seats_this_browser_held_are_kept_in_the_account_in_one_click(service_and_log, browser):  # noqa: F811
+    base, log = service_and_log
+    errors: list[str] = []
+    page = _page(browser, errors)
+    page.goto(base + "/")
+    page.click("#create button.primary")  # signed out: the seat token stays in this browser only
+    page.wait_for_selector("#games li a[href*='#token=']")
+    _sign_in(page, base, log, "bo@example.com")
+    page.click("#keep-seats")
+    page.wait_for_selector("#account-note:has-text('Kept')")
+    other = _page(browser, errors)
+    _sign_in(other, base, log, "bo@example.com")
+    other.wait_for_selector("#games li a")
+    assert len(other.query_selector_all("#games li")) == 1
+    assert _real(errors) == []
+
+
+PAGE = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>another origin</title>
+<pre id="out">…</pre><script>
+(async () => {
+  const api = new URLSearchParams(location.search).get("api");
+  // a simple request (no preflight): the browser sends it, with the cookie, from this origin
+  await fetch(api + "/me/tokens", {method: "POST", mode: "no-cors", credentials: "include",
+    headers: {"Content-Type": "text/plain"}, body: '{"name": "stolen"}'});
+  document.getElementById("out").textContent = "sent";
+})();
+</script>"""
+
+
+def test_browser_a_page_of_another_origin_cannot_use_the_session(service_and_log, browser, tmp_path):  # noqa: F811
+    base, log = service_and_log
+    (tmp_path / "index.html").write_text(PAGE)
+    port = free_port()
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(tmp_path), **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", port), Quiet)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        errors: list[str] = []
+        context_page = _page(browser, errors)
+        _sign_in(context_page, base, log, "cy@example.com")
+        attacker = context_page.context.new_page()  # the same browser, its cookie for localhost in the jar
+        attacker.goto(f"http://localhost:{port}/?api={base}")  # same site (localhost), another origin (port)
+        attacker.wait_for_selector("#out:has-text('sent')")
+        tokens = context_page.evaluate("async () => (await (await fetch('/me/tokens')).json()).tokens")
+        assert tokens == []  # refused: nothing was made
+        refusals = [
+            line for line in log.read_text().splitlines() if '"path": "/me/tokens"' in line and '"status": 403' in line
+        ]
+        assert refusals, "the server saw the request and refused it (the browser did send it)"
+    finally:
+        other.shutdown()
