@@ -33,6 +33,9 @@ LAST_USE_EVERY = 60.0  #: a token's last use is written at most once a minute
 MAX_TOKENS = 50  #: personal access tokens an account may hold
 
 LINK_PREFIX, SESSION_PREFIX, TOKEN_PREFIX = "bml_", "bms_", "bmp_"
+DEVICE_CODE_SECONDS = 10 * 60  #: a code for another device is good for 10 minutes, once
+CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  #: no 0/O or 1/I to misread: 8 of them are 40 bits
+CODES_PER_ADDRESS = 20  #: codes tried in an hour from one address, before 429
 
 
 class LinkRefused(ServiceError):
@@ -79,19 +82,23 @@ class Accounts:
         yet (the first use creates it). Refused past the hourly limits per email and per
         client address."""
         email = normalise(email)
-        for kind, subject, limit in (("email", email, LINKS_PER_EMAIL), ("address", address, LINKS_PER_ADDRESS)):
-            key = keys.sign_in_requests(kind, digest(subject))
-            with self.client.pipeline(transaction=False) as pipe:
-                _, asked = pipe.set(key, 0, ex=ASKED_WINDOW, nx=True).incr(key).execute()  # INCR keeps the TTL
-            if asked > limit:
-                raise TooManyLinks(
-                    f"at most {limit} sign-in links an hour per {kind}; use one already sent or try later",
-                    retry_after=int(self.client.ttl(key)) or ASKED_WINDOW,
-                )
+        self._count("email", email, LINKS_PER_EMAIL)
+        self._count("address", address, LINKS_PER_ADDRESS)
         token = LINK_PREFIX + secrets.token_urlsafe(32)
         link = keys.sign_in_link(digest(token))
         self.store.durably(link, lambda c: c.set(link, email, ex=LINK_SECONDS))
         return token
+
+    def _count(self, kind: str, subject: str, limit: int) -> None:
+        """One more sign-in attempt of ``kind`` by ``subject`` this hour; 429 past ``limit``."""
+        key = keys.sign_in_requests(kind, digest(subject))
+        with self.client.pipeline(transaction=False) as pipe:
+            _, asked = pipe.set(key, 0, ex=ASKED_WINDOW, nx=True).incr(key).execute()  # INCR keeps the TTL
+        if asked > limit:
+            raise TooManyLinks(
+                f"at most {limit} sign-in attempts an hour per {kind}; use one already sent or try later",
+                retry_after=int(self.client.ttl(key)) or ASKED_WINDOW,
+            )
 
     def use_link(self, token: str) -> str:
         """The account the link signs in to (made on first use); the link is spent."""
@@ -116,6 +123,25 @@ class Accounts:
         record = keys.account(account)
         fields = {"email": "", "name": name, "created": now()}
         self.store.durably(record, lambda c: c.hset(record, mapping=fields))
+
+    # -- another device ---------------------------------------------------------------------
+
+    def device_code(self, account: str) -> str:
+        """A one-time code (``ABCD-EFGH``) that signs another device in to ``account``."""
+        self.profile(account)
+        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(8))
+        key = keys.device_code(digest(code))
+        self.store.durably(key, lambda c: c.set(key, account, ex=DEVICE_CODE_SECONDS))
+        return f"{code[:4]}-{code[4:]}"
+
+    def use_device_code(self, code: str, address: str) -> str:
+        """The account the code signs in to; the code is spent. Tries are limited per address."""
+        self._count("device", address, CODES_PER_ADDRESS)
+        plain = code.upper().replace("-", "").replace(" ", "")
+        account = self.client.getdel(keys.device_code(digest(plain)))
+        if account is None:
+            raise LinkRefused("this code is unknown, already used or older than 10 minutes: show a new one")
+        return _text(account)
 
     # -- sessions (the page) ----------------------------------------------------------------
 

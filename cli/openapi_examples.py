@@ -216,6 +216,9 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
     call("claimSeats", "POST", "/me/seats", {"tokens": [ada, "a-token-of-no-seat"]}, token=made["token"])
     call("myGames", "GET", "/me/games?limit=10", token=made["token"])
     call("listTokens", "GET", "/me/tokens")
+    code = call("makeDeviceCode", "POST", "/me/device-code", headers=own).get_json()["code"]
+    refused("useDeviceCode", "POST", "/auth/device-code", {"code": "ABCD-EFGH"})
+    call("useDeviceCode", "POST", "/auth/device-code", {"code": code}, headers=own)
     call("revokeToken", "DELETE", f"/me/tokens/{made['id']}", headers=own)
     found["revokeToken"]["response"] = None
     call("signOut", "DELETE", "/auth/session", headers=own)

@@ -203,3 +203,8 @@ def credential_owner(credential_digest: str) -> str:
 def ceremony(ceremony_digest: str) -> str:
     """A passkey ceremony under way: its challenge and purpose, single use, expiring."""
     return f"ceremony:{ceremony_digest}"
+
+
+def device_code(code_digest: str) -> str:
+    """A one-time code shown on a signed-in device: the account it signs another device in to."""
+    return f"device:{code_digest}"

@@ -188,6 +188,8 @@ COMPONENTS = [
     "PasskeyFinish",
     "PasskeyList",
     "PasskeyRegistered",
+    "DeviceCode",
+    "DeviceCodeUse",
 ]
 
 

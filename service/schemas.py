@@ -859,3 +859,13 @@ class PasskeyList(Schema):
 class PasskeyRegistered(Schema):
     account = fields.String(required=True)
     passkey = fields.Nested(PasskeyInfo, required=True)
+
+
+class DeviceCode(Schema):
+    code = fields.String(required=True, metadata={"description": "Type it on the other device (ABCD-EFGH)."})
+    link = fields.String(required=True, metadata={"description": "Or open this there (a QR code of it, say)."})
+    expires_in = Whole(required=True, metadata={"description": "Seconds it stays good (once)."})
+
+
+class DeviceCodeUse(Strict):
+    code = fields.String(required=True, validate=validate.Length(min=8, max=20))

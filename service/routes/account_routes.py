@@ -8,7 +8,7 @@ from typing import Any
 
 from flask import Blueprint, Response, request
 
-from application.accounts import LinkRefused
+from application.accounts import DEVICE_CODE_SECONDS, LinkRefused
 from application.codec import dumps
 from application.mail import delivery, send_sign_in_link
 from application.refusals import Unauthorized
@@ -70,6 +70,38 @@ def _signed_in_as(account: str, session: str) -> Response:
     profile = schemas.Profile().dump(accounts().profile(account))
     response = Response(dumps(profile), status=200, mimetype="application/json")
     return set_session(response, session)
+
+
+@Operation(
+    account_api,
+    "post",
+    "/me/device-code",
+    id="makeDeviceCode",
+    tag="accounts",
+    summary="A one-time code (10 minutes) to sign in on another device without email or passkey.",
+    security=PERSON,
+    responses={201: Reply("Show it, or its link, on the other device.", schemas.DeviceCode)},
+    problems=(401, 403, 404),
+)
+def make_device_code() -> Answer:
+    code = accounts().device_code(person())
+    return {"code": code, "link": f"{_base()}/#device-code={code}", "expires_in": DEVICE_CODE_SECONDS}
+
+
+@Operation(
+    account_api,
+    "post",
+    "/auth/device-code",
+    id="useDeviceCode",
+    tag="accounts",
+    summary="Sign in with a code shown on a signed-in device; sets the session cookie.",
+    body=schemas.DeviceCodeUse,
+    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile)},
+    problems=(400, 401, 403, 413, 415, 422, 429),
+)
+def use_device_code(body: Body) -> Answer:
+    account = accounts().use_device_code(body["code"], request.remote_addr or "unknown")
+    return _signed_in_as(account, accounts().open_session(account))
 
 
 @Operation(

@@ -16,6 +16,7 @@ let state = Object.freeze({
   me: undefined, // the signed-in person's profile; null when signed out, undefined until asked
   accountNote: "", // what the last account action said (a link sent, a refusal)
   unkept: 0, // seats this browser holds that the account does not
+  deviceCode: null, // {code, link}: shown to sign in on another device
 });
 
 function update(changes) {
@@ -68,14 +69,40 @@ function accountPanel() {
       : nothing;
     return html`<p id="signed-in">Signed in as <strong>${state.me.display_name}</strong></p>${keep}
       <button type="button" @click=${() => passkeyAction(() => addPasskey())}>Add a passkey</button>
-      <button type="button" id="sign-out" @click=${leave}>Sign out</button>${note}`;
+      <button type="button" id="device-code" @click=${showDeviceCode}>Sign in on another device</button>
+      <button type="button" id="sign-out" @click=${leave}>Sign out</button>${deviceCodePanel()}${note}`;
   }
   return html`<form id="email-sign-in" @submit=${askLink}>
       <label>Email <input type="email" name="email" required autocomplete="email"></label>
       <button type="submit">Send me a sign-in link</button></form>
     <p><label>Name <input name="name" id="passkey-name" maxlength="40" value="Player"></label>
       <button type="button" id="passkey-sign-up" @click=${() => passkeyAction(() => addPasskey($("passkey-name").value))}>Sign up with a passkey</button>
-      <button type="button" id="passkey-sign-in" @click=${() => passkeyAction(signInWithPasskey)}>Sign in with a passkey</button></p>${note}`;
+      <button type="button" id="passkey-sign-in" @click=${() => passkeyAction(signInWithPasskey)}>Sign in with a passkey</button></p>
+    <form id="code-sign-in" @submit=${useCode}>
+      <label>Code from a signed-in device <input name="code" .value=${offeredCode()} size="10" autocomplete="one-time-code"></label>
+      <button type="submit">Sign in with the code</button></form>${note}`;
+}
+
+const offeredCode = () => new URLSearchParams(location.hash.slice(1)).get("device-code") || "";
+
+function deviceCodePanel() {
+  const shown = state.deviceCode;
+  if (!shown) return nothing;
+  return html`<p>On the other device, enter <strong id="the-code">${shown.code}</strong> in the lobby, or open
+    <input readonly size="40" value=${shown.link} aria-label="link for the other device">; it works once, within 10 minutes.</p>`;
+}
+
+async function showDeviceCode() {
+  const made = await api("POST", "/me/device-code");
+  update(made.ok ? { deviceCode: made.body, accountNote: "" } : { accountNote: made.problem });
+}
+
+async function useCode(event) {
+  event.preventDefault();
+  const used = await api("POST", "/auth/device-code", { code: event.target.code.value });
+  if (!used.ok) { update({ accountNote: used.problem }); return; }
+  history.replaceState(null, "", location.pathname); // the code is spent: keep it out of the address bar
+  await whoAmI();
 }
 
 async function askLink(event) {

@@ -4,6 +4,7 @@ tokens, and a person's seats follow them to every device."""
 
 from __future__ import annotations
 
+import re
 import time
 from unittest import mock
 
@@ -247,3 +248,20 @@ def test_account_keys_are_one_slot_per_account_and_lookups_spread():
     assert len(own) == 1
     lookups = {key_slot(keys.session(f"{i:064x}").encode()) for i in range(200)}
     assert len(lookups) > 150  # no shared hot key: each lookup in a slot of its own
+
+
+def test_a_code_from_a_signed_in_device_signs_in_another_once_within_10_minutes(api):
+    from tests.api.client import CheckedClient as Client
+
+    me = _sign_in(api)
+    shown = api.post("/me/device-code", headers=OWN)
+    assert shown.status_code == 201 and shown.json["expires_in"] == 600
+    assert re.fullmatch(r"[A-Z2-9]{4}-[A-Z2-9]{4}", shown.json["code"]) and shown.json["code"] in shown.json["link"]
+    phone = Client(api.app)  # another device: its own cookies
+    used = phone.post("/auth/device-code", json={"code": shown.json["code"].lower()})
+    assert used.status_code == 200 and used.json["account"] == me["account"]
+    assert phone.get("/me").json["account"] == me["account"]
+    again = Client(api.app).post("/auth/device-code", json={"code": shown.json["code"]})
+    assert again.status_code == 401  # single use
+    tries = [Client(api.app).post("/auth/device-code", json={"code": "ABCD-EFGH"}).status_code for _ in range(20)]
+    assert tries == [401] * 18 + [429] * 2  # 20 tries an hour from one address, the two above counted

@@ -66,8 +66,13 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
     laptop.wait_for_selector("#games li a")
     game = laptop.get_attribute("#games li a", "href").split("/play/")[1].split("#")[0]
 
+    laptop.click("#device-code")  # "sign in on another device": a one-time code
+    code = laptop.text_content("#the-code")
     phone = _page(browser, errors, viewport={"width": 390, "height": 844})  # another browser: nothing in common
-    _sign_in(phone, base, log, "ada@example.com")
+    phone.goto(base + "/")
+    phone.fill("#code-sign-in input[name=code]", code)
+    phone.click("#code-sign-in button[type=submit]")
+    phone.wait_for_selector("#signed-in")
     phone.wait_for_selector("#games li a")
     assert phone.get_attribute("#games li a", "href") == f"/play/{game}"  # from the account, no seat token
     phone.click("#games li a")
