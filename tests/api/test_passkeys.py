@@ -109,3 +109,25 @@ def test_deleting_the_account_removes_its_passkeys(api):
     assert signed.status_code == 401
     client = api.app.extensions["bluemoon"].client
     assert not client.keys("credential:*") and not client.keys("*passkeys*")
+
+
+def test_behind_an_https_public_origin_the_passkey_belongs_to_its_host(api, monkeypatch):
+    monkeypatch.setenv("PUBLIC_URL", "https://bluemoon.example")
+    public = {"Origin": "https://bluemoon.example"}
+    begun = api.post("/auth/passkeys/registration", json={"display_name": "Ada"}, headers=public).json
+    assert begun["options"]["rp"]["id"] == "bluemoon.example"
+    local = SoftPasskey("http://localhost")  # an answer for another origin than the public one
+    refused = api.post(
+        "/auth/passkeys",
+        json={"ceremony": begun["ceremony"], "credential": local.create(begun["options"])},
+        headers=public,
+    )
+    assert refused.status_code == 401
+    begun = api.post("/auth/passkeys/registration", json={"display_name": "Ada"}, headers=public).json
+    passkey = SoftPasskey("https://bluemoon.example")
+    made = api.post(
+        "/auth/passkeys",
+        json={"ceremony": begun["ceremony"], "credential": passkey.create(begun["options"])},
+        headers=public,
+    )
+    assert made.status_code == 201 and "Secure" in made.headers["Set-Cookie"]

@@ -74,7 +74,7 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
     person with a personal access token (made after signing in by the emailed link, which a
     service without SMTP writes to its log)."""
     from bluemoon_client import AuthenticatedClient, Client
-    from bluemoon_client.api.accounts import my_games
+    from bluemoon_client.api.accounts import delete_account, my_games
     from bluemoon_client.api.audit import audit_game
     from bluemoon_client.api.follow import list_events
     from bluemoon_client.api.games import create_game, get_game
@@ -120,6 +120,10 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
     assert audit is not None and audit.verified, audit
     mine = my_games.sync(client=me)
     assert mine is not None and [g.game for g in mine.games] == [game]
+    assert delete_account.sync_detailed(client=me).status_code == 204  # the person leaves; the game stays auditable
+    assert my_games.sync_detailed(client=me).status_code == 401
+    audit = audit_game.sync(game, client=anyone)
+    assert audit is not None and audit.verified, audit
 
 
 @pytest.mark.slow
