@@ -208,3 +208,80 @@ def test_the_primary_of_a_bots_game_killed_mid_turn_every_turn_is_played_once_wi
         assert started == list(range(1, len(started) + 1)), "a turn was lost or played twice"
         assert sum(s.type == "TurnEnded" for s in stored) in (len(started) - 1, len(started))
         assert_each_bot_command_applied_once_at_its_version(service, g)
+
+
+@pytest.mark.slow
+def test_watchers_get_every_event_once_in_order_within_10_s_of_a_failover(cluster_with_replicas, monkeypatch):
+    """Slow: a real failover. One process plays, another watches by long poll (its cluster feed's
+    subscriptions were on the killed primary); after the replica takes over, every event reaches
+    the watcher once, in order, within 10 s of the service being ready again."""
+    nodes = cluster_with_replicas
+    monkeypatch.setenv("STORE_REPLICAS", "1")
+    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")
+    apps = [
+        CheckedClient(
+            create_app({"REDIS_URL": nodes[0].url, "RATE_LIMIT": 0, "HANDOFF": CallbackHandoff(lambda t: None)})
+        )
+        for _ in range(2)
+    ]
+    player, watcher = apps
+    service = player.app.extensions["bluemoon"].service
+    victim = nodes[1]
+    while True:  # a game on the primary to be killed
+        created = player.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).get_json()
+        game, tokens = created["game"], [s["token"] for s in created["seats"]]
+        if service.client.get_node_from_key(keys.stream(game)).port == victim.port:
+            break
+    heard: list[int] = []
+    stop = threading.Event()
+
+    def watch() -> None:
+        after = created["version"]
+        while not stop.is_set():
+            answer = watcher.get(f"/games/{game}/events?after={after}&wait=2")
+            if answer.status_code == 200:
+                page = answer.get_json()
+                heard.extend(e["seq"] for e in page["events"])
+                after = page["next_after"]
+            else:
+                time.sleep(0.2)  # 503 while the slot has no primary
+
+    def end_turn() -> int:
+        view = player.get(f"/games/{game}").get_json()
+        played = player.post(
+            f"/games/{game}/commands",
+            json={"type": "end_turn", "discards": [], "expected_version": view["version"]},
+            headers={"Authorization": f"Bearer {tokens[view['turn']['seat']]}"},
+        )
+        assert played.status_code == 200, played.get_json()
+        return played.get_json()["version"]
+
+    reader = threading.Thread(target=watch)
+    reader.start()
+    try:
+        version = end_turn()
+        until(lambda: heard and heard[-1] == version, "the watcher to hear the first turn", 10)
+        os.kill(victim.process.pid, signal.SIGKILL)
+        assert victim.process.wait(5) == -signal.SIGKILL  # the fault really happened
+        until(lambda: player.get("/readyz").status_code == 200 and _all_served(service), "the service ready", 30)
+        ready_at = time.monotonic()
+        for _ in range(3):
+            version = _retrying(end_turn)
+        until(lambda: heard and heard[-1] >= version, "the watcher to hear every turn after the failover", 10)
+        print(f"the watcher had every event {time.monotonic() - ready_at:.1f} s after the service was ready again")
+    finally:
+        stop.set()
+        reader.join(10)
+    assert heard == list(range(created["version"] + 1, version + 1)), "each event once, in order"
+
+
+def _retrying(step, seconds: float = 10):
+    """A step retried through the last 503s of a failover."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            return step()
+        except AssertionError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
