@@ -17,9 +17,11 @@ from urllib.parse import urlsplit
 from flask import Flask, Response, request
 
 from application.accounts import SESSION_SECONDS
+from application.codec import dumps
 
+from . import schemas
 from .problems import problem
-from .requests import SESSION_COOKIE
+from .requests import SESSION_COOKIE, accounts
 
 SAFE = {"GET", "HEAD", "OPTIONS"}
 
@@ -49,6 +51,13 @@ def set_session(response: Response, token: str) -> Response:
         SESSION_COOKIE, token, max_age=SESSION_SECONDS, httponly=True, samesite="Lax", secure=secure, path="/"
     )
     return response
+
+
+def signed_in_as(account: str) -> Response:
+    """The answer to a sign-in (by link, code or passkey): the profile, and a new session's cookie."""
+    profile = schemas.Profile().dump(accounts().profile(account))
+    response = Response(dumps(profile), status=200, mimetype="application/json")
+    return set_session(response, accounts().open_session(account))
 
 
 def clear_session(response: Response) -> Response:

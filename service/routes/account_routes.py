@@ -9,7 +9,6 @@ from typing import Any
 from flask import Blueprint, Response, request
 
 from application.accounts import DEVICE_CODE_SECONDS, LinkRefused
-from application.codec import dumps
 from application.mail import delivery, send_sign_in_link
 from application.refusals import Unauthorized
 from events.projection import page_of
@@ -17,7 +16,7 @@ from events.projection import page_of
 from .. import schemas
 from ..operation import PERSON, Answer, Body, Operation, Paging, Reply
 from ..requests import SESSION_COOKIE, accounts, person, service
-from ..sessions import clear_session, public_origin, set_session
+from ..sessions import clear_session, public_origin, set_session, signed_in_as
 from .meta_routes import HTML, pages
 
 account_api = Blueprint("accounts", __name__)
@@ -63,13 +62,7 @@ def ask_email_link(body: Body) -> Answer:
 )
 def use_email_link(body: Body) -> Answer:
     account = accounts().use_link(body["token"])
-    return _signed_in_as(account, accounts().open_session(account))
-
-
-def _signed_in_as(account: str, session: str) -> Response:
-    profile = schemas.Profile().dump(accounts().profile(account))
-    response = Response(dumps(profile), status=200, mimetype="application/json")
-    return set_session(response, session)
+    return signed_in_as(account)
 
 
 @Operation(
@@ -101,7 +94,7 @@ def make_device_code() -> Answer:
 )
 def use_device_code(body: Body) -> Answer:
     account = accounts().use_device_code(body["code"], request.remote_addr or "unknown")
-    return _signed_in_as(account, accounts().open_session(account))
+    return signed_in_as(account)
 
 
 @Operation(

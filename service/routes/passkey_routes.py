@@ -14,7 +14,7 @@ from application.passkeys import Passkeys, RelyingParty
 from .. import schemas
 from ..operation import OPTIONAL_PERSON, PERSON, Answer, Body, Operation, Reply
 from ..requests import accounts, person, signed_in
-from ..sessions import public_origin, set_session
+from ..sessions import public_origin, set_session, signed_in_as
 
 passkey_api = Blueprint("passkeys", __name__)
 
@@ -93,10 +93,7 @@ def begin_sign_in() -> Answer:
     problems=(400, 401, 403, 413, 415, 422),
 )
 def sign_in(body: Body) -> Answer:
-    account = _passkeys().finish_sign_in(_party(), body["ceremony"], body["credential"])
-    profile = schemas.Profile().dump(accounts().profile(account))
-    response = Response(dumps(profile), status=200, mimetype="application/json")
-    return set_session(response, accounts().open_session(account))
+    return signed_in_as(_passkeys().finish_sign_in(_party(), body["ceremony"], body["credential"]))
 
 
 @Operation(
