@@ -86,6 +86,10 @@ def store_backend(request) -> Iterator[dict[str, str]]:
             assert not list(primary.scan_iter(match="rq:*", count=1000)), "RQ keys in the game store"
     with redis.Redis(port=queue.port) as jobs:
         assert all(k.startswith(b"rq:") for k in jobs.scan_iter(count=1000)), "game data in the queue Redis"
+        jobs.flushall()
+    for node in nodes[:3]:  # the next test starts from an empty store, as on a fresh embedded Redis
+        with redis.Redis(port=node.port) as primary:  # (sign-in limits per address would carry over)
+            primary.flushall()
 
 
 @pytest.fixture
