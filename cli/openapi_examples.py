@@ -211,6 +211,7 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
     refused("useEmailLink", "POST", "/auth/email-link/use", {"token": "bml_used-or-unknown"})
     call("useEmailLink", "POST", "/auth/email-link/use", {"token": ada_link})
     call("getProfile", "GET", "/me")
+    call("getSession", "GET", "/auth/session")
     call("changeProfile", "PATCH", "/me", {"display_name": "Ada"}, headers=own)
     made = call("createToken", "POST", "/me/tokens", {"name": "my bot"}, headers=own).get_json()
     call("claimSeats", "POST", "/me/seats", {"tokens": [ada, "a-token-of-no-seat"]}, token=made["token"])

@@ -190,6 +190,7 @@ COMPONENTS = [
     "PasskeyRegistered",
     "DeviceCode",
     "DeviceCodeUse",
+    "SessionState",
 ]
 
 

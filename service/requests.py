@@ -60,8 +60,7 @@ def json_body(schema: type[Schema]) -> dict[str, Any]:
         raise UnsupportedMediaType("send a JSON body with 'Content-Type: application/json'")
     if _nesting(request.get_data(cache=True)) > MAX_NESTING:
         raise BadRequest(f"the JSON body is nested more than {MAX_NESTING} deep; a command is a flat object")
-    data = request.get_json(silent=False)
-    return instance(schema).load(data if data is not None else {})
+    return instance(schema).load(request.get_json(silent=False))  # null, a list, a number: 422, not an object
 
 
 def tokens() -> list[str]:

@@ -869,3 +869,8 @@ class DeviceCode(Schema):
 
 class DeviceCodeUse(Strict):
     code = fields.String(required=True, validate=validate.Length(min=8, max=20))
+
+
+class SessionState(Schema):
+    signed_in = Flag(required=True)
+    profile = fields.Nested(Profile, required=True, allow_none=True)

@@ -14,8 +14,8 @@ from application.refusals import Unauthorized
 from events.projection import page_of
 
 from .. import schemas
-from ..operation import PERSON, Answer, Body, Operation, Paging, Reply
-from ..requests import SESSION_COOKIE, accounts, person, service
+from ..operation import OPTIONAL_PERSON, PERSON, Answer, Body, Operation, Paging, Reply
+from ..requests import SESSION_COOKIE, accounts, person, service, signed_in
 from ..sessions import clear_session, public_origin, set_session, signed_in_as
 from .meta_routes import HTML, pages
 
@@ -95,6 +95,23 @@ def make_device_code() -> Answer:
 def use_device_code(body: Body) -> Answer:
     account = accounts().use_device_code(body["code"], request.remote_addr or "unknown")
     return signed_in_as(account)
+
+
+@Operation(
+    account_api,
+    "get",
+    "/auth/session",
+    id="getSession",
+    tag="accounts",
+    summary="Whether the caller is signed in, and as whom: signed out is an answer, not a 401 (a revoked token is).",
+    security=OPTIONAL_PERSON,
+    responses={200: Reply("Signed in or not.", schemas.SessionState)},
+    problems=(401,),
+)
+def get_session() -> Answer:
+    account = signed_in()
+    profile = accounts().profile(account) if account else None
+    return {"signed_in": profile is not None, "profile": profile}
 
 
 @Operation(

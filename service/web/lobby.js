@@ -134,8 +134,8 @@ async function keepSeats() {
 }
 
 async function whoAmI() {
-  const me = await api("GET", "/me");
-  update({ me: me.ok ? me.body : null });
+  const session = await api("GET", "/auth/session"); // signed out is an answer here, not an error
+  update({ me: session.ok ? session.body.profile : null });
   listGames();
 }
 

@@ -265,3 +265,11 @@ def test_a_code_from_a_signed_in_device_signs_in_another_once_within_10_minutes(
     assert again.status_code == 401  # single use
     tries = [Client(api.app).post("/auth/device-code", json={"code": "ABCD-EFGH"}).status_code for _ in range(20)]
     assert tries == [401] * 18 + [429] * 2  # 20 tries an hour from one address, the two above counted
+
+
+def test_the_session_says_whether_one_is_signed_in_without_a_401(api):
+    assert api.get("/auth/session").json == {"signed_in": False, "profile": None}
+    me = _sign_in(api)
+    assert api.get("/auth/session").json == {"signed_in": True, "profile": me}
+    null = api.post("/auth/passkeys/registration", data="null", content_type="application/json", headers=OWN)
+    assert null.status_code == 422  # a body that is not an object

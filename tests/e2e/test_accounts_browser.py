@@ -19,12 +19,6 @@ from tests.e2e.test_play_browser import _page, browser  # noqa: F401 (the fixtur
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 
 
-def _real(errors: list[str]) -> list[str]:
-    """The console's errors but the 401 of the lobby asking GET /me while signed out (its way
-    to learn that it is: the session cookie is HttpOnly, so no script can look)."""
-    return [e for e in errors if not ("Failed to load resource" in e and "401" in e)]
-
-
 def _link_in(log: Path, after: int) -> str:
     """The newest sign-in link the service logged past ``after`` links."""
     deadline = time.monotonic() + 10
@@ -84,7 +78,7 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
         "ends the turn" in " ".join(phone.locator("#log li").all_text_contents())
         or len(phone.query_selector_all("#log li")) > before
     )
-    assert _real(errors) == []
+    assert errors == []
 
 
 def test_browser_seats_this_browser_held_are_kept_in_the_account_in_one_click(service_and_log, browser):  # noqa: F811
@@ -101,7 +95,7 @@ def test_browser_seats_this_browser_held_are_kept_in_the_account_in_one_click(se
     _sign_in(other, base, log, "bo@example.com")
     other.wait_for_selector("#games li a")
     assert len(other.query_selector_all("#games li")) == 1
-    assert _real(errors) == []
+    assert errors == []
 
 
 PAGE = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>another origin</title>

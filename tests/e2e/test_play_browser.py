@@ -73,7 +73,7 @@ def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_t
     errors: list[str] = []
     page = _page(browser, errors)
     page.goto(f"{server}/")
-    page.click("button[type=submit]")
+    page.click("#create button[type=submit]")
     page.click("text=Play seat 0")
     page.wait_for_selector("#status:has-text('seat')")
     rnd, clicks, built = random.Random(5), 0, 0
@@ -166,7 +166,7 @@ def _create_in_lobby(page) -> tuple[str, str]:
     """Create a game of me and an invited seat from the lobby: (game, invite link)."""
     page.select_option("#seats div:nth-child(3) select[name=kind]", "open")
     page.check("input[name=expansion]")
-    page.click("button[type=submit]")
+    page.click("#create button[type=submit]")
     link = page.input_value("#created input[aria-label^='invite link']")
     return link.split("/play/")[1].split("#")[0], link
 
