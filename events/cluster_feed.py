@@ -55,6 +55,15 @@ class ClusterFeed(Feed):
         for (game, _), entries in zip(watched, pipe.execute()):
             self._deliver(game, [decode_entry(fields) for _, fields in entries])
 
+    def _learn_the_primaries(self) -> None:
+        """Ask the cluster again which primary holds which slot. redis-py learns of a failover
+        when a command meets it, but a pub/sub connection that breaks teaches it nothing: a
+        process that only watches would resubscribe to the dead primary for ever."""
+        try:
+            self._client.nodes_manager.initialize()
+        except Exception as error:  # mid-failover no node may answer yet: the next error tries again
+            log.warning("cluster feed reader: the cluster's primaries are not known yet: %s", error)
+
     def _run(self) -> None:
         pubsub: Any = None
         subscribed: set[str] = set()
@@ -94,5 +103,6 @@ class ClusterFeed(Feed):
                 pubsub = None  # subscribe to every game again, which reads each from its last version
                 time.sleep(pause)
                 pause = min(pause * 2, 5.0)
+                self._learn_the_primaries()
         if pubsub is not None:
             pubsub.close()
