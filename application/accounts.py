@@ -15,10 +15,11 @@ import json
 import secrets
 import uuid
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from events import keys
-from events.redis_store import RedisStore
+from events.redis_store import RedisStore, text
 from events.serialization import now
 
 from .games import digest
@@ -38,20 +39,18 @@ CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  #: no 0/O or 1/I to misread:
 CODES_PER_ADDRESS = 20  #: codes tried in an hour from one address, before 429
 
 
-class LinkRefused(ServiceError):
-    status, code, title = 401, "sign_in_link_invalid", "The sign-in link cannot be used"
+class SignInRefused(ServiceError):
+    """A sign-in link or a code for another device that is unknown, spent or too old."""
+
+    status, code, title = 401, "sign_in_refused", "The sign-in link or code cannot be used"
 
 
-class TooManyLinks(ServiceError):
-    status, code, title = 429, "rate_limited", "Too many sign-in links asked for"
+class TooManyAttempts(ServiceError):
+    status, code, title = 429, "rate_limited", "Too many sign-in attempts"
 
 
 class TooManyTokens(ServiceError):
     status, code, title = 422, "too_many_tokens", "Too many personal access tokens"
-
-
-class NoAccount(ServiceError):
-    status, code, title = 404, "not_found", "No such account"
 
 
 def normalise(email: str) -> str:
@@ -95,7 +94,7 @@ class Accounts:
         with self.client.pipeline(transaction=False) as pipe:
             _, asked = pipe.set(key, 0, ex=ASKED_WINDOW, nx=True).incr(key).execute()  # INCR keeps the TTL
         if asked > limit:
-            raise TooManyLinks(
+            raise TooManyAttempts(
                 f"at most {limit} sign-in attempts an hour per {kind}; use one already sent or try later",
                 retry_after=int(self.client.ttl(key)) or ASKED_WINDOW,
             )
@@ -104,14 +103,16 @@ class Accounts:
         """The account the link signs in to (made on first use); the link is spent."""
         email = self.client.getdel(keys.sign_in_link(digest(token)))
         if email is None:
-            raise LinkRefused("this sign-in link is unknown, already used or older than 15 minutes: ask for a new one")
-        return self._account_for(_text(email))
+            raise SignInRefused(
+                "this sign-in link is unknown, already used or older than 15 minutes: ask for a new one"
+            )
+        return self._account_for(text(email))
 
     def _account_for(self, email: str) -> str:
         owner = keys.email_owner(digest(email))
         fresh = uuid.uuid4().hex
         made = self.store.durably(owner, lambda c: c.set(owner, fresh, nx=True))
-        account = fresh if made else _text(self.client.get(owner))
+        account = fresh if made else text(self.client.get(owner))
         record = keys.account(account)
         if made or not self.client.exists(record):  # (a first use cut short is completed by the next)
             fields = {"email": email, "name": f"Player {account[:4]}", "created": now()}
@@ -140,8 +141,8 @@ class Accounts:
         plain = code.upper().replace("-", "").replace(" ", "")
         account = self.client.getdel(keys.device_code(digest(plain)))
         if account is None:
-            raise LinkRefused("this code is unknown, already used or older than 10 minutes: show a new one")
-        return _text(account)
+            raise SignInRefused("this code is unknown, already used or older than 10 minutes: show a new one")
+        return text(account)
 
     # -- sessions (the page) ----------------------------------------------------------------
 
@@ -154,13 +155,13 @@ class Accounts:
 
     def session_account(self, token: str) -> str | None:
         found = self.client.get(keys.session(digest(token)))
-        return None if found is None else _text(found)
+        return None if found is None else text(found)
 
     def close_session(self, token: str) -> None:
         hashed = digest(token)
         account = self.client.getdel(keys.session(hashed))
         if account is not None:
-            self.client.srem(keys.account_sessions(_text(account)), hashed)
+            self.client.srem(keys.account_sessions(text(account)), hashed)
 
     # -- personal access tokens (programs) --------------------------------------------------
 
@@ -179,8 +180,12 @@ class Accounts:
 
     def tokens(self, account: str) -> list[dict[str, Any]]:
         """The account's tokens with their last use, oldest first; never the secrets."""
-        found = [json.loads(raw) for raw in self.client.hvals(keys.account_tokens(account))]
-        return sorted(({k: v for k, v in t.items() if k != "digest"} for t in found), key=lambda t: t["created"])
+        shown = ({k: v for k, v in t.items() if k != "digest"} for t in self._tokens(account))
+        return sorted(shown, key=lambda t: t["created"])
+
+    def _tokens(self, account: str) -> list[dict[str, Any]]:
+        """The tokens as kept, with their digests."""
+        return [json.loads(raw) for raw in self.client.hvals(keys.account_tokens(account))]
 
     def revoke_token(self, account: str, token_id: str) -> None:
         raw = self.client.hget(keys.account_tokens(account), token_id)
@@ -195,7 +200,7 @@ class Accounts:
         found = self.client.get(keys.personal_token(digest(token)))
         if found is None:
             return None
-        account, _, token_id = _text(found).rpartition(":")
+        account, _, token_id = text(found).rpartition(":")
         held = keys.account_tokens(account)
         raw = self.client.hget(held, token_id)
         if raw is None:  # revoked meanwhile
@@ -210,9 +215,9 @@ class Accounts:
     # -- the person -------------------------------------------------------------------------
 
     def profile(self, account: str) -> dict[str, Any]:
-        found = {_text(k): _text(v) for k, v in self.client.hgetall(keys.account(account)).items()}
+        found = {text(k): text(v) for k, v in self.client.hgetall(keys.account(account)).items()}
         if not found:
-            raise NoAccount("this account was deleted")
+            raise NotFound("this account was deleted")
         email = found["email"] or None  # a passkey-only account has none
         return {"account": account, "display_name": found["name"], "email": email, "created": found["created"]}
 
@@ -232,10 +237,10 @@ class Accounts:
         if profile["email"]:
             self.client.delete(keys.email_owner(digest(profile["email"])))
         for credential in self.client.hkeys(keys.account_passkeys(account)):
-            self.client.delete(keys.credential_owner(digest(_text(credential))))
+            self.client.delete(keys.credential_owner(digest(text(credential))))
         for hashed in self.client.smembers(keys.account_sessions(account)):
-            self.client.delete(keys.session(_text(hashed)))
-        for token in self.tokens_with_digests(account):
+            self.client.delete(keys.session(text(hashed)))
+        for token in self._tokens(account):
             self.client.delete(keys.personal_token(token["digest"]))
         self.client.delete(
             keys.account(account),
@@ -244,9 +249,6 @@ class Accounts:
             keys.account_sessions(account),
             keys.account_passkeys(account),
         )
-
-    def tokens_with_digests(self, account: str) -> list[dict[str, Any]]:
-        return [json.loads(raw) for raw in self.client.hvals(keys.account_tokens(account))]
 
     # -- seats ------------------------------------------------------------------------------
 
@@ -259,14 +261,8 @@ class Accounts:
         return None if found is None else int(found)
 
     def seats(self, account: str) -> dict[str, int]:
-        return {_text(g): int(s) for g, s in self.client.hgetall(keys.account_seats(account)).items()}
-
-
-def _text(value: bytes | str) -> str:
-    return value.decode() if isinstance(value, bytes) else value
+        return {text(g): int(s) for g, s in self.client.hgetall(keys.account_seats(account)).items()}
 
 
 def _seconds_between(earlier: str, later: str) -> float:
-    from datetime import datetime
-
     return (datetime.fromisoformat(later) - datetime.fromisoformat(earlier)).total_seconds()

@@ -26,9 +26,10 @@ from webauthn.helpers.structs import (
 )
 
 from events import keys
+from events.redis_store import text
 from events.serialization import now
 
-from .accounts import Accounts, _text
+from .accounts import Accounts
 from .games import digest
 from .refusals import NotFound, ServiceError
 
@@ -56,7 +57,8 @@ class Passkeys:
     def begin_registration(self, party: RelyingParty, account: str | None, display_name: str) -> dict[str, Any]:
         """Options for ``navigator.credentials.create``: a passkey for ``account``, or for a new
         account (signing up with a passkey alone) when None."""
-        if account is not None and len(self._passkeys(account)) >= MAX_PASSKEYS:
+        held = self._passkeys(account) if account else []
+        if len(held) >= MAX_PASSKEYS:
             raise ServiceError(f"an account holds at most {MAX_PASSKEYS} passkeys: remove one first")
         for_account = account or uuid.uuid4().hex
         name = self.accounts.display_name(account) if account else display_name
@@ -69,9 +71,7 @@ class Passkeys:
             authenticator_selection=AuthenticatorSelectionCriteria(
                 resident_key=ResidentKeyRequirement.REQUIRED, user_verification=UserVerificationRequirement.PREFERRED
             ),
-            exclude_credentials=[
-                PublicKeyCredentialDescriptor(id=base64url_to_bytes(p["id"])) for p in self._passkeys(for_account)
-            ],
+            exclude_credentials=[PublicKeyCredentialDescriptor(id=base64url_to_bytes(p["id"])) for p in held],
         )
         state = {"kind": "register", "account": for_account, "new": account is None, "name": name}
         return self._ceremony(options, state)
@@ -89,12 +89,12 @@ class Passkeys:
         except (WebAuthnException, ValueError, KeyError, TypeError, AttributeError) as error:  # any malformed answer
             raise PasskeyRefused(f"the new passkey could not be verified: {error}") from error
         account = state["account"]
-        if state["new"]:
-            self.accounts.create_without_email(account, state["name"])
         credential_id = bytes_to_base64url(verified.credential_id)
         owner = keys.credential_owner(digest(credential_id))
         if not self.accounts.store.durably(owner, lambda c: c.set(owner, account, nx=True)):
-            raise PasskeyRefused("this passkey is registered already")
+            raise PasskeyRefused("this passkey is registered already")  # (before a sign-up makes an account)
+        if state["new"]:
+            self.accounts.create_without_email(account, state["name"])
         passkey = {
             "id": credential_id,
             "name": str(credential.get("authenticatorAttachment") or "passkey"),
@@ -119,10 +119,10 @@ class Passkeys:
         state = self._spend(ceremony, "sign_in")
         credential_id = str(credential.get("id") or credential.get("rawId") or "")
         found = self.client.get(keys.credential_owner(digest(credential_id)))
-        raw = self.client.hget(keys.account_passkeys(_text(found)), credential_id) if found else None
+        raw = self.client.hget(keys.account_passkeys(text(found)), credential_id) if found else None
         if raw is None:
             raise PasskeyRefused("this passkey is not registered here (or was removed)")
-        account, passkey = _text(found), json.loads(raw)
+        account, passkey = text(found), json.loads(raw)
         try:
             verified = webauthn.verify_authentication_response(
                 credential=credential,

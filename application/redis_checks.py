@@ -10,6 +10,8 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
+from events.redis_store import text
+
 log = logging.getLogger("bluemoon.checks")
 REQUIRED = {"appendonly": "yes", "maxmemory-policy": "noeviction"}
 
@@ -17,7 +19,7 @@ REQUIRED = {"appendonly": "yes", "maxmemory-policy": "noeviction"}
 def redis_persistence(client: Any) -> dict[str, Any]:
     """``{"status": "ok" | "unsafe" | "unchecked", "detail": ...}`` for /readyz and the start."""
     try:
-        found = {name: _text(client.config_get(name).get(name, "")) for name in REQUIRED}
+        found = {name: text(client.config_get(name).get(name, "")) for name in REQUIRED}
     except redis.ResponseError as error:  # CONFIG renamed or disabled, as on managed Redis
         return {
             "status": "unchecked",
@@ -74,7 +76,3 @@ def refuse_unsafe_redis(url: str) -> dict[str, Any]:
 
 class UnsafeRedis(RuntimeError):
     """Redis is configured so that it may lose or evict games."""
-
-
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)

@@ -34,6 +34,7 @@ import redis
 from application.wiring import redis_url
 from events import keys
 from events.projection import GameIndex
+from events.redis_store import text
 
 #: Layout 1's shared outbox: payloads (hash), due (sorted set), tries (hash).
 LEGACY_OUTBOX = ("{outbox}:payloads", "{outbox}:due", "{outbox}:tries")
@@ -63,13 +64,9 @@ def new_key(game: str, part: str) -> str:
     return PARTS[part](game)
 
 
-def _text(value: Any) -> str:
-    return value.decode() if isinstance(value, bytes) else str(value)
-
-
 def contents(client: Any, key: str) -> tuple[str, Any]:
     """A key's type and everything in it, to compare a copy with its original."""
-    kind = _text(client.type(key))
+    kind = text(client.type(key))
     read: dict[str, Callable[[], Any]] = {
         "stream": lambda: client.xrange(key, "-", "+"),
         "hash": lambda: client.hgetall(key),
@@ -101,7 +98,7 @@ def legacy_games(client: Any) -> dict[str, list[str]]:
     """Each layout-1 game and the parts of its keys (sorted: events first, as it was read)."""
     found: dict[str, set[str]] = {}
     for raw in client.scan_iter(match=LEGACY_PATTERN, count=1000):
-        name = _text(raw)
+        name = text(raw)
         game, _, part = name[len("{game:") :].partition("}:")
         found.setdefault(game, set()).add(part)
     return {game: sorted(parts, key=lambda p: (p != "events", p)) for game, parts in sorted(found.items())}
@@ -109,14 +106,14 @@ def legacy_games(client: Any) -> dict[str, list[str]]:
 
 def layout_2_games(client: Any) -> set[str]:
     """The games whose stream is on layout 2."""
-    return {keys.game_of(_text(key)) for key in client.scan_iter(match=keys.STREAMS, count=1000)}
+    return {keys.game_of(text(key)) for key in client.scan_iter(match=keys.STREAMS, count=1000)}
 
 
 def legacy_entries(client: Any) -> list[str]:
     """The names of layout 1's outbox entries (payloads, due times and tries together)."""
     payloads, due, tries = LEGACY_OUTBOX
-    names = {_text(n) for n in client.hkeys(payloads)}
-    names |= {_text(n) for n in client.zrange(due, 0, -1)} | {_text(n) for n in client.hkeys(tries)}
+    names = {text(n) for n in client.hkeys(payloads)}
+    names |= {text(n) for n in client.zrange(due, 0, -1)} | {text(n) for n in client.hkeys(tries)}
     return sorted(names)
 
 
@@ -228,7 +225,7 @@ def migrate(client: Any, dry_run: bool = False, limit: int | None = None, out: T
             summary.tokens_moved += 1
             continue
         try:
-            summary.tokens_moved += move_token(client, _text(hashed), owner)
+            summary.tokens_moved += move_token(client, text(hashed), owner)
         except Conflict as conflict:
             summary.problems.append(str(conflict))
     for game, raw in list(client.hscan_iter(keys.LEGACY_INDEX_SUMMARY, count=1000)):

@@ -143,25 +143,29 @@ def outbox_of(entry: str) -> list[str]:
 #: Accounts: each account's data shares the tag ``{acct:<id>}`` (one slot per account), and each
 #: lookup (an email, a session, a personal access token, a sign-in link) is a key of its own
 #: under the secret's or address's SHA-256, so lookups spread over every slot of a cluster.
+def _account_key(account_id: str, part: str) -> str:
+    return "{acct:" + account_id + "}:" + part
+
+
 def account(account_id: str) -> str:
     """The account: a hash of email, display name, created."""
-    return "{acct:" + account_id + "}:account"
+    return _account_key(account_id, "account")
 
 
 def account_seats(account_id: str) -> str:
     """The account's seats: a hash of game id -> seat number."""
-    return "{acct:" + account_id + "}:seats"
+    return _account_key(account_id, "seats")
 
 
 def account_tokens(account_id: str) -> str:
     """The account's personal access tokens: a hash of token id -> JSON (name, created, last
     use, the token's digest)."""
-    return "{acct:" + account_id + "}:tokens"
+    return _account_key(account_id, "tokens")
 
 
 def account_sessions(account_id: str) -> str:
     """The digests of the account's open sessions (a set), to end them all with the account."""
-    return "{acct:" + account_id + "}:sessions"
+    return _account_key(account_id, "sessions")
 
 
 def email_owner(email_digest: str) -> str:
@@ -192,7 +196,7 @@ def sign_in_requests(kind: str, subject_digest: str) -> str:
 def account_passkeys(account_id: str) -> str:
     """The account's passkeys: a hash of credential id (base64url) -> JSON (public key, sign
     count, name, created, last use)."""
-    return "{acct:" + account_id + "}:passkeys"
+    return _account_key(account_id, "passkeys")
 
 
 def credential_owner(credential_digest: str) -> str:

@@ -103,13 +103,14 @@ return 1
 """
 
 
-def _text(value: Any) -> str:
+def text(value: Any) -> str:
+    """A Redis reply as text, whether the client decodes replies or not."""
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
 def decode_entry(fields: dict[Any, Any]) -> StoredEvent:
     """A stream entry's fields as read by XRANGE or XREAD."""
-    return from_record({_text(k): _text(v) for k, v in fields.items()})
+    return from_record({text(k): text(v) for k, v in fields.items()})
 
 
 class RedisStore(EventStore):
@@ -151,7 +152,7 @@ class RedisStore(EventStore):
             if "INVALID" in str(error):
                 raise InvalidRecord(str(error)) from error
             raise
-        status = _text(status)
+        status = text(status)
         if status == "conflict":
             raise WrongExpectedVersion(expected, int(first))
         if status == "mismatch":
@@ -163,7 +164,7 @@ class RedisStore(EventStore):
         reply = self.durably(
             names[0],
             lambda pipe: self._append(keys=names, args=args, client=pipe),
-            wrote=lambda reply: _text(reply[0]) in ("ok", "duplicate"),  # a conflict wrote nothing
+            wrote=lambda reply: text(reply[0]) in ("ok", "duplicate"),  # a conflict wrote nothing
         )
         return list(reply)
 
@@ -204,7 +205,7 @@ class RedisStore(EventStore):
         checked, count = self._replicas_seen.get(name, (0.0, 0))
         if time.monotonic() - checked > REPLICAS_RECHECK:
             role = primary.execute_command("ROLE")
-            count = len(role[2]) if _text(role[0]) == "master" else 0
+            count = len(role[2]) if text(role[0]) == "master" else 0
             if count < self.replicas:
                 log.warning(
                     "the primary %s has %d of %d replicas connected", name or "of the store", count, self.replicas
@@ -228,13 +229,13 @@ class RedisStore(EventStore):
         payloads, due_times, _ = keys.outbox_of(name)
         payload = self.client.hget(payloads, name)
         due = self.client.zscore(due_times, name)
-        return None if payload is None or due is None else (_text(payload), int(due))
+        return None if payload is None or due is None else (text(payload), int(due))
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
         seen = self.client.hget(keys.commands(game), command_id)
         if seen is None:
             return None
-        digest, first, last = _text(seen).rsplit("|", 2)
+        digest, first, last = text(seen).rsplit("|", 2)
         return digest, Appended(int(first), int(last), duplicate=True)
 
     def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool:
@@ -244,7 +245,7 @@ class RedisStore(EventStore):
         version, schema, state = self.client.hmget(keys.snapshot(game), "version", "schema", "state")
         if version is None or schema is None or state is None:
             return None
-        return int(version), int(schema), _text(state)
+        return int(version), int(schema), text(state)
 
     def games(self) -> list[str]:
-        return [keys.game_of(_text(key)) for key in self.client.scan_iter(match=keys.STREAMS, count=1000)]
+        return [keys.game_of(text(key)) for key in self.client.scan_iter(match=keys.STREAMS, count=1000)]

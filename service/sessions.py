@@ -39,10 +39,11 @@ def _origin(url: str | None) -> str | None:
     return f"{parts.scheme}://{parts.netloc}".lower() if parts.scheme and parts.netloc else None
 
 
-def own_origins() -> set[str]:
-    """Where a cookie-authenticated request may come from: the public origin when one is
-    configured, else the origin the request was addressed to (a local run on localhost)."""
-    return {public_origin() or _origin(request.host_url) or ""}
+def own_origin() -> str:
+    """The service's own origin: the public one when configured, else the origin the request
+    was addressed to (a local run on localhost). Cookie-authenticated writes must come from it,
+    sign-in links point to it, and passkeys belong to its host."""
+    return public_origin() or _origin(request.host_url) or request.host_url.rstrip("/")
 
 
 def set_session(response: Response, token: str) -> Response:
@@ -71,7 +72,7 @@ def install(app: Flask) -> None:
         if request.method in SAFE or SESSION_COOKIE not in request.cookies or "Authorization" in request.headers:
             return None
         origin = (request.headers.get("Origin") or "").lower() or _origin(request.headers.get("Referer"))
-        if origin in own_origins():
+        if origin == own_origin():
             return None
         return problem(
             403,

@@ -4,26 +4,22 @@ programs, the person's profile, seats and games (application/accounts.py)."""
 from __future__ import annotations
 
 from html import escape
-from typing import Any
 
 from flask import Blueprint, Response, request
 
-from application.accounts import DEVICE_CODE_SECONDS, LinkRefused
+from application.accounts import DEVICE_CODE_SECONDS, SignInRefused
 from application.mail import delivery, send_sign_in_link
 from application.refusals import Unauthorized
-from events.projection import page_of
+from events.projection import entry, page_of
 
 from .. import schemas
 from ..operation import OPTIONAL_PERSON, PERSON, Answer, Body, Operation, Paging, Reply
 from ..requests import SESSION_COOKIE, accounts, person, service, signed_in
-from ..sessions import clear_session, public_origin, set_session, signed_in_as
+from ..sessions import clear_session, own_origin, set_session, signed_in_as
+from .game_routes import with_seat
 from .meta_routes import HTML, pages
 
 account_api = Blueprint("accounts", __name__)
-
-
-def _base() -> str:
-    return public_origin() or request.host_url.rstrip("/")
 
 
 @Operation(
@@ -39,7 +35,7 @@ def _base() -> str:
 )
 def ask_email_link(body: Body) -> Answer:
     token = accounts().ask_link(body["email"], request.remote_addr or "unknown")
-    send_sign_in_link(body["email"], f"{_base()}/signin?token={token}")
+    send_sign_in_link(body["email"], f"{own_origin()}/signin?token={token}")
     how = delivery()
     detail = (
         "if the address can receive mail, a sign-in link is on its way; it works once, within 15 minutes"
@@ -78,7 +74,7 @@ def use_email_link(body: Body) -> Answer:
 )
 def make_device_code() -> Answer:
     code = accounts().device_code(person())
-    return {"code": code, "link": f"{_base()}/#device-code={code}", "expires_in": DEVICE_CODE_SECONDS}
+    return {"code": code, "link": f"{own_origin()}/#device-code={code}", "expires_in": DEVICE_CODE_SECONDS}
 
 
 @Operation(
@@ -263,23 +259,12 @@ def claim_seats(body: Body) -> Answer:
 )
 def my_games(query: Body) -> Answer:
     seats = accounts().seats(person())
-    listed: dict[str, dict[str, Any]] = {}
-    for summary in filter(None, (service().index.get(game) for game in seats)):
-        seat = seats[summary["game"]]
-        summary.setdefault("scenario", False)
-        summary.setdefault("updated", summary["created"])
-        summary.update(my_seat=seat, my_turn=summary["turn"] == seat)
-        listed[_order(summary)] = summary
+    listed = {}
+    for game, summary in service().index.summaries(seats).items():
+        with_seat(summary, seats[game])  # my turn first, then by last move:
+        listed[f"{int(summary['my_turn'])}:{entry(game, summary['updated'])}"] = summary
     page = page_of(listed, query["limit"], query.get("after"))
     return {"games": page.games, "next": page.next}
-
-
-def _order(summary: dict[str, Any]) -> str:
-    """A game's place in the person's list, as text that sorts newest last: my turn, last move."""
-    from datetime import datetime
-
-    millis = round(datetime.fromisoformat(summary["updated"]).timestamp() * 1000)
-    return f"{int(bool(summary['my_turn']))}:{millis:013d}:{summary['game']}"
 
 
 SIGN_IN_PAGE = """<!doctype html>
@@ -321,7 +306,7 @@ def sign_in_page() -> Answer:
 def sign_in_form() -> Answer:
     try:
         account = accounts().use_link(request.form.get("token", ""))
-    except LinkRefused as refused:
+    except SignInRefused as refused:
         body = f'<p>{escape(refused.detail)}</p><p><a href="/">Back to the lobby</a></p>'
         return Response(SIGN_IN_PAGE.format(body=body), status=401, mimetype="text/html")
     response = Response(status=303, headers={"Location": "/"})

@@ -121,21 +121,24 @@ def list_games(query: Body) -> Answer:
         raise Unauthorized("my_turn=true needs 'Authorization: Bearer <seat token>'")
     page = _page_of_mine(mine, status, my_turn, limit, after) if mine else service().index.page(status, limit, after)
     for summary in page.games:
-        seat = mine.get(summary["game"])
-        summary.setdefault("scenario", False)  # indexed before scenario games existed
-        summary.setdefault("updated", summary["created"])  # indexed before it was recorded
-        summary["my_seat"] = seat
-        summary["my_turn"] = None if seat is None else summary["turn"] == seat
+        with_seat(summary, mine.get(summary["game"]))
     return {"games": page.games, "next": page.next}
+
+
+def with_seat(summary: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """A summary as the caller sees it: their seat in the game, and whether it is their turn."""
+    summary["my_seat"] = seat
+    summary["my_turn"] = None if seat is None else summary["turn"] == seat
+    return summary
 
 
 def _page_of_mine(mine: dict[str, int], status: str | None, my_turn: bool, limit: int, after: str | None) -> Page:
     """The token holder's games, paged the way the index pages every game."""
     listed = {}
-    for summary in filter(None, (service().index.get(game) for game in mine)):
-        if (status and summary["status"] != status) or (my_turn and summary["turn"] != mine[summary["game"]]):
+    for game, summary in service().index.summaries(mine).items():
+        if (status and summary["status"] != status) or (my_turn and summary["turn"] != mine[game]):
             continue
-        listed[entry(summary["game"], summary["created"])] = summary
+        listed[entry(game, summary["created"])] = summary
     return page_of(listed, limit, after)
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response
 
 from application.codec import dumps
 from application.passkeys import Passkeys, RelyingParty
@@ -14,7 +14,7 @@ from application.passkeys import Passkeys, RelyingParty
 from .. import schemas
 from ..operation import OPTIONAL_PERSON, PERSON, Answer, Body, Operation, Reply
 from ..requests import accounts, person, signed_in
-from ..sessions import public_origin, set_session, signed_in_as
+from ..sessions import own_origin, set_session, signed_in_as
 
 passkey_api = Blueprint("passkeys", __name__)
 
@@ -25,7 +25,7 @@ def _passkeys() -> Passkeys:
 
 def _party() -> RelyingParty:
     """The public origin's host, or the host a local run is reached at."""
-    origin = public_origin() or request.host_url.rstrip("/")
+    origin = own_origin()
     return RelyingParty(urlsplit(origin).hostname or "localhost", origin)
 
 

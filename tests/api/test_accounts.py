@@ -49,7 +49,7 @@ def test_an_email_link_signs_in_once_and_makes_the_account_on_first_use(api):
     assert "bm_session=bms_" in cookie and "HttpOnly" in cookie and "SameSite=Lax" in cookie
     assert "Secure" not in cookie  # a local run on http://localhost
     again = api.post("/auth/email-link/use", json={"token": token}, headers=OWN)
-    assert again.status_code == 401 and again.json["code"] == "sign_in_link_invalid"
+    assert again.status_code == 401 and again.json["code"] == "sign_in_refused"
     assert api.get("/me").json["account"] == used.json["account"]
     (second,) = _links(api, "ada@example.com")  # the same person again: the same account
     assert api.post("/auth/email-link/use", json={"token": second}, headers=OWN).json["account"] == used.json["account"]

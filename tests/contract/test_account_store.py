@@ -9,7 +9,7 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from application.accounts import Accounts, LinkRefused
+from application.accounts import Accounts, SignInRefused
 from application.passkeys import PasskeyRefused, Passkeys, RelyingParty
 from cli.soft_authenticator import SoftPasskey
 from events.redis_store import RedisStore
@@ -54,5 +54,5 @@ def test_an_account_from_link_to_deletion(accounts, game_id):
         begun = passkeys.begin_sign_in(PARTY)
         passkeys.finish_sign_in(PARTY, begun["ceremony"], soft.get(begun["options"]))
     assert accounts.use_link(accounts.ask_link(email, "203.0.113.1")) != account  # a new account for the address
-    with pytest.raises(LinkRefused):
+    with pytest.raises(SignInRefused):
         accounts.use_device_code("ABCD-EFGH", "203.0.113.4")
