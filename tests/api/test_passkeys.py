@@ -131,3 +131,18 @@ def test_behind_an_https_public_origin_the_passkey_belongs_to_its_host(api, monk
         headers=public,
     )
     assert made.status_code == 201 and "Secure" in made.headers["Set-Cookie"]
+
+
+def test_a_passkey_registered_already_makes_no_second_account(api):
+    passkey, _ = _sign_up(api)
+    api.delete("/auth/session", headers=OWN)
+    client = api.app.extensions["bluemoon"].client
+    accounts_before = client.keys("{acct:*}:account")
+    begun = api.post("/auth/passkeys/registration", json={"display_name": "Ada again"}, headers=OWN).json
+    again = api.post(
+        "/auth/passkeys",
+        json={"ceremony": begun["ceremony"], "credential": passkey.create(begun["options"])},
+        headers=OWN,
+    )
+    assert again.status_code == 401 and "registered already" in again.json["detail"]
+    assert client.keys("{acct:*}:account") == accounts_before
