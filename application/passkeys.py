@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import secrets
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import webauthn
 from webauthn.helpers import base64url_to_bytes, bytes_to_base64url
@@ -33,6 +34,7 @@ from .accounts import Accounts
 from .games import digest
 from .refusals import NotFound, ServiceError
 
+T = TypeVar("T")
 CEREMONY_SECONDS = 300  #: a ceremony's challenge is good for five minutes, once
 MAX_PASSKEYS = 20
 
@@ -79,15 +81,15 @@ class Passkeys:
     def finish_registration(self, party: RelyingParty, ceremony: str, credential: dict[str, Any]) -> tuple[str, dict]:
         """Verify the authenticator's answer and keep the passkey; (account, the passkey's info)."""
         state = self._spend(ceremony, "register")
-        try:
-            verified = webauthn.verify_registration_response(
+        verified = _checked(
+            "the new passkey",
+            lambda: webauthn.verify_registration_response(
                 credential=credential,
                 expected_challenge=base64url_to_bytes(state["challenge"]),
                 expected_rp_id=party.id,
                 expected_origin=party.origin,
-            )
-        except (WebAuthnException, ValueError, KeyError, TypeError, AttributeError) as error:  # any malformed answer
-            raise PasskeyRefused(f"the new passkey could not be verified: {error}") from error
+            ),
+        )
         account = state["account"]
         credential_id = bytes_to_base64url(verified.credential_id)
         owner = keys.credential_owner(digest(credential_id))
@@ -123,17 +125,17 @@ class Passkeys:
         if raw is None:
             raise PasskeyRefused("this passkey is not registered here (or was removed)")
         account, passkey = text(found), json.loads(raw)
-        try:
-            verified = webauthn.verify_authentication_response(
+        verified = _checked(
+            "the passkey's answer",
+            lambda: webauthn.verify_authentication_response(
                 credential=credential,
                 expected_challenge=base64url_to_bytes(state["challenge"]),
                 expected_rp_id=party.id,
                 expected_origin=party.origin,
                 credential_public_key=base64url_to_bytes(passkey["public_key"]),
                 credential_current_sign_count=passkey["sign_count"],
-            )
-        except (WebAuthnException, ValueError, KeyError, TypeError, AttributeError) as error:  # any malformed answer
-            raise PasskeyRefused(f"the passkey's answer could not be verified: {error}") from error
+            ),
+        )
         passkey.update(sign_count=verified.new_sign_count, last_used=now())
         held = keys.account_passkeys(account)
         self.accounts.store.durably(held, lambda c: c.hset(held, credential_id, json.dumps(passkey)))
@@ -164,6 +166,15 @@ class Passkeys:
         if state is None or state["kind"] != kind:
             raise PasskeyRefused("this ceremony is unknown, already finished or older than five minutes: begin again")
         return state
+
+
+def _checked(what: str, verify: Callable[[], T]) -> T:
+    """The library's verdict on an authenticator's answer; any malformed or false answer is a
+    refusal (401), never a 500."""
+    try:
+        return verify()
+    except (WebAuthnException, ValueError, KeyError, TypeError, AttributeError) as error:
+        raise PasskeyRefused(f"{what} could not be verified: {error}") from error
 
 
 def _public(passkey: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,6 @@ import sys
 import uuid
 
 import pytest
-import redis
 
 from application.games import SeatSpec
 from application.rq_handoff import RQHandoff
@@ -37,10 +36,8 @@ def queue_name():
 
 
 @pytest.fixture
-def client(redis_url):
-    client = redis.Redis.from_url(redis_url)
-    yield client
-    client.close()
+def client(real_redis):
+    return real_redis
 
 
 @pytest.fixture
