@@ -61,7 +61,8 @@ def test_a_whole_game_over_http(api_real, seats):
             assert joined.status_code == 201
             tokens[s["seat"]] = joined.json["token"]
     final = play_to_the_end(api, game, tokens, random.Random(len(seats)))
-    assert final["result"]["reason"] in ("offerings", "rebuilt", "draw")
+    # any ending the rules know: random play sometimes stalls for ten rounds (P16, about 1 game in 75)
+    assert final["result"]["reason"] in ("offerings", "rebuilt", "draw", "stalemate")
     assert final["seed"] and all(p["hand"] is not None for p in final["players"])
     audit = api.get(f"/games/{game}/audit").json
     assert audit["verified"], audit
