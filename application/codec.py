@@ -66,7 +66,7 @@ def legal_document(state: Game, seat: int, expand: bool = False) -> dict[str, An
     """``GET /legal``'s body (without the game id): compact unless ``expand``. The Reset is one
     ``end_turn`` discarding nothing plus the cards it may discard, not every combination of
     them (a 40-card hand has hundreds)."""
-    found = list(legal_commands(state, seat))
+    found = list(legal_commands(state, seat, take_back=True))
     can_end = any(isinstance(c, EndTurn) for c in found)
     if not expand:
         found = [c for c in found if not (isinstance(c, EndTurn) and c.discards)]

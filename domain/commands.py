@@ -96,7 +96,14 @@ class EndTurn:
     discards: tuple[str, ...] = ()
 
 
-Command = Move | FlyFigure | GainSteps | FlyDragon | MoveDragon | Contribute | Offer | UseAction | EndTurn
+@dataclass(frozen=True, slots=True)
+class TakeBack:
+    """Take back every step and contribution of this turn so far (P17)."""
+
+    seat: int
+
+
+Command = Move | FlyFigure | GainSteps | FlyDragon | MoveDragon | Contribute | Offer | UseAction | EndTurn | TakeBack
 COMMAND_TYPES: dict[str, type] = {
     "move": Move,
     "fly_figure": FlyFigure,
@@ -107,5 +114,6 @@ COMMAND_TYPES: dict[str, type] = {
     "offer": Offer,
     "use_action": UseAction,
     "end_turn": EndTurn,
+    "take_back": TakeBack,
 }
 COMMAND_NAMES: dict[type, str] = {v: k for k, v in COMMAND_TYPES.items()}

@@ -364,6 +364,31 @@ def _end_turn(tx: _Transaction, c: cmd.EndTurn) -> None:
         tx.emit(ev.TurnStarted((c.seat + 1) % tx.game.options.players, tx.turn.number + 1))
 
 
+def _take_back(tx: _Transaction, c: cmd.TakeBack) -> None:
+    start = tx.game.turn_start
+    if start is None:
+        raise IllegalCommand(
+            "take_back_closed",
+            "this turn can no longer be taken back: a card was drawn, a building completed or an offering made (P17)",
+        )
+    if start.version == tx.game.version:
+        raise IllegalCommand("nothing_to_take_back", "nothing has been done this turn since it began (P17)")
+    tx.emit(ev.TurnTakenBack(c.seat, start.version))
+
+
+def can_take_back(game: Game, seat: int) -> bool:
+    """Whether ``seat`` may take back its turn so far now (P17)."""
+    start = game.turn_start
+    turn = game.turn
+    return (
+        start is not None
+        and turn is not None
+        and turn.seat == seat
+        and not game.finished
+        and start.version != game.version
+    )
+
+
 def can_offer(game: Game, seat: int) -> bool:
     """Whether the seat could afford the next obelisk space with a marker left (R11)."""
     space = game.next_obelisk_space()
@@ -400,4 +425,5 @@ _HANDLERS: dict[type, Callable[[_Transaction, object], None]] = {
     cmd.Offer: _offer,  # type: ignore[dict-item]
     cmd.UseAction: _use_action,  # type: ignore[dict-item]
     cmd.EndTurn: _end_turn,  # type: ignore[dict-item]
+    cmd.TakeBack: _take_back,  # type: ignore[dict-item]
 }

@@ -185,6 +185,14 @@ class TurnEnded:
 
 
 @dataclass(frozen=True, slots=True)
+class TurnTakenBack:
+    """The seat took back its turn so far: the state after event ``to`` holds again (P17)."""
+
+    seat: int
+    to: int
+
+
+@dataclass(frozen=True, slots=True)
 class GameEnded:
     reason: str  #: offerings, rebuilt, draw or stalemate (R11, P16)
     winners: tuple[int, ...]
@@ -214,6 +222,7 @@ Event = (
     | CardsDrawn
     | AsideJoined
     | TurnEnded
+    | TurnTakenBack
     | GameEnded
 )
 EVENT_TYPES: dict[str, type] = {cls.__name__: cls for cls in Event.__args__}

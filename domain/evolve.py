@@ -214,6 +214,12 @@ def _ended(g: Game, e: ev.TurnEnded) -> Game:
     return replace(g, quiet_turns=0 if built else g.quiet_turns + 1)
 
 
+def _taken_back(g: Game, e: ev.TurnTakenBack) -> Game:
+    """The turn's starting state again (P17); it stays the point a later take-back returns to."""
+    assert g.turn_start is not None and g.turn_start.version == e.to, "a take-back returns to the turn's start"
+    return replace(g.turn_start)
+
+
 def _game_ended(g: Game, e: ev.GameEnded) -> Game:
     return replace(g, result=Result(EndReason(e.reason), e.winners), seed=e.seed)
 
@@ -241,19 +247,48 @@ _APPLY: dict[type, Callable[[Any, Any], Game]] = {
     ev.CardsDrawn: _drawn,
     ev.AsideJoined: _joined,
     ev.TurnEnded: _ended,
+    ev.TurnTakenBack: _taken_back,
     ev.GameEnded: _game_ended,
 }
+
+#: After these a turn can no longer be taken back (P17): a card came from the deck, the deck
+#: was shuffled, a building was completed (others score), an offering was made, the turn or
+#: the game ended. Contributions, steps and powers can be taken back.
+_FINAL: frozenset[type] = frozenset(
+    {
+        ev.CardsDealt,
+        ev.PositionSet,
+        ev.BuildingCompleted,
+        ev.ScalesScored,
+        ev.OfferingMade,
+        ev.CardsDiscarded,
+        ev.DeckReshuffled,
+        ev.CardsDrawn,
+        ev.AsideJoined,
+        ev.TurnEnded,
+        ev.GameEnded,
+    }
+)
+#: Events after which the new state is itself the point a take-back returns to.
+_CHECKPOINT: frozenset[type] = frozenset({ev.TurnStarted, ev.TurnTakenBack})
 
 
 def evolve(state: Game | None, event: ev.Event) -> Game:
     """The state after ``event``; ``state`` is None only before GameCreated."""
-    game = _APPLY[type(event)](state, event)
+    kind = type(event)
+    game = _APPLY[kind](state, event)
     version = (state.version if state else 0) + 1
     if game is state:
-        return replace(game, version=version)
-    # ``game`` is a fresh object nobody else holds yet: stamp its version in place rather
-    # than copying it once more (this halves the cost of a fold).
-    object.__setattr__(game, "version", version)
+        game = replace(game, version=version)
+    else:
+        # ``game`` is a fresh object nobody else holds yet: stamp its version in place rather
+        # than copying it once more (this halves the cost of a fold).
+        object.__setattr__(game, "version", version)
+    if kind in _CHECKPOINT:
+        object.__setattr__(game, "turn_start", None)
+        object.__setattr__(game, "turn_start", replace(game))
+    elif kind in _FINAL and game.turn_start is not None:
+        object.__setattr__(game, "turn_start", None)
     return game
 
 

@@ -12,7 +12,7 @@ from functools import lru_cache
 
 from . import commands as cmd
 from .catalogue import BUILDINGS, COURTYARD
-from .decide import DRAGON_MOVE_STEPS, PILLAR_EXTRA, can_offer
+from .decide import DRAGON_MOVE_STEPS, PILLAR_EXTRA, can_offer, can_take_back
 from .payment import minimal_payments
 from .peoples import CARDS, DRAGON_OF, Colour
 from .state import Game, Phase
@@ -28,8 +28,10 @@ def _one_per_kind(cards: tuple[str, ...]) -> list[str]:
     return list(seen.values())
 
 
-def legal_commands(state: Game, seat: int) -> Iterator[cmd.Command]:
-    """The legal commands for ``seat`` now; nothing when it is not that seat's turn."""
+def legal_commands(state: Game, seat: int, take_back: bool = False) -> Iterator[cmd.Command]:
+    """The legal commands for ``seat`` now; nothing when it is not that seat's turn. The
+    take-back (P17) is listed only when asked for: it is for people, and a bot that drew it
+    at random could walk in circles."""
     turn = state.turn
     if state.finished or turn is None or turn.seat != seat:
         return
@@ -42,6 +44,8 @@ def legal_commands(state: Game, seat: int) -> Iterator[cmd.Command]:
         yield from _offers(state, seat, kinds)
         yield from _actions(state, seat)
     yield from _resets(seat, player.hand)
+    if take_back and can_take_back(state, seat):
+        yield cmd.TakeBack(seat)
 
 
 def _movement(state: Game, seat: int, kinds: list[str]) -> Iterator[cmd.Command]:

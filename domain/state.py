@@ -93,6 +93,9 @@ class Game:
     rules: int = RULES_VERSION  #: the rules version the game was created under (GameCreated.rules)
     #: Only in a bot's observation: the cards it cannot place (others' hands, the deck).
     unseen: tuple[str, ...] = ()
+    #: The state this turn began with, while a take-back may still return to it (P17); None
+    #: once something hidden was revealed or somebody gained, and between turns.
+    turn_start: Game | None = None
 
     @property
     def finished(self) -> bool:

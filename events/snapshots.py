@@ -11,12 +11,16 @@ from domain.options import Edition, Layout, Options
 from domain.peoples import Dragon
 from domain.state import EndReason, Game, Phase, Player, Result, Site, Turn
 
-SNAPSHOT_SCHEMA = 2
+SNAPSHOT_SCHEMA = 3  #: 3: the turn's starting state (P17)
 
 
 def encode_state(g: Game) -> str:
+    return json.dumps(_document(g), separators=(",", ":"))
+
+
+def _document(g: Game) -> dict[str, Any]:
     turn = g.turn
-    doc: dict[str, Any] = {
+    return {
         "options": [g.options.players, g.options.edition.value, g.options.expansion, g.options.layout.value],
         "placement": {t: list(c) for t, c in g.city.placement.items()},
         "seed": g.seed,
@@ -50,12 +54,15 @@ def encode_state(g: Game) -> str:
         "scenario": g.scenario,
         "quiet_turns": g.quiet_turns,
         "rules": g.rules,
+        "turn_start": None if g.turn_start is None else _document(g.turn_start),
     }
-    return json.dumps(doc, separators=(",", ":"))
 
 
 def decode_state(text: str) -> Game:
-    d = json.loads(text)
+    return _game(json.loads(text))
+
+
+def _game(d: dict[str, Any]) -> Game:
     players, edition, expansion, layout = d["options"]
     turn = d["turn"]
     return Game(
@@ -77,4 +84,5 @@ def decode_state(text: str) -> Game:
         scenario=d["scenario"],
         quiet_turns=d["quiet_turns"],
         rules=d["rules"],
+        turn_start=None if d["turn_start"] is None else _game(d["turn_start"]),
     )

@@ -409,6 +409,7 @@ COMMAND_FIELDS: dict[str, dict[str, bool]] = {  # field -> required
     "offer": {"pillar": False},
     "use_action": {"to": False},
     "end_turn": {"discards": False},
+    "take_back": {},
 }
 assert set(COMMAND_FIELDS) == set(COMMAND_TYPES)
 
@@ -422,7 +423,8 @@ class Command(Strict):
         validate=validate.OneOf(sorted(COMMAND_TYPES)),
         metadata={
             "description": "move, fly_figure (Flit 1), gain_steps (Flit 2), fly_dragon (Vulca/Terrah/Aqua 1), "
-            "move_dragon (their 2s), contribute, offer, use_action (expansion buildings), end_turn (the Reset)."
+            "move_dragon (their 2s), contribute, offer, use_action (expansion buildings), end_turn (the Reset), "
+            "take_back (undo this turn's steps and contributions while nothing hidden was revealed: ruling P17)."
         },
     )
     to = fields.String(

@@ -44,7 +44,14 @@ def arrange(game: Game, seat: int, *, hand: tuple[str, ...] | None = None, **cha
         game = replace(game, players=tuple(players), deck=deck, discard=discard)
     players = list(game.players)
     players[seat] = replace(players[seat], **changes)
-    return replace(game, players=tuple(players))
+    return _begun_here(replace(game, players=tuple(players)))
+
+
+def _begun_here(game: Game) -> Game:
+    """An arranged position is where the turn begins: a take-back (P17) returns to it."""
+    if game.turn_start is None or game.turn_start.version != game.version:
+        return game
+    return replace(game, turn_start=replace(game, turn_start=None))
 
 
 def site(game: Game, building: str, markers: tuple[int | None, ...] | None = None, reconstructed: bool = False) -> Game:
@@ -57,7 +64,7 @@ def site(game: Game, building: str, markers: tuple[int | None, ...] | None = Non
     for owner in markers:
         if owner is not None:
             players[owner] = replace(players[owner], markers=players[owner].markers - 1)
-    return replace(game, sites=sites, players=tuple(players))
+    return _begun_here(replace(game, sites=sites, players=tuple(players)))
 
 
 def dragons(game: Game, **where: str | None) -> Game:
@@ -66,7 +73,7 @@ def dragons(game: Game, **where: str | None) -> Game:
     placed = dict(game.dragons)
     for name, tile in where.items():
         placed[Dragon(name)] = tile
-    return replace(game, dragons=placed)
+    return _begun_here(replace(game, dragons=placed))
 
 
 def play(game: Game, *commands: Command) -> tuple[Game, list[Event]]:

@@ -1,8 +1,8 @@
 """What a bot may know: its seat's observation, and guesses consistent with it.
 
 ``observe`` keeps only what the seat may see (R16): other hands, cards others keep aside and
-the deck become one pool of unseen cards in a canonical order, others' crystals become 0 and
-the seed is dropped. Two states that differ only in hidden information observe the same.
+the deck become one pool of unseen cards in a canonical order, others' crystals become 0, and
+the seed and the turn's starting state (P17) are dropped. Two states that differ only in hidden information observe the same.
 ``determinize`` deals the unseen pool at random into the hidden places, so a bot can look
 ahead with ``decide`` in a world that could be the real one.
 """
@@ -28,7 +28,12 @@ def observe(state: Game, seat: int) -> Game:
         hidden += p.hand + p.aside
         players.append(copy_with(p, hand=("?",) * len(p.hand), aside=("?",) * len(p.aside), crystals=0))
     return copy_with(
-        state, players=tuple(players), deck=("?",) * len(state.deck), seed=HIDDEN_SEED, unseen=tuple(sorted(hidden))
+        state,
+        players=tuple(players),
+        deck=("?",) * len(state.deck),
+        seed=HIDDEN_SEED,
+        unseen=tuple(sorted(hidden)),
+        turn_start=None,  # it holds the hidden parts as they were; bots never take back anyway
     )
 
 

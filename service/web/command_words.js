@@ -15,6 +15,7 @@ export const COMMAND_WORDS = {
   move_dragon: (c, { dragon }) => `Move the ${dragon} dragon to ${named(c.to)} with ${c.card}`,
   offer: (c, { next }) => (c.pillar ? `Offer one more with ${c.pillar} (${PILLAR.name})` : `Offer ${next} crystals at the obelisk`),
   use_action: (c, { here }) => (c.to ? `Main Hall: go to ${named(c.to)}` : `Use the ${named(here)}'s action`),
+  take_back: () => "Take back this turn's steps",
 };
 
 /** A command's button text in ``view`` for the seat ``seat``; an unknown type is named as it is. */

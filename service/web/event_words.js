@@ -29,6 +29,7 @@ export const EVENT_WORDS = {
   CardsDrawn: (d) => `${who(d)}draws ${cards(d.count)}`,
   AsideJoined: (d) => `${who(d)}takes ${cards(d.count)} won this turn into the hand`,
   TurnEnded: (d) => `${who(d)}ends the turn`,
+  TurnTakenBack: (d) => `${who(d)}takes back this turn's steps so far`,
   GameEnded: (d) => `the game ends (${d.reason})`,
 };
 

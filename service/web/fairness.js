@@ -155,10 +155,13 @@ export function verify(log) {
   const first = events.find((e) => e.type === "TurnStarted").data.seat;
   givenOr("first_player", "first player", first === new Stream(seed, "first-player").below(created.players), `seat ${first}, the seeded choice`);
   let discard = [];
+  let atTurnStart = [];
   let reshuffles = 0;
   let reshufflesOk = true;
   for (const { type, data: d } of events) {
     if (type === "PositionSet") discard = [...d.discard];
+    else if (type === "TurnStarted") atTurnStart = [...discard];
+    else if (type === "TurnTakenBack") discard = [...atTurnStart];
     else if (["FigureFlown", "StepsGained", "DragonFlown", "DragonMoved"].includes(type)) discard.push(d.card);
     else if (type === "ContributionMade") discard.push(...d.cards, ...d.hoax.map(([card]) => card));
     else if (type === "OfferingMade" && d.pillar) discard.push(d.pillar);

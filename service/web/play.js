@@ -144,11 +144,13 @@ function actionsPanel() {
   const spaces = [...new Set(commands("contribute").map((c) => c.space))];
   const offers = commands("offer");
   const most = legal.end_turn_discards?.at_most ?? 0;
+  const takeBack = commands("take_back");
   return html`<p class="muted">Click or press Enter on a highlighted tile to go there or to use a power there.${steps}</p>
     <div id="choices">${choices()}</div>
     ${powers.length ? group("Powers", powers.map((c) => button(words(c), () => play(c), c.type))) : nothing}
     ${spaces.length ? building(spaces) : nothing}
     ${offers.length ? group("Obelisk", offers.map((c) => button(words(c), () => play(c), "offer"))) : nothing}
+    ${takeBack.length ? button(words(takeBack[0]), () => play(takeBack[0]), "take_back") : nothing}
     ${button(`End the turn (discarding the ticked cards, at most ${most})`, endTurn, "end_turn", true)}`;
 }
 

@@ -83,8 +83,11 @@ class CheckedClient:
 
 
 def pick(commands: list[dict[str, Any]], rnd: random.Random) -> dict[str, Any]:
-    """A human's choice from the legal list: contributions and offerings first (so games end),
-    then moves toward somewhere useful, else the Reset."""
+    """A human's choice from the legal list: now and then a take-back (P17), so that whole
+    games and their audits include some; else contributions and offerings first (so games
+    end), then moves toward somewhere useful, else the Reset."""
+    if any(c["type"] == "take_back" for c in commands) and rnd.random() < 0.05:
+        return {"type": "take_back"}
     for kind in ("offer", "contribute", "use_action"):
         options = [c for c in commands if c["type"] == kind and not (kind == "use_action" and c.get("to"))]
         if options:

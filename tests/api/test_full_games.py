@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -11,8 +13,11 @@ from tests.api.client import pick
 MAX_COMMANDS = 6000
 
 
-def play_to_the_end(api, game: str, tokens: dict[int, str], rnd: random.Random) -> dict:
-    """Humans choose from GET .../legal and post their choice back unchanged."""
+def play_to_the_end(
+    api, game: str, tokens: dict[int, str], rnd: random.Random, choose: Callable[..., dict[str, Any]] | None = None
+) -> dict:
+    """Humans choose from GET .../legal (``pick``, or ``choose(commands, rnd, state)``) and
+    post their choice back unchanged."""
     for _ in range(MAX_COMMANDS):
         api.run_workers()
         state = api.get(f"/games/{game}").json
@@ -21,7 +26,7 @@ def play_to_the_end(api, game: str, tokens: dict[int, str], rnd: random.Random) 
         seat = state["turn"]["seat"]
         assert seat in tokens, "a bot's turn must have been played by the workers"
         legal = api.get(f"/games/{game}/legal", token=tokens[seat]).json
-        command = pick(legal["commands"], rnd)
+        command = choose(legal["commands"], rnd, state) if choose else pick(legal["commands"], rnd)
         response = api.post(
             f"/games/{game}/commands",
             token=tokens[seat],

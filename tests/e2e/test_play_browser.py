@@ -225,7 +225,8 @@ def _two_humans(server) -> tuple[str, list[str], int]:
     return created["game"], tokens, view["turn"]["seat"]
 
 
-def test_browser_two_humans_see_each_others_moves_live(server, browser):
+def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, browser):
+    """A step, then the page's take-back (P17): the watcher sees both, the figure is back."""
     errors: list[str] = []
     game, tokens, first = _two_humans(server)
     mover = _page(browser, errors)
@@ -239,6 +240,13 @@ def test_browser_two_humans_see_each_others_moves_live(server, browser):
     _walk(mover)
     watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
     assert "steps to" in watcher.text_content("#log li:last-child")
+    mover.click("#actions button[data-type=take_back]")
+    watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before + 1}", timeout=10_000)
+    assert "takes back" in watcher.text_content("#log li:last-child")
+    _, view = call(server, "GET", f"/games/{game}")
+    assert view["players"][first]["position"] == "courtyard" and view["turn"]["steps"] == 2
+    mover.wait_for_selector("#board g.target.step")  # the turn goes on from its start
+    assert mover.locator("#actions button[data-type=take_back]").count() == 0
     assert errors == []
 
 
