@@ -221,6 +221,9 @@ class Accounts:
         email = found["email"] or None  # a passkey-only account has none
         return {"account": account, "display_name": found["name"], "email": email, "created": found["created"]}
 
+    def exists(self, account: str) -> bool:
+        return bool(self.client.exists(keys.account(account)))
+
     def display_name(self, account: str) -> str:
         return self.profile(account)["display_name"]
 

@@ -35,6 +35,7 @@ from events.store import (
 from . import webhook_subscriptions as webhooks
 from .codec import command_to_json
 from .handoff import Dispatcher, Handoff
+from .ratings import rating_entry
 from .refusals import Forbidden, NotFound, SeatTaken, Unauthorized
 from .repository import GameRepository
 from .turns import TurnTicket, starts_work, turn_entry
@@ -55,6 +56,8 @@ class SeatSpec:
     kind: str
     name: str | None = None
     level: str | None = None
+    account: str | None = None  #: the person who holds a human seat of a game made from an open game
+    token: str | None = None  #: a human seat's token digest made beforehand (a rematch's accepting seat)
 
 
 @dataclass(frozen=True)
@@ -113,8 +116,14 @@ class GameService:
         turn_deadline: int | None = None,
         deadline_level: str | None = None,
         scenario: Position | None = None,
+        rated: bool = False,
+        origin: dict[str, Any] | None = None,
+        game: str | None = None,
     ) -> Created:
-        game = uuid.uuid4().hex
+        """A new game. ``rated``: a finished game rates its seats (application/ratings.py);
+        ``origin``: where it came from (its open game, or the game it is a rematch of);
+        ``game``: an id chosen beforehand, so that a retried start makes the same game."""
+        game = game or uuid.uuid4().hex
         seed = os.urandom(32)
         if scenario is not None:
             events = scenario_game(options, seed, scenario, grid=grid)
@@ -126,7 +135,12 @@ class GameService:
         for seat, spec in enumerate(seats):
             entry: dict[str, Any] = {"seat": seat, "kind": spec.kind, "name": spec.name, "level": spec.level}
             shown = dict(entry)
-            if spec.kind == "human":
+            if spec.account:
+                entry["account"] = spec.account
+            if spec.kind == "human" and spec.token:
+                entry["token"] = spec.token
+                tokens[spec.token] = f"{game}:{seat}"
+            elif spec.kind == "human":
                 token = secrets.token_urlsafe(32)
                 entry["token"] = digest(token)
                 tokens[entry["token"]] = f"{game}:{seat}"
@@ -142,6 +156,8 @@ class GameService:
             "seats": json.dumps(stored_seats),
             "turn_deadline": json.dumps(turn_deadline),
             "deadline_level": json.dumps(deadline_level),
+            "rated": json.dumps(rated),
+            "origin": json.dumps(origin),
         }
         self.store.durably(keys.meta(game), lambda c: c.hset(keys.meta(game), mapping=meta))
         for hashed, owner in tokens.items():
@@ -306,6 +322,8 @@ class GameService:
         # every event records the command that caused it, so an audit can judge the command again
         meta = json.dumps({**json.loads(meta), "command": command_json, "seat": command.seat, "version": state.version})
         outbox = [turn_entry(game, new_state, settings)] if starts_work(events, new_state) else []
+        if new_state.finished and settings.get("rated"):
+            outbox.append(rating_entry(game))
         hooks = settings.get("webhooks")
 
         def deliveries(stored: list[StoredEvent]) -> list[OutboxWrite]:

@@ -20,7 +20,8 @@ from events.outbox import Claim, Outbox
 from .turns import TurnTicket, fallback_level
 
 log = logging.getLogger("bluemoon.handoff")
-DELIVERY_PREFIX = "wh:"  #: outbox entries of webhook deliveries; the others are games' turns
+DELIVERY_PREFIX = "wh:"  #: outbox entries of webhook deliveries
+RATING_PREFIX = "rt:"  #: the outbox entry of a finished rated game's rating; the others are games' turns
 
 
 class Handoff(Protocol):
@@ -30,23 +31,30 @@ class Handoff(Protocol):
 
     def deliver(self, claim: Claim, job_id: str) -> None: ...
 
+    def rate(self, claim: Claim, job_id: str) -> None: ...
+
     def queued(self, job_id: str) -> bool:
         """Whether the job ``job_id`` is still waiting for a worker (not lost, just queued)."""
         ...
 
 
 class CallbackHandoff:
-    """Turns handed to a function in this process (tests, the examples recorder); deliveries
-    are left in the outbox."""
+    """Turns (and ratings, given ``on_rate``) handed to functions in this process (tests, the
+    examples recorder); deliveries are left in the outbox."""
 
-    def __init__(self, on_turn: Callable[[TurnTicket], None]) -> None:
+    def __init__(self, on_turn: Callable[[TurnTicket], None], on_rate: Callable[[Claim], None] | None = None) -> None:
         self.on_turn = on_turn
+        self.on_rate = on_rate
 
     def play(self, ticket: TurnTicket) -> None:
         self.on_turn(ticket)
 
     def deliver(self, claim: Claim, job_id: str) -> None:
         return None
+
+    def rate(self, claim: Claim, job_id: str) -> None:
+        if self.on_rate is not None:
+            self.on_rate(claim)
 
     def queued(self, job_id: str) -> bool:
         return False
@@ -87,7 +95,9 @@ class Dispatcher:
 
     def _hand_on(self, handoff: Handoff, claim: Claim) -> int:
         delivery = claim.name.startswith(DELIVERY_PREFIX)
-        if delivery:
+        if claim.name.startswith(RATING_PREFIX):
+            job_id, previous = f"rt-{claim.name[3:]}-{claim.tries}", f"rt-{claim.name[3:]}-{claim.tries - 1}"
+        elif delivery:
             job_id, previous = delivery_job_id(claim), delivery_job_id(claim, claim.tries - 1)
         else:
             ticket = TurnTicket.from_payload(claim.payload, claim.tries)
@@ -95,6 +105,9 @@ class Dispatcher:
         if claim.tries > 1 and handoff.queued(previous):
             self.outbox.renew(claim.name, claim.payload, tries=claim.tries - 1)  # still queued, not lost
             return 0
+        if claim.name.startswith(RATING_PREFIX):
+            handoff.rate(claim, job_id)
+            return 1
         if delivery:
             handoff.deliver(claim, job_id)
             return 1

@@ -53,6 +53,17 @@ class RQHandoff:
             failure_ttl=86_400,
         )
 
+    def rate(self, claim: Claim, job_id: str) -> None:
+        self.queue.enqueue(
+            "workers.rating_jobs.rate",
+            claim.name,
+            claim.payload,
+            job_id=job_id,
+            job_timeout=JOB_TIMEOUT,
+            result_ttl=600,
+            failure_ttl=86_400,
+        )
+
     def queued(self, job_id: str) -> bool:
         try:
             status = Job.fetch(job_id, connection=self.queue.connection).get_status()

@@ -24,6 +24,9 @@ from events.redis_store import RedisStore
 from .accounts import Accounts
 from .games import GameService
 from .handoff import Handoff
+from .ratings import Ratings
+from .rematches import Rematches
+from .tables import Tables
 
 #: Socket timeouts of the service's own calls (short reads and Lua appends): during an outage
 #: they fail within seconds, and the API answers 503 instead of hanging.
@@ -43,6 +46,9 @@ class Components:
     url: str
     feed: Feed
     accounts: Accounts
+    ratings: Ratings
+    tables: Tables
+    rematches: Rematches
 
 
 def redis_url() -> str:
@@ -149,4 +155,15 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         feed = Feed(client, functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client)
         store = store_for(client, publish=False)
     service = GameService(client, store, handoff, on_append=feed.publish)
-    return Components(client, store, service, url or "", feed, Accounts(store))
+    accounts, ratings = Accounts(store), Ratings(store)
+    return Components(
+        client,
+        store,
+        service,
+        url or "",
+        feed,
+        accounts,
+        ratings,
+        Tables(store, service, accounts, ratings),
+        Rematches(store, service, accounts),
+    )

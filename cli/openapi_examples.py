@@ -21,6 +21,7 @@ import fakeredis  # a dev dependency: the document is written by developers, nev
 
 from service.app import create_app
 from workers import webhook_delivery as deliveries
+from workers.rating_jobs import rate_now
 from workers.turn_jobs import play
 
 from .soft_authenticator import SoftPasskey
@@ -54,12 +55,16 @@ class _Workers:
     def __init__(self) -> None:
         self.turns: list[Any] = []
         self.deliveries: list[Any] = []
+        self.ratings: list[Any] = []
 
     def play(self, ticket: Any) -> None:
         self.turns.append(ticket)
 
     def deliver(self, claim: Any, job_id: str) -> None:
         self.deliveries.append(claim)
+
+    def rate(self, claim: Any, job_id: str) -> None:
+        self.ratings.append(claim)
 
     def queued(self, job_id: str) -> bool:
         return False
@@ -183,6 +188,7 @@ def _session() -> dict[str, dict[str, Any]]:
     found["openapiJson"] = {"request": None, "response": {"openapi": "3.1.0", "info": {"title": "Blue Moon City"}}}
     token_id = _accounts(call, refused, http, found, game, ada)
     passkey_id = _passkeys(call, refused, found)
+    table, player = _lobby(call, refused, http, app.extensions["bluemoon"], workers, run_bots)
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -192,6 +198,8 @@ def _session() -> dict[str, dict[str, Any]]:
         "hook": hook["id"],
         "token": token_id,
         "passkey": passkey_id,
+        "table": table,
+        "player": player,
     }
     return found
 
@@ -249,3 +257,53 @@ def _passkeys(call: Any, refused: Any, found: dict[str, Any]) -> str:
     call("signOut", "DELETE", "/auth/session", headers=own)
     refused("signInWithPasskey", "POST", "/auth/passkeys/sign-in", answer)  # the same answer again
     return str(registered["passkey"]["id"])
+
+
+def _lobby(call: Any, refused: Any, http: Any, components: Any, workers: _Workers, run_bots: Any) -> tuple[str, str]:
+    """Two people open and fill a rated game in the lobby, play it to its end (they only end
+    their turns; the bot builds), see their ratings, and accept a rematch; another open game is
+    cancelled. Returns the open game's id and the first person's player id."""
+    own = {"Origin": "http://localhost"}
+    links: list[str] = []
+    with mock.patch("service.routes.account_routes.send_sign_in_link", lambda email, link: links.append(link)):
+        for email in ("dee@example.com", "eli@example.com"):
+            http.post("/auth/email-link", json={"email": email})
+    people = []
+    for link in links:
+        http.post("/auth/email-link/use", json={"token": link.split("token=", 1)[1]})
+        people.append(http.post("/me/tokens", json={"name": "lobby"}, headers=own).get_json()["token"])
+        http.delete("/auth/session", headers=own)
+    dee, eli = people
+    opened = call(
+        "openGame",
+        "POST",
+        "/open-games",
+        {"players": 3, "bots": ["greedy"], "rated": True, "rating_range": {"min": -10, "max": 50}},
+        token=dee,
+    ).get_json()
+    refused("openGame", "POST", "/open-games", {"players": 2, "rating_range": {"min": 10, "max": -10}}, dee)
+    call("listOpenGames", "GET", "/open-games?players=3&limit=10")
+    call("getOpenGame", "GET", f"/open-games/{opened['id']}")
+    refused("joinOpenGame", "POST", f"/open-games/{opened['id']}/join", None, dee)
+    started = call("joinOpenGame", "POST", f"/open-games/{opened['id']}/join", token=eli).get_json()
+    other = http.post("/open-games", json={"players": 2}, headers={"Authorization": f"Bearer {dee}"}).get_json()
+    call("cancelOpenGame", "DELETE", f"/open-games/{other['id']}", token=dee)
+    game, service = started["game"], components.service
+    by_seat = {0: dee, 1: eli}
+    run_bots()
+    while not service.state(game).finished:
+        state = service.state(game)
+        end = {"type": "end_turn", "expected_version": state.version}
+        http.post(f"/games/{game}/commands", json=end, headers={"Authorization": f"Bearer {by_seat[state.turn.seat]}"})
+        run_bots()
+    for claim in workers.ratings:
+        rate_now(service, components.ratings, claim.name, claim.payload)
+    refused("acceptRematch", "POST", f"/games/{game}/rematch", None, "a-token-of-no-seat")
+    call("acceptRematch", "POST", f"/games/{game}/rematch", token=dee)
+    call("getRematch", "GET", f"/games/{game}/rematch")
+    http.post(f"/games/{game}/rematch", headers={"Authorization": f"Bearer {eli}"})
+    call("myRating", "GET", "/me/rating", token=dee)
+    player = started["seats"][0]["player"]
+    call("playerRating", "GET", f"/players/{player}/rating")
+    call("leaderboard", "GET", "/leaderboard?limit=10")
+    return str(opened["id"]), str(player)

@@ -90,6 +90,18 @@ def webhooks(game: str) -> str:
     return _key(game, "webhooks")
 
 
+def game_ratings(game: str) -> str:
+    """A rated game's ratings as they were computed, once: each seat's player, place, and
+    rating before and after (the record a retried rating job applies again, never anew)."""
+    return _key(game, "ratings")
+
+
+def rematch(game: str) -> str:
+    """A finished game's rematch: a hash of seat -> the new seat's token digest (or the
+    account) for each seat that accepted, and ``game``: the new game, once every seat has."""
+    return _key(game, "rematch")
+
+
 def webhook_log(game: str, hook: str) -> str:
     """A webhook's last delivery attempts, newest first (a capped list)."""
     return _key(game, f"webhook-log:{hook}")
@@ -124,8 +136,9 @@ def token(token_digest: str) -> str:
 #: delivery), written by the append script with the events; one per shard. An entry is named by
 #: its game's id (the turn) or ``wh:<game>:...`` (a delivery), so its shard follows from its name.
 def owner(entry: str) -> str:
-    """The game an outbox entry belongs to."""
-    return entry.split(":")[1] if entry.startswith("wh:") else entry
+    """The game an outbox entry belongs to (``wh:<game>:...`` a delivery, ``rt:<game>`` the
+    rating of a finished game, else the game's turn)."""
+    return entry.split(":")[1] if entry.startswith(("wh:", "rt:")) else entry
 
 
 def outbox(shard_no: int) -> list[str]:
@@ -212,3 +225,31 @@ def ceremony(ceremony_digest: str) -> str:
 def device_code(code_digest: str) -> str:
     """A one-time code shown on a signed-in device: the account it signs another device in to."""
     return f"device:{code_digest}"
+
+
+#: Ratings: each player (an account id, or ``bot:<level>``) has its rating and history under the
+#: tag ``{rating:<player>}``: one slot per player, so applying a game's ratings writes each
+#: player's slot on its own.
+def rating(player: str) -> str:
+    """A player's rating: a hash of mu, sigma, games (rated games played), updated."""
+    return "{rating:" + player + "}:rating"
+
+
+def rating_history(player: str) -> str:
+    """A player's rated games: a hash of game id -> JSON (place, before, after, at)."""
+    return "{rating:" + player + "}:history"
+
+
+LEADERBOARD = "{ratings}:leaderboard"  #: a sorted set: account id -> shown rating (mu - 3 sigma)
+RATING_LOCK = "{ratings}:lock"  #: held while a game's ratings are computed from the current ones
+
+#: The lobby of open games: one tag for its lists, written when a table opens, fills or closes
+#: (never per command). Each table's own record is under ``{table:<id>}``.
+LOBBY_OPEN = "{lobby}:open"  #: a sorted set: open table id -> when it closes unless filled (epoch ms)
+LOBBY_SUMMARIES = "{lobby}:summaries"  #: a hash: open table id -> JSON summary
+LOBBY_VERSION = "{lobby}:version"  #: a counter: each change of the open tables adds one (ETag)
+
+
+def table(table_id: str) -> str:
+    """An open game's table: a hash with its document (``doc``: options, seats, status)."""
+    return "{table:" + table_id + "}:table"

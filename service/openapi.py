@@ -89,6 +89,7 @@ RATE_HEADERS = {
 
 TAGS = {
     "games": "Create, list, join and look at games.",
+    "lobby": "Open games to join, rematches, ratings and the leaderboard.",
     "play": "Your legal commands, and playing one.",
     "follow": "Events as they happen, and the game at any past version.",
     "webhooks": "Signed POSTs to your server when your turn begins, and more.",
@@ -191,6 +192,12 @@ COMPONENTS = [
     "DeviceCode",
     "DeviceCodeUse",
     "SessionState",
+    "OpenGameRequest",
+    "OpenGame",
+    "OpenGameList",
+    "RematchStatus",
+    "PlayerRating",
+    "Leaderboard",
 ]
 
 

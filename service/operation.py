@@ -90,6 +90,8 @@ class PathParameters(Schema):
     hook = fields.String(metadata={"description": "Webhook id."})
     token = fields.String(metadata={"description": "Personal access token id (tok_...)."})
     passkey = fields.String(metadata={"description": "Passkey (credential) id, base64url."})
+    table = fields.String(metadata={"description": "Open game id."})
+    player = fields.String(metadata={"description": "A player id: an account's, or bot:<level>."})
 
 
 class TrueOrFalse(fields.Boolean):

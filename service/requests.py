@@ -16,6 +16,7 @@ from application.accounts import TOKEN_PREFIX, Accounts
 from application.codec import event_to_json
 from application.games import NOT_A_SEAT, GameService
 from application.refusals import Forbidden, Unauthorized
+from application.wiring import Components
 from domain import redact, view
 from events.serialization import StoredEvent
 
@@ -75,6 +76,11 @@ def accounts() -> Accounts:
     return current_app.extensions["bluemoon"].accounts
 
 
+def components() -> Components:
+    """Everything the application offers this process (application/wiring.py)."""
+    return current_app.extensions["bluemoon"]
+
+
 def signed_in() -> str | None:
     """The person calling, by a personal access token (bearer) or the page's session cookie
     (used only when no Authorization header is sent); None for a seat token or nobody."""
@@ -126,6 +132,7 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
     doc["settings"] = {
         "turn_deadline": deadline,
         "deadline_level": (settings.get("deadline_level") or "pass") if deadline else None,
+        "rated": bool(settings.get("rated")),
     }
     if doc["turn"] is not None:
         pending = settings.get("pending_turn")

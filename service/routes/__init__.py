@@ -11,13 +11,14 @@ from ..operation import DECLARED
 from .account_routes import account_api
 from .feed_routes import feeds
 from .game_routes import games
+from .lobby_routes import lobby
 from .meta_routes import meta, pages
 from .passkey_routes import passkey_api
 from .play_routes import play
 from .replay_routes import replay
 from .webhook_routes import webhooks
 
-API = (games, play, feeds, webhooks, replay, meta, account_api, passkey_api)
+API = (games, lobby, play, feeds, webhooks, replay, meta, account_api, passkey_api)
 api = Blueprint("api", __name__)
 for feature in API:
     api.register_blueprint(feature)

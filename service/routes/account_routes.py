@@ -14,7 +14,7 @@ from events.projection import entry, page_of
 
 from .. import schemas
 from ..operation import OPTIONAL_PERSON, PERSON, Answer, Body, Operation, Paging, Reply
-from ..requests import SESSION_COOKIE, accounts, person, service, signed_in
+from ..requests import SESSION_COOKIE, accounts, components, person, service, signed_in
 from ..sessions import clear_session, own_origin, set_session, signed_in_as
 from .game_routes import with_seat
 from .meta_routes import HTML, pages
@@ -172,7 +172,9 @@ def change_profile(body: Body) -> Answer:
     problems=(401, 403, 404),
 )
 def delete_account() -> Answer:
-    accounts().delete(person())
+    account = person()
+    accounts().delete(account)
+    components().ratings.forget(account)  # off the leaderboard; rated games keep their record
     return clear_session(Response(status=204))
 
 

@@ -1,0 +1,99 @@
+"""Rematches: after the end, the same seats and options again, once every person accepts.
+
+Any seat of a finished game may offer; its offer is its own acceptance. Each accepting seat
+gets its seat in the new game now: a person's seat goes to their account, a seat held by a
+token gets a new token, shown this once (the page keeps it), whose digest the new game's seat
+will take. When the last human seat accepts, the new game's id is chosen in the same slot
+(``HSETNX``), so it is made once, whoever reads the rematch first after that.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import uuid
+from typing import Any
+
+from domain import Edition, Layout, Options
+from events import keys
+from events.redis_store import RedisStore, text
+
+from .accounts import Accounts
+from .games import GameService, SeatSpec, digest
+from .refusals import NotFinished, ServiceError
+
+GAME = "game"  #: the rematch hash's field naming the new game
+
+
+class AlreadyAccepted(ServiceError):
+    status, code, title = 409, "already_accepted", "This seat has accepted the rematch already"
+
+
+class Rematches:
+    def __init__(self, store: RedisStore, service: GameService, accounts: Accounts) -> None:
+        self.store = store
+        self.client = store.client
+        self.service = service
+        self.accounts = accounts
+
+    def accept(self, game: str, seat: int, account: str | None) -> dict[str, Any]:
+        """Offer or accept the rematch for ``seat``; the answer holds the new seat's token when
+        the seat is held by a token rather than an account."""
+        if not self.service.state(game).finished:
+            raise NotFinished("a rematch can be offered once the game has ended")
+        seats = self.service.seats(game)
+        holder = seats[seat].get("account") or account
+        token = None if holder else secrets.token_urlsafe(32)
+        accepted = {"account": holder, "token": digest(token) if token else None}
+        key = keys.rematch(game)
+        if not self.store.durably(key, lambda c: c.hsetnx(key, str(seat), json.dumps(accepted))):
+            raise AlreadyAccepted(f"seat {seat} has accepted already")
+        status = self.status(game)
+        return {**status, "token": token}
+
+    def status(self, game: str) -> dict[str, Any]:
+        """Who has accepted, who is awaited, and the new game once every person has accepted."""
+        found = {text(k): text(v) for k, v in self.client.hgetall(keys.rematch(game)).items()}
+        seats = self.service.seats(game)
+        humans = [s["seat"] for s in seats if s["kind"] == "human"]
+        accepted = sorted(int(k) for k in found if k != GAME)
+        new = found.get(GAME)
+        if new is None and accepted and set(humans) <= set(accepted):
+            key = keys.rematch(game)
+            self.store.durably(key, lambda c: c.hsetnx(key, GAME, uuid.uuid4().hex))
+            new = text(self.client.hget(key, GAME))
+        if new is not None:
+            self._start(game, new, seats, {int(k): json.loads(v) for k, v in found.items() if k != GAME})
+        return {
+            "accepted": accepted,
+            "waiting_for": [s for s in humans if s not in accepted],
+            "game": new,
+        }
+
+    def _start(self, old: str, new: str, seats: list[dict[str, Any]], accepted: dict[int, dict[str, Any]]) -> None:
+        """Make the rematch under its chosen id; a second call finds it made."""
+        if self.client.exists(keys.stream(new)):
+            return
+        state = self.service.state(old)
+        settings = self.service.settings(old)
+        specs = []
+        for s in seats:
+            taken = accepted.get(s["seat"], {})
+            kind = "open" if s["kind"] == "open" else s["kind"]
+            specs.append(
+                SeatSpec(kind, s.get("name"), s.get("level"), account=taken.get("account"), token=taken.get("token"))
+            )
+        o = state.options
+        layout = Layout.STANDARD if o.layout is Layout.EXPLICIT else o.layout  # a scenario's rematch is drawn afresh
+        self.service.create(
+            Options(o.players, Edition(o.edition), o.expansion, layout),
+            specs,
+            turn_deadline=settings.get("turn_deadline"),
+            deadline_level=settings.get("deadline_level"),
+            rated=bool(settings.get("rated")),
+            origin={"rematch_of": old},
+            game=new,
+        )
+        for seat, taken in accepted.items():
+            if taken.get("account"):
+                self.accounts.add_seat(taken["account"], new, seat)

@@ -1,0 +1,250 @@
+"""Open games: a table in the lobby that signed-in people join; its game starts when it is full.
+
+A table is not a game yet: nothing is dealt until every human seat is taken, so a table that
+never fills leaves no game behind, and a cancelled one changes no rating. Its record is one
+JSON document under its own key (``{table:<id>}``); a join is a compare-and-set on it, so of
+twenty people joining at once exactly the free seats are taken. The join that takes the last
+seat chooses the game's id in the same write, and whoever reads a full table whose game is not
+there yet makes it (the same id, so never twice). Unless it fills, a table closes after
+``OPEN_GAME_SECONDS`` (7 days); its creator may cancel it sooner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+from domain import Edition, Layout, Options
+from events import keys
+from events.projection import entry, page_of
+from events.redis_store import RedisStore, text
+from events.serialization import now
+
+from .accounts import Accounts
+from .games import GameService, SeatSpec
+from .ratings import Ratings
+from .refusals import Forbidden, NotFound, ServiceError
+
+#: How long a table waits to fill before it is cancelled and its seats released.
+OPEN_GAME_SECONDS = int(os.environ.get("OPEN_GAME_SECONDS", str(7 * 24 * 3600)))
+
+# KEYS: the table. ARGV: the document read, the one to write. Writes only if the document is
+# still the one read (1), else nothing (0): the caller reads again and decides again.
+SWAP = """
+if redis.call('HGET', KEYS[1], 'doc') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'doc', ARGV[2])
+return 1
+"""
+
+
+class TableClosed(ServiceError):
+    status, code, title = 409, "open_game_closed", "The open game has started or was cancelled"
+
+
+class TableFull(ServiceError):
+    status, code, title = 409, "open_game_full", "Every seat of the open game is taken"
+
+
+class AlreadySeated(ServiceError):
+    status, code, title = 409, "already_seated", "You already have a seat at this open game"
+
+
+class OutOfRange(ServiceError):
+    status, code, title = 409, "rating_out_of_range", "Your rating is outside the open game's range"
+
+
+@dataclass(frozen=True)
+class TableSpec:
+    """An open game as asked for: the game's options, its bots, its clock, rated or not."""
+
+    players: int
+    edition: str = "cmon"
+    expansion: bool = False
+    bots: tuple[str, ...] = ()  #: the level of each bot seat
+    rated: bool = True
+    rating_range: tuple[float, float] | None = None  #: the shown ratings that may join
+    turn_deadline: int | None = None
+    deadline_level: str | None = None
+
+
+class Tables:
+    def __init__(self, store: RedisStore, service: GameService, accounts: Accounts, ratings: Ratings) -> None:
+        self.store = store
+        self.client = store.client
+        self.service = service
+        self.accounts = accounts
+        self.ratings = ratings
+        self._swap = self.client.register_script(SWAP)
+
+    # -- opening and closing ------------------------------------------------------------------
+
+    def open(self, creator: str, spec: TableSpec) -> dict[str, Any]:
+        """A new table with its creator in the first seat; listed in the lobby until it closes."""
+        self._check_range(creator, spec.rating_range)
+        created = now()
+        doc: dict[str, Any] = {
+            "id": uuid.uuid4().hex,
+            "creator": creator,
+            "created": created,
+            "closes": int(time.time() * 1000) + OPEN_GAME_SECONDS * 1000,
+            "status": "open",
+            "options": {"players": spec.players, "edition": spec.edition, "expansion": spec.expansion},
+            "rated": spec.rated,
+            "rating_range": list(spec.rating_range) if spec.rating_range else None,
+            "turn_deadline": spec.turn_deadline,
+            "deadline_level": spec.deadline_level,
+            "seats": [{"kind": "human", "account": creator, "name": self.accounts.display_name(creator)}]
+            + [{"kind": "human", "account": None, "name": None}] * (spec.players - 1 - len(spec.bots))
+            + [{"kind": "bot", "level": level, "name": None} for level in spec.bots],
+            "game": None,
+            "cancelled": None,
+        }
+        key = keys.table(doc["id"])
+        self.store.durably(key, lambda c: c.hset(key, "doc", json.dumps(doc)))
+        self._list(doc)
+        return doc
+
+    def cancel(self, table_id: str, account: str) -> dict[str, Any]:
+        """The creator closes a table that has not started."""
+        raw, doc = self._read(table_id)
+        if doc["creator"] != account:
+            raise Forbidden("only the person who opened the game may cancel it")
+        return self._close(table_id, raw, doc, "by its creator")
+
+    def _close(self, table_id: str, raw: str, doc: dict[str, Any], why: str) -> dict[str, Any]:
+        while doc["status"] == "open":
+            closed = {**doc, "status": "cancelled", "cancelled": why}
+            if self._swapped(table_id, raw, closed):
+                self._unlist(table_id)
+                return closed
+            raw, doc = self._read(table_id)
+        if doc["status"] != "cancelled":
+            raise TableClosed(f"open game {table_id} has {doc['status']}")
+        return doc
+
+    # -- joining --------------------------------------------------------------------------
+
+    def join(self, table_id: str, account: str) -> dict[str, Any]:
+        """Take a free seat; the join that takes the last one starts the game."""
+        rating = self.ratings.current(account).shown
+        name = self.accounts.display_name(account)
+        while True:
+            raw, doc = self._read(table_id)
+            if doc["status"] == "open" and doc["closes"] <= time.time() * 1000:
+                doc = self._close(table_id, raw, doc, "not filled in time")
+            if doc["status"] != "open":
+                raise TableClosed(f"open game {table_id} has {doc['status']}")
+            if any(s.get("account") == account for s in doc["seats"]):
+                raise AlreadySeated("you already have a seat at this open game")
+            if doc["rating_range"] and not doc["rating_range"][0] <= rating <= doc["rating_range"][1]:
+                low, high = doc["rating_range"]
+                raise OutOfRange(f"your rating {rating:.1f} is outside {low:g} to {high:g}")
+            free = next((i for i, s in enumerate(doc["seats"]) if s["kind"] == "human" and not s["account"]), None)
+            if free is None:
+                raise TableFull("every seat is taken")
+            seats = list(doc["seats"])
+            seats[free] = {"kind": "human", "account": account, "name": name}
+            full = all(s["kind"] != "human" or s["account"] for s in seats)
+            joined = {**doc, "seats": seats, **({"status": "started", "game": uuid.uuid4().hex} if full else {})}
+            if self._swapped(table_id, raw, joined):
+                break
+        if full:
+            self._unlist(table_id)
+            self._start(joined)
+        else:
+            self._list(joined)
+        return joined
+
+    def _start(self, doc: dict[str, Any]) -> None:
+        """Make the table's game under the id its last join chose; a second call finds it made."""
+        game = doc["game"]
+        if self.client.exists(keys.stream(game)):
+            return
+        options = doc["options"]
+        seats = [SeatSpec(s["kind"], s["name"], s.get("level"), account=s.get("account")) for s in doc["seats"]]
+        self.service.create(
+            Options(options["players"], Edition(options["edition"]), options["expansion"], Layout.STANDARD),
+            seats,
+            turn_deadline=doc["turn_deadline"],
+            deadline_level=doc["deadline_level"],
+            rated=doc["rated"],
+            origin={"open_game": doc["id"]},
+            game=game,
+        )
+        for i, s in enumerate(doc["seats"]):
+            if s.get("account"):
+                self.accounts.add_seat(s["account"], game, i)
+
+    # -- reading --------------------------------------------------------------------------
+
+    def get(self, table_id: str) -> dict[str, Any]:
+        """The table; one past its time is closed now, and a full one's game made if missing."""
+        raw, doc = self._read(table_id)
+        if doc["status"] == "open" and doc["closes"] <= time.time() * 1000:
+            return self._close(table_id, raw, doc, "not filled in time")
+        if doc["status"] == "started":
+            self._start(doc)
+        return doc
+
+    def lobby(
+        self, edition: str | None, players: int | None, limit: int, after: str | None
+    ) -> tuple[list[dict[str, Any]], str | None]:
+        """Open tables, newest first, a page at a time, of one edition or player count if asked."""
+        self._close_overdue()
+        listed = {}
+        for raw in self.client.hvals(keys.LOBBY_SUMMARIES):
+            doc = json.loads(raw)
+            if (edition and doc["options"]["edition"] != edition) or (players and doc["options"]["players"] != players):
+                continue
+            listed[entry(doc["id"], doc["created"])] = doc
+        page = page_of(listed, limit, after)
+        return page.games, page.next
+
+    def version(self) -> int:
+        """How many times the lobby changed: the lobby's ETag."""
+        return int(self.client.get(keys.LOBBY_VERSION) or 0)
+
+    def _close_overdue(self) -> None:
+        for found in self.client.zrangebyscore(keys.LOBBY_OPEN, 0, int(time.time() * 1000)):
+            try:
+                self.get(text(found))
+            except (NotFound, TableClosed):
+                self._unlist(text(found))
+
+    def _read(self, table_id: str) -> tuple[str, dict[str, Any]]:
+        raw = self.client.hget(keys.table(table_id), "doc")
+        if raw is None:
+            raise NotFound(f"no open game {table_id}")
+        return text(raw), json.loads(raw)
+
+    def _swapped(self, table_id: str, before: str, after: dict[str, Any]) -> bool:
+        key = keys.table(table_id)
+        return bool(
+            self.store.durably(key, lambda c: self._swap(keys=[key], args=[before, json.dumps(after)], client=c))
+        )
+
+    def _list(self, doc: dict[str, Any]) -> None:
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.zadd(keys.LOBBY_OPEN, {doc["id"]: doc["closes"]})
+            pipe.hset(keys.LOBBY_SUMMARIES, doc["id"], json.dumps(doc))
+            pipe.incr(keys.LOBBY_VERSION)
+            pipe.execute()
+
+    def _unlist(self, table_id: str) -> None:
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.zrem(keys.LOBBY_OPEN, table_id)
+            pipe.hdel(keys.LOBBY_SUMMARIES, table_id)
+            pipe.incr(keys.LOBBY_VERSION)
+            pipe.execute()
+
+    def _check_range(self, creator: str, rating_range: tuple[float, float] | None) -> None:
+        if rating_range is None:
+            return
+        low, high = rating_range
+        rating = self.ratings.current(creator).shown
+        if not low <= rating <= high:
+            raise OutOfRange(f"your own rating {rating:.1f} is outside {low:g} to {high:g}")

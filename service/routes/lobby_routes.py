@@ -1,0 +1,245 @@
+"""Finding a game and seeing how you play: open games in the lobby, rematches, ratings and the
+leaderboard (application/tables.py, rematches.py, ratings.py)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from flask import Blueprint, Response
+from marshmallow import fields
+from marshmallow.validate import OneOf, Range
+
+from application.ratings import BOT, Rating
+from application.refusals import NotFound
+from application.tables import TableSpec
+
+from .. import schemas
+from ..operation import AUTH, OPTIONAL_AUTH, PERSON, Answer, Body, Caller, Operation, Paging, Parameters, Reply
+from ..requests import accounts, components, etag, etag_version, person, signed_in
+
+lobby = Blueprint("lobby", __name__)
+
+
+def public(doc: dict[str, Any]) -> dict[str, Any]:
+    """An open game as anyone may see it: names and player ids, never an email."""
+    seats = [
+        {"kind": s["kind"], "name": s.get("name"), "level": s.get("level"), "player": s.get("account")}
+        for s in doc["seats"]
+    ]
+    closes = datetime.fromtimestamp(doc["closes"] / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+    rating_range = doc["rating_range"]
+    return {
+        **{k: doc[k] for k in ("id", "created", "status", "options", "rated", "turn_deadline", "deadline_level")},
+        "closes": closes,
+        "rating_range": {"min": rating_range[0], "max": rating_range[1]} if rating_range else None,
+        "seats": seats,
+        "free": sum(s["kind"] == "human" and not s["player"] for s in seats),
+        "game": doc["game"],
+        "cancelled": doc["cancelled"],
+    }
+
+
+@Operation(
+    lobby,
+    "post",
+    "/open-games",
+    id="openGame",
+    tag="lobby",
+    summary="Open a game in the lobby with yourself in the first seat; it starts when every seat is taken.",
+    security=PERSON,
+    body=schemas.OpenGameRequest,
+    responses={201: Reply("Listed in the lobby.", schemas.OpenGame)},
+    problems=(400, 401, 403, 409, 413, 415, 422, 429),
+)
+def open_game(body: Body) -> Answer:
+    spec = TableSpec(
+        players=body["players"],
+        edition=body["edition"],
+        expansion=body["expansion"],
+        bots=tuple(body["bots"]),
+        rated=body["rated"],
+        rating_range=(body["rating_range"]["min"], body["rating_range"]["max"]) if body["rating_range"] else None,
+        turn_deadline=body["turn_deadline"],
+        deadline_level=body["deadline_level"] if body["turn_deadline"] else None,
+    )
+    doc = components().tables.open(person(), spec)
+    return public(doc), {"Location": f"/open-games/{doc['id']}"}
+
+
+class LobbyFilter(Paging):
+    edition = fields.String(validate=OneOf(["classic", "cmon"], error="must be classic or cmon"))
+    players = fields.Integer(validate=Range(2, 4, error="must be 2, 3 or 4"))
+
+
+class LobbyConditional(Parameters):
+    if_none_match = fields.String(
+        data_key="If-None-Match",
+        metadata={"description": "The lobby's ETag you hold: when nothing changed since, the answer is 304."},
+    )
+
+
+@Operation(
+    lobby,
+    "get",
+    "/open-games",
+    id="listOpenGames",
+    tag="lobby",
+    summary="Open games waiting for players, newest first, a page at a time; poll with If-None-Match.",
+    query=LobbyFilter,
+    headers=LobbyConditional,
+    responses={
+        200: Reply("Open games.", schemas.OpenGameList, headers={"ETag": {"schema": {"type": "string"}}}),
+        304: Reply("Nothing opened, filled or closed since the If-None-Match ETag."),
+    },
+    problems=(422,),
+)
+def list_open_games(query: Body, headers: Body) -> Answer:
+    tables = components().tables
+    version = tables.version()
+    if etag_version(headers.get("if_none_match", "")) == version:
+        return Response(status=304, headers=etag(version))
+    found, after = tables.lobby(query.get("edition"), query.get("players"), query["limit"], query.get("after"))
+    return {"open_games": [public(doc) for doc in found], "next": after}, etag(tables.version())
+
+
+@Operation(
+    lobby,
+    "get",
+    "/open-games/{table}",
+    id="getOpenGame",
+    tag="lobby",
+    summary="An open game: its seats, and its game once every seat is taken.",
+    responses={200: Reply("The open game.", schemas.OpenGame)},
+    problems=(404,),
+)
+def get_open_game(table: str) -> Answer:
+    return public(components().tables.get(table))
+
+
+@Operation(
+    lobby,
+    "post",
+    "/open-games/{table}/join",
+    id="joinOpenGame",
+    tag="lobby",
+    summary="Take a free seat; the last seat taken starts the game, which is then in each person's games.",
+    security=PERSON,
+    responses={200: Reply("Seated (and, when full, started).", schemas.OpenGame)},
+    problems=(401, 403, 404, 409),
+)
+def join_open_game(table: str) -> Answer:
+    return public(components().tables.join(table, person()))
+
+
+@Operation(
+    lobby,
+    "delete",
+    "/open-games/{table}",
+    id="cancelOpenGame",
+    tag="lobby",
+    summary="Cancel an open game you opened, before it starts; its seats are released.",
+    security=PERSON,
+    responses={200: Reply("Cancelled.", schemas.OpenGame)},
+    problems=(401, 403, 404, 409),
+)
+def cancel_open_game(table: str) -> Answer:
+    return public(components().tables.cancel(table, person()))
+
+
+@Operation(
+    lobby,
+    "post",
+    "/games/{game}/rematch",
+    id="acceptRematch",
+    tag="lobby",
+    summary="Offer or accept a rematch of a finished game: the same seats and options, once every person accepts.",
+    security=AUTH,
+    responses={200: Reply("Accepted; the new game once every human seat has.", schemas.RematchStatus)},
+    problems=(401, 403, 404, 409),
+)
+def accept_rematch(game: str, caller: Caller) -> Answer:
+    assert caller.seat is not None
+    return components().rematches.accept(game, caller.seat, signed_in())
+
+
+@Operation(
+    lobby,
+    "get",
+    "/games/{game}/rematch",
+    id="getRematch",
+    tag="lobby",
+    summary="Who has accepted a rematch, and the new game once every person has.",
+    security=OPTIONAL_AUTH,
+    responses={200: Reply("The rematch so far.", schemas.RematchStatus)},
+    problems=(403, 404),
+)
+def get_rematch(game: str, caller: Caller) -> Answer:
+    return components().rematches.status(game)
+
+
+def rated(player: str, rating: Rating) -> dict[str, Any]:
+    name = f"{player[len(BOT) :]} bot" if player.startswith(BOT) else accounts().display_name(player)
+    return {"player": player, "name": name, **rating.document()}
+
+
+@Operation(
+    lobby,
+    "get",
+    "/players/{player}/rating",
+    id="playerRating",
+    tag="lobby",
+    summary="A player's rating (a person's, or bot:<level>), its uncertainty and its history of rated games.",
+    responses={200: Reply("The rating.", schemas.PlayerRating)},
+    problems=(404,),
+)
+def player_rating(player: str) -> Answer:
+    return _rating_of(player)
+
+
+def _rating_of(player: str) -> dict[str, Any]:
+    ratings = components().ratings
+    if not (player.startswith(BOT) and player[len(BOT) :] in schemas.LEVELS) and not accounts().exists(player):
+        raise NotFound(f"no player {player}")
+    return {**rated(player, ratings.current(player)), "history": ratings.history(player)}
+
+
+@Operation(
+    lobby,
+    "get",
+    "/me/rating",
+    id="myRating",
+    tag="lobby",
+    summary="Your rating, its uncertainty and its history.",
+    security=PERSON,
+    responses={200: Reply("The rating.", schemas.PlayerRating)},
+    problems=(401, 403),
+)
+def my_rating() -> Answer:
+    return _rating_of(person())
+
+
+class Top(Parameters):
+    limit = fields.Integer(load_default=50, validate=Range(1, 100, error="must be a whole number from 1 to 100"))
+
+
+@Operation(
+    lobby,
+    "get",
+    "/leaderboard",
+    id="leaderboard",
+    tag="lobby",
+    summary="The best rated people, and each bot level's rating to measure yourself against.",
+    query=Top,
+    responses={200: Reply("The leaderboard.", schemas.Leaderboard)},
+    problems=(422,),
+)
+def leaderboard(query: Body) -> Answer:
+    ratings = components().ratings
+    people = [rated(p, ratings.current(p)) for p, _ in ratings.leaderboard(query["limit"])]
+    bots = sorted(
+        (rated(f"{BOT}{level}", ratings.current(f"{BOT}{level}")) for level in schemas.LEVELS),
+        key=lambda r: r["rating"],
+        reverse=True,
+    )
+    return {"players": people, "bots": bots}

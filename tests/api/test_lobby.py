@@ -1,0 +1,294 @@
+"""Open games, rematches and ratings through the API (application/tables.py, rematches.py,
+ratings.py): listed until full, joined once per person, started when full, closed when late or
+cancelled; rated games rate every seat from the final order, once, with openskill's numbers."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+
+import pytest
+from openskill.models import PlackettLuce
+
+from application import tables
+from domain.state import EndReason, Result
+from events import keys
+from tests.api.test_accounts import _personal_token
+from workers.rating_jobs import rate_now
+from workers.turn_jobs import play
+
+MODEL = PlackettLuce()
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def people(api, *names: str) -> list[str]:
+    return [_personal_token(api, f"{name}@example.com") for name in names]
+
+
+def _open(api, token, **body):
+    answer = api.post("/open-games", json={"players": 2, **body}, headers=auth(token))
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
+def test_an_open_game_is_listed_until_full_then_starts_in_every_players_games(api):
+    ada, bo, cy = people(api, "ada", "bo", "cy")
+    table = _open(api, ada, players=3, edition="cmon", expansion=True)
+    _open(api, bo, players=2, edition="classic")
+    listed = api.get("/open-games?players=3").json["open_games"]
+    assert [t["id"] for t in listed] == [table["id"]] and listed[0]["free"] == 2
+    assert [t["options"]["edition"] for t in api.get("/open-games?edition=classic").json["open_games"]] == ["classic"]
+    version = api.get("/open-games").headers["ETag"]
+    assert api.get("/open-games", headers={"If-None-Match": version}).status_code == 304
+
+    half = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json
+    assert half["status"] == "open" and half["free"] == 1 and half["game"] is None
+    assert api.get("/open-games", headers={"If-None-Match": version}).status_code == 200  # the lobby changed
+    full = api.post(f"/open-games/{table['id']}/join", headers=auth(cy)).json
+    assert full["status"] == "started" and full["free"] == 0 and full["game"]
+    assert table["id"] not in [t["id"] for t in api.get("/open-games").json["open_games"]]
+    game = full["game"]
+    for token in (ada, bo, cy):
+        mine = api.get("/me/games", headers=auth(token)).json["games"]
+        assert [g["game"] for g in mine] == [game]
+    view = api.get(f"/games/{game}", headers=auth(bo)).json
+    names = [api.get("/me", headers=auth(token)).json["display_name"] for token in (ada, bo, cy)]
+    assert view["settings"]["rated"] and [s["name"] for s in view["seats"]] == names
+    assert view["options"] == {"players": 3, "edition": "cmon", "expansion": True, "layout": "standard"}
+    assert view["viewer"] == 1  # bo's token reaches bo's seat
+
+
+def test_nobody_joins_twice_a_full_or_cancelled_game_or_outside_the_rating_range(api):
+    ada, bo, cy = people(api, "ada", "bo", "cy")
+    table = _open(api, ada)
+    twice = api.post(f"/open-games/{table['id']}/join", headers=auth(ada))
+    assert twice.status_code == 409 and twice.json["code"] == "already_seated"
+    api.post(f"/open-games/{table['id']}/join", headers=auth(bo))
+    late = api.post(f"/open-games/{table['id']}/join", headers=auth(cy))
+    assert late.status_code == 409 and late.json["code"] == "open_game_closed"
+    other = _open(api, ada)
+    assert api.delete(f"/open-games/{other['id']}", headers=auth(bo)).status_code == 403  # not bo's to cancel
+    cancelled = api.delete(f"/open-games/{other['id']}", headers=auth(ada)).json
+    assert cancelled["status"] == "cancelled" and cancelled["cancelled"] == "by its creator"
+    refused = api.post(f"/open-games/{other['id']}/join", headers=auth(cy))
+    assert refused.status_code == 409 and refused.json["code"] == "open_game_closed"
+    narrow = _open(api, ada, rating_range={"min": -1, "max": 1})
+    api.app.extensions["bluemoon"].client.hset(keys.rating(_account(api, cy)), mapping={"mu": 40, "sigma": 2})
+    outside = api.post(f"/open-games/{narrow['id']}/join", headers=auth(cy))
+    assert outside.status_code == 409 and outside.json["code"] == "rating_out_of_range"
+    assert api.get(f"/open-games/{narrow['id']}").json["free"] == 1  # nothing changed
+
+
+def test_bad_open_games_are_refused_with_the_field_named_and_nothing_listed(api):
+    (ada,) = people(api, "ada")
+    for body, field in [
+        ({"players": 2, "rating_range": {"min": 5, "max": -5}}, "rating_range"),
+        ({"players": 5}, "players"),
+        ({"players": 3, "bots": ["greedy", "greedy"]}, "bots"),
+        ({"players": 2, "edition": "classic", "expansion": True}, "expansion"),
+    ]:
+        answer = api.post("/open-games", json=body, headers=auth(ada))
+        assert answer.status_code == 422 and field in answer.json["errors"], (body, answer.json)
+    assert api.get("/open-games").json["open_games"] == []
+    assert api.post("/open-games", json={"players": 2}).status_code == 401
+
+
+def test_a_game_not_filled_in_time_is_cancelled_and_its_seats_released(api, monkeypatch):
+    ada, bo = people(api, "ada", "bo")
+    monkeypatch.setattr(tables, "OPEN_GAME_SECONDS", 1)
+    table = _open(api, ada)
+    time.sleep(1.1)
+    assert api.get("/open-games").json["open_games"] == []
+    closed = api.get(f"/open-games/{table['id']}").json
+    assert closed["status"] == "cancelled" and closed["cancelled"] == "not filled in time"
+    late = api.post(f"/open-games/{table['id']}/join", headers=auth(bo))
+    assert late.status_code == 409 and late.json["code"] == "open_game_closed"
+    assert api.get("/me/games", headers=auth(ada)).json["games"] == []
+
+
+def _account(api, token: str) -> str:
+    return api.get("/me", headers=auth(token)).json["account"]
+
+
+def _finish(api, game: str, reason: EndReason, winners: tuple[int, ...], points: list[tuple[int, int]]):
+    """The game as if it had ended so: each seat's offerings and crystals and the result (the
+    final order is all that ratings read)."""
+    state = api.app.extensions["bluemoon"].service.state(game)
+    players = tuple(replace(p, offerings=o, crystals=c) for p, (o, c) in zip(state.players, points))
+    return replace(state, players=players, result=Result(reason, winners))
+
+
+def _rated(api, table_seats: list[str], bots: tuple[str, ...], reason, winners, points):
+    """A rated game from the lobby with these people (and bots), ended with ``points``; rated
+    by the rating job as the worker would run it. Returns the game and the recorded ratings."""
+    table = _open(api, table_seats[0], players=len(table_seats) + len(bots), bots=list(bots))
+    for token in table_seats[1:]:
+        started = api.post(f"/open-games/{table['id']}/join", headers=auth(token)).json
+    components = api.app.extensions["bluemoon"]
+    game = started["game"]
+    state = _finish(api, game, reason, winners, points)
+    recorded = components.ratings.rate_game(game, state, components.service.seats(game))
+    return game, recorded
+
+
+@pytest.mark.parametrize(
+    "reason, winners, points",
+    [
+        (EndReason.OFFERINGS, (1,), [(3, 9), (6, 2)]),  # 2 players
+        (EndReason.REBUILT, (0,), [(5, 12), (4, 20), (4, 20)]),  # 3 players, the losers tied
+        (EndReason.STALEMATE, (2, 3), [(1, 3), (2, 0), (4, 7), (4, 7)]),  # 4 players, a shared win
+        (EndReason.DRAW, (), [(0, 0), (1, 5), (2, 2), (0, 9)]),  # a draw: one shared place
+    ],
+    ids=["2-players", "3-players-tied-losers", "4-players-shared-win", "4-players-draw"],
+)
+def test_ratings_follow_the_final_order_with_openskills_own_numbers(api, reason, winners, points):
+    tokens = people(api, *[f"p{i}" for i in range(len(points))])
+    game, recorded = _rated(api, tokens, (), reason, winners, points)
+    expected_places = {
+        EndReason.OFFERINGS: [2, 1],
+        EndReason.REBUILT: [1, 2, 2],
+        EndReason.STALEMATE: [4, 3, 1, 1],
+        EndReason.DRAW: [1, 1, 1, 1],
+    }[reason]
+    assert recorded["places"] == expected_places
+    fresh = [[MODEL.rating()] for _ in tokens]
+    oracle = MODEL.rate(fresh, ranks=expected_places)
+    for token, team in zip(tokens, oracle):
+        mine = api.get("/me/rating", headers=auth(token)).json
+        assert mine["mu"] == pytest.approx(team[0].mu, abs=1e-4)
+        assert mine["sigma"] == pytest.approx(team[0].sigma, abs=1e-4)
+        assert mine["rating"] == pytest.approx(team[0].ordinal(), abs=0.01) and mine["games"] == 1
+        assert [h["game"] for h in mine["history"]] == [game]
+    board = api.get("/leaderboard").json["players"]
+    assert [p["rating"] for p in board] == sorted((p["rating"] for p in board), reverse=True) and len(board) == len(
+        tokens
+    )
+
+
+def test_a_bot_seat_rates_its_level_and_a_game_is_rated_only_once(api):
+    ada, bo = people(api, "ada", "bo")
+    components = api.app.extensions["bluemoon"]
+    before = components.ratings.current("bot:greedy")
+    game, recorded = _rated(api, [ada, bo], ("greedy",), EndReason.OFFERINGS, (2,), [(1, 1), (2, 2), (6, 0)])
+    state = _finish(api, game, EndReason.OFFERINGS, (2,), [(1, 1), (2, 2), (6, 0)])
+    again = components.ratings.rate_game(game, state, components.service.seats(game))
+    assert again == recorded  # the recorded result, not a second rating
+    mine = api.get("/me/rating", headers=auth(ada)).json
+    assert mine["games"] == 1 and len(mine["history"]) == 1
+    bot = api.get("/players/bot:greedy/rating").json
+    oracle = MODEL.rate(
+        [[MODEL.rating()], [MODEL.rating()], [MODEL.create_rating([before.mu, before.sigma])]], ranks=[3, 2, 1]
+    )
+    assert bot["mu"] == pytest.approx(oracle[2][0].mu, abs=1e-4) and bot["games"] == 1
+    assert "greedy" in [b["player"][4:] for b in api.get("/leaderboard").json["bots"]]
+
+
+def test_a_rated_game_is_rated_by_the_outbox_entry_its_last_append_wrote(api):
+    """Played to the end through the API (the people end their turns, the bot builds); the
+    append that ends it writes the rating's outbox entry, and its job rates the game once."""
+    ada, bo = people(api, "ada", "bo")
+    table = _open(api, ada, players=3, bots=["greedy"])
+    game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
+    components = api.app.extensions["bluemoon"]
+    claims = []
+    components.service.dispatcher.handoff.on_rate = claims.append
+    by_seat = {0: ada, 1: bo}
+    for _ in range(500):
+        api.run_workers()
+        view = api.get(f"/games/{game}").json
+        if view["status"] == "finished":
+            break
+        end = {"type": "end_turn", "expected_version": view["version"]}
+        assert (
+            api.post(f"/games/{game}/commands", json=end, headers=auth(by_seat[view["turn"]["seat"]])).status_code
+            == 200
+        )
+    assert view["status"] == "finished" and len(claims) == 1 and claims[0].name == f"rt:{game}"
+    assert rate_now(components.service, components.ratings, claims[0].name, claims[0].payload) == "rated"
+    assert rate_now(components.service, components.ratings, claims[0].name, claims[0].payload) == "rated"
+    assert components.client.hget(keys.outbox_of(claims[0].name)[0], claims[0].name) is None  # done
+    for token in (ada, bo):
+        assert api.get("/me/rating", headers=auth(token)).json["games"] == 1
+
+
+def test_a_seat_played_by_the_deadline_bot_is_still_rated_as_its_person(api):
+    ada, bo = people(api, "ada", "bo")
+    table = _open(api, ada, turn_deadline=3600, deadline_level="greedy")
+    game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
+    service = api.app.extensions["bluemoon"].service
+    for _ in range(400):  # both people are away: every turn is the deadline's bot's
+        state = service.state(game)
+        if state.finished:
+            break
+        play(service, game, state.turn.seat, state.turn.number, "greedy", "deadline")
+    state = service.state(game)
+    assert state.finished
+    components = api.app.extensions["bluemoon"]
+    recorded = components.ratings.rate_game(game, state, service.seats(game))
+    assert {s["player"] for s in recorded["seats"]} == {_account(api, ada), _account(api, bo)}
+    assert api.get("/players/bot:greedy/rating").json["games"] == 0  # the bot only stood in
+
+
+def test_a_cancelled_or_unrated_game_changes_no_rating(api):
+    ada, bo = people(api, "ada", "bo")
+    table = _open(api, ada)
+    api.delete(f"/open-games/{table['id']}", headers=auth(ada))
+    unrated = _open(api, ada, rated=False)
+    game = api.post(f"/open-games/{unrated['id']}/join", headers=auth(bo)).json["game"]
+    components = api.app.extensions["bluemoon"]
+    assert not api.get(f"/games/{game}").json["settings"]["rated"]
+    claims = []
+    components.service.dispatcher.handoff.on_rate = claims.append
+    service = components.service
+    while not service.state(game).finished:
+        state = service.state(game)
+        play(service, game, state.turn.seat, state.turn.number, "greedy", "deadline")
+    assert claims == []
+    assert components.client.keys("{rating:*") == [] and api.get("/leaderboard").json["players"] == []
+
+
+def test_a_rematch_starts_when_every_person_accepts_with_the_same_seats(api):
+    ada, bo = people(api, "ada", "bo")
+    table = _open(api, ada, players=3, bots=["random"], rated=False)
+    game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
+    early = api.post(f"/games/{game}/rematch", headers=auth(ada))
+    assert early.status_code == 409 and early.json["code"] == "not_finished"
+    service = api.app.extensions["bluemoon"].service
+    while not service.state(game).finished:
+        state = service.state(game)
+        play(service, game, state.turn.seat, state.turn.number, "greedy", "deadline")
+    offered = api.post(f"/games/{game}/rematch", headers=auth(ada)).json
+    assert offered == {"accepted": [0], "waiting_for": [1], "game": None, "token": None}
+    again = api.post(f"/games/{game}/rematch", headers=auth(ada))
+    assert again.status_code == 409 and again.json["code"] == "already_accepted"
+    accepted = api.post(f"/games/{game}/rematch", headers=auth(bo)).json
+    new = accepted["game"]
+    assert new and accepted["waiting_for"] == [] and api.get(f"/games/{game}/rematch").json["game"] == new
+    old_view, new_view = api.get(f"/games/{game}").json, api.get(f"/games/{new}", headers=auth(bo)).json
+    assert [(s["kind"], s["name"], s["level"]) for s in new_view["seats"]] == [
+        (s["kind"], s["name"], s["level"]) for s in old_view["seats"]
+    ]
+    assert new_view["options"] == old_view["options"] and new_view["viewer"] == 1
+    assert new_view["status"] == "active"
+
+
+def test_a_rematch_of_a_game_played_with_seat_tokens_gives_each_seat_its_new_token(api):
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    game, tokens = created["game"], [s["token"] for s in created["seats"]]
+    service = api.app.extensions["bluemoon"].service
+    while not service.state(game).finished:
+        state = service.state(game)
+        play(service, game, state.turn.seat, state.turn.number, "greedy", "deadline")
+    first = api.post(f"/games/{game}/rematch", headers=auth(tokens[1])).json
+    second = api.post(f"/games/{game}/rematch", headers=auth(tokens[0])).json
+    new = second["game"]
+    assert first["token"] and second["token"] and first["token"] != second["token"]
+    assert api.get(f"/games/{new}", headers=auth(first["token"])).json["viewer"] == 1
+    assert api.get(f"/games/{new}", headers=auth(second["token"])).json["viewer"] == 0
+    assert api.get(f"/games/{new}", headers=auth(tokens[0])).status_code == 403  # the old token is the old game's
+    nobody = api.post(f"/games/{game}/rematch", headers=auth("not-a-token"))
+    assert nobody.status_code == 403 and json.loads(nobody.data)["code"] == "forbidden"
