@@ -17,6 +17,11 @@ let state = Object.freeze({
   accountNote: "", // what the last account action said (a link sent, a refusal)
   unkept: 0, // seats this browser holds that the account does not
   deviceCode: null, // {code, link}: shown to sign in on another device
+  open: null, // the lobby's open games; null until listed
+  openTag: null, // the lobby's ETag: polled with If-None-Match, so an unchanged lobby costs a 304
+  openProblem: "", // why an open game could not be opened or joined
+  board: null, // {players, bots}: the leaderboard
+  rating: null, // my rating, when signed in
 });
 
 function update(changes) {
@@ -26,7 +31,79 @@ function update(changes) {
   render(accountPanel(), $("account"));
   render(createdPanel(), $("created"));
   render(gamesPanel(), $("games"));
+  render(state.openProblem, $("open-problem"));
+  render(openPanel(), $("open-games"));
+  render(boardPanel(), $("leaderboard"));
 }
+
+const rating = (r) => `${r.rating.toFixed(1)} (±${(3 * r.sigma).toFixed(1)}, ${r.games} game${r.games === 1 ? "" : "s"})`;
+
+function openPanel() {
+  if (!state.open) return nothing;
+  if (!state.open.length) return html`<li class="muted">No open game: open one.</li>`;
+  const mine = (t) => state.me && t.seats.some((s) => s.player === state.me.account);
+  return state.open.map((t) => {
+    const who = t.seats.map((s) => (s.kind === "bot" ? `${s.level} bot` : s.name ?? "free seat")).join(", ");
+    const range = t.rating_range ? `, ratings ${t.rating_range.min} to ${t.rating_range.max}` : "";
+    const what = `${t.options.players} players, ${t.options.edition}${t.options.expansion ? " + expansion" : ""}${t.rated ? ", rated" : ""}${range}`;
+    const action = !state.me
+      ? html`<span class="muted">sign in to join</span>`
+      : t.seats[0].player === state.me.account
+        ? html`<button type="button" data-open=${t.id} data-action="cancel" @click=${() => tableAction("DELETE", `/open-games/${t.id}`)}>Cancel</button>`
+        : mine(t)
+          ? html`<span class="muted">you are seated</span>`
+          : html`<button type="button" class="primary" data-open=${t.id} data-action="join" @click=${() => tableAction("POST", `/open-games/${t.id}/join`)}>Join</button>`;
+    return html`<li data-open=${t.id}>${who} — ${what}, ${t.free} free ${action}</li>`;
+  });
+}
+
+function boardPanel() {
+  if (!state.board) return nothing;
+  const mine = state.rating ? html`<p id="my-rating">Your rating: <strong>${rating(state.rating)}</strong></p>` : nothing;
+  const people = state.board.players.length
+    ? html`<ol>${state.board.players.map((p) => html`<li>${p.name}: ${rating(p)}</li>`)}</ol>`
+    : html`<p class="muted">Nobody is rated yet.</p>`;
+  return html`${mine}${people}<p class="muted">Bots: ${state.board.bots.map((b) => `${b.name} ${b.rating.toFixed(1)}`).join(", ")}</p>`;
+}
+
+async function tableAction(method, path) {
+  const done = await api(method, path);
+  update({ openProblem: done.ok ? "" : done.problem });
+  await listOpen(true);
+  listGames();
+}
+
+/** The lobby's open games, asked again every few seconds: a 304 when nothing changed. */
+async function listOpen(force = false) {
+  const asked = await api("GET", "/open-games?limit=50", undefined, undefined, !force && state.openTag ? { "If-None-Match": state.openTag } : {});
+  if (asked.status === 304) return;
+  if (!asked.ok) { update({ openProblem: asked.problem }); return; }
+  update({ open: asked.body.open_games, openTag: asked.etag });
+  if (state.me) listGames(); // a game of mine may have just started
+  listBoard();
+}
+
+async function listBoard() {
+  const board = await api("GET", "/leaderboard?limit=20");
+  const mine = state.me ? await api("GET", "/me/rating") : null;
+  if (board.ok) update({ board: board.body, rating: mine?.ok ? mine.body : null });
+}
+
+$("open-game").onsubmit = async (event) => {
+  event.preventDefault();
+  const form = event.target;
+  const body = {
+    players: Number(form.players.value),
+    edition: form.edition.value,
+    expansion: form.expansion.checked,
+    bots: Array(Number(form.bots.value)).fill(form.level.value),
+    rated: form.rated.checked,
+  };
+  if (form.min.value !== "" || form.max.value !== "") body.rating_range = { min: Number(form.min.value || -100), max: Number(form.max.value || 100) };
+  const opened = await api("POST", "/open-games", body);
+  update({ openProblem: opened.ok ? "" : opened.problem });
+  listOpen(true);
+};
 
 const setSeat = (i, change) => update({ seats: state.seats.map((seat, j) => (j === i ? { ...seat, ...change } : seat)) });
 
@@ -174,4 +251,5 @@ async function listGames() {
 }
 
 update({});
-whoAmI();
+whoAmI().then(() => listOpen(true));
+setInterval(listOpen, 3000);

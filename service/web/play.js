@@ -38,6 +38,7 @@ let state = Object.freeze({
   lastEvent: "", // the stream's last event id, sent back as Last-Event-ID when it resumes
   newest: 0, // the highest event seq heard
   problem: "", // what went wrong last
+  rematch: null, // once the game is over: who accepted a rematch, and its game once all have
 });
 
 /** The one way the state changes: ``changes`` merged in, every panel redrawn, then ``focus`` (a selector) focused. */
@@ -134,6 +135,7 @@ const group = (title, ...items) => html`<div class="group"><h3>${title}</h3>${it
 function actionsPanel() {
   const { view, legal, seat } = state;
   if (!legal) {
+    if (seat !== null && view?.result) return rematchPanel();
     if (seat === null || !view.turn) return nothing;
     const ask = window.Notification && Notification.permission === "default";
     return html`<p class="muted">Waiting for seat ${view.turn.seat}.</p>${ask ? button("Tell me when it is my turn", () => Notification.requestPermission().then(() => update({}))) : nothing}`;
@@ -152,6 +154,41 @@ function actionsPanel() {
     ${offers.length ? group("Obelisk", offers.map((c) => button(words(c), () => play(c), "offer"))) : nothing}
     ${takeBack.length ? button(words(takeBack[0]), () => play(takeBack[0]), "take_back") : nothing}
     ${button(`End the turn (discarding the ticked cards, at most ${most})`, endTurn, "end_turn", true)}`;
+}
+
+function rematchPanel() {
+  const offer = state.rematch;
+  if (!offer) return nothing;
+  if (offer.accepted.includes(state.seat)) {
+    return html`<p class="muted" id="rematch-status">Rematch: waiting for seat${offer.waiting_for.length > 1 ? "s" : ""} ${offer.waiting_for.join(", ")}.</p>`;
+  }
+  const said = offer.accepted.length ? `Seat ${offer.accepted.join(", ")} offer${offer.accepted.length > 1 ? "" : "s"} a rematch. ` : "";
+  return html`<p class="muted">${said}</p>${button(offer.accepted.length ? "Accept the rematch" : "Offer a rematch", acceptRematch, "rematch", true)}`;
+}
+
+const REMATCH_KEY = `bluemoon.rematch.${game}`; // the new seat's token, kept until the new game starts
+
+async function acceptRematch() {
+  const answer = await api("POST", `/games/${game}/rematch`, undefined, state.token);
+  if (!answer.ok) { update({ problem: answer.problem }); return; }
+  if (answer.body.token) localStorage.setItem(REMATCH_KEY, answer.body.token);
+  followRematch(answer.body);
+}
+
+/** Show who has accepted; once the new game is made, go to it (with the kept token, if any). */
+function followRematch(offer) {
+  update({ rematch: offer });
+  if (!offer.game) return;
+  const token = localStorage.getItem(REMATCH_KEY);
+  localStorage.removeItem(REMATCH_KEY);
+  if (token) remember(offer.game, state.seat, token);
+  location.assign(`/play/${offer.game}${token ? `#token=${token}` : ""}`);
+}
+
+async function watchRematch() {
+  if (state.seat === null || !state.view?.result) return;
+  const offer = await api("GET", `/games/${game}/rematch`, undefined, state.token);
+  if (offer.ok && (offer.body.game || JSON.stringify(offer.body) !== JSON.stringify(state.rematch))) followRematch(offer.body);
 }
 
 function choices() {
@@ -276,6 +313,7 @@ async function load() {
   const moved = !state.view || view.version !== state.view.version;
   const seat = view.viewer;
   if (view.result) showAudits();
+  if (view.result && !state.view?.result && view.viewer !== null) setInterval(watchRematch, 3000);
   if (seat !== null) remember(game, seat, state.token);
   const mine = Boolean(view.turn && view.turn.seat === seat);
   let legal = null;
@@ -286,6 +324,7 @@ async function load() {
   // a new version ends a payment begun on the old one; choices and discard ticks start afresh
   const payment = moved ? { paying: null, ticked: [] } : {};
   update({ view, version: view.version, seat, legal, busy: false, choosing: null, discards: [], ...payment });
+  if (view.result) watchRematch();
   if (mine && window.Notification?.permission === "granted" && document.hidden) new Notification("Blue Moon City: your turn");
 }
 
