@@ -181,7 +181,13 @@ def _session() -> dict[str, dict[str, Any]]:
     call("catalogue", "GET", "/catalogue")
     found["catalogue"]["response"]["buildings"] = found["catalogue"]["response"]["buildings"][:2]  # of 24
     call("ready", "GET", "/readyz")
-    pages = [("openapi", "/openapi.yaml"), ("rulings", "/rulings"), ("docs", "/docs"), ("lobby", "/")]
+    pages = [
+        ("openapi", "/openapi.yaml"),
+        ("rulings", "/rulings"),
+        ("docs", "/docs"),
+        ("lobby", "/"),
+        ("ratingsPage", "/ratings"),
+    ]
     for operation, path in [*pages, ("playPage", f"/play/{game}")]:
         text = http.get(path).get_data(as_text=True)
         found[operation] = {"request": None, "response": "\n".join(text.splitlines()[:3]) + "\n…"}

@@ -168,6 +168,19 @@ def lobby() -> Answer:
 @Operation(
     pages,
     "get",
+    "/ratings",
+    id="ratingsPage",
+    tag="service",
+    summary="The leaderboard page, each bot level's strength, and a player's profile (`#player=…`).",
+    responses={200: Reply("HTML", HTML)},
+)
+def ratings_page() -> Answer:
+    return send_from_directory(WEB, "ratings.html", mimetype="text/html")
+
+
+@Operation(
+    pages,
+    "get",
     "/play/{game}",
     id="playPage",
     tag="service",

@@ -59,11 +59,14 @@ function openPanel() {
 
 function boardPanel() {
   if (!state.board) return nothing;
-  const mine = state.rating ? html`<p id="my-rating">Your rating: <strong>${rating(state.rating)}</strong></p>` : nothing;
+  const mine = state.rating
+    ? html`<p id="my-rating">Your rating: <strong>${rating(state.rating)}</strong> (<a href="/ratings#player=${state.rating.player}">your games</a>)</p>`
+    : nothing;
   const people = state.board.players.length
     ? html`<ol>${state.board.players.map((p) => html`<li>${p.name}: ${rating(p)}</li>`)}</ol>`
     : html`<p class="muted">Nobody is rated yet.</p>`;
-  return html`${mine}${people}<p class="muted">Bots: ${state.board.bots.map((b) => `${b.name} ${b.rating.toFixed(1)}`).join(", ")}</p>`;
+  return html`${mine}${people}<p class="muted">Bots: ${state.board.bots.map((b) => `${b.name} ${b.rating.toFixed(1)}`).join(", ")}.
+    <a href="/ratings">All ratings</a></p>`;
 }
 
 async function tableAction(method, path) {
@@ -110,8 +113,14 @@ const setSeat = (i, change) => update({ seats: state.seats.map((seat, j) => (j =
 const seatRow = (seat, i) => html`<div><label>Seat <select name="kind" aria-label="seat kind" .value=${seat.kind} @change=${(e) => setSeat(i, { kind: e.target.value })}>
       <option value="human">me</option><option value="open">invite someone</option><option value="bot">a bot</option>
     </select></label>
-    <label>level <select name="level" aria-label="bot level" .value=${seat.level} @change=${(e) => setSeat(i, { level: e.target.value })}><option>random</option><option>greedy</option><option>mcts</option></select></label>
+    <label>level <select name="level" aria-label="bot level" @change=${(e) => setSeat(i, { level: e.target.value })}>${levelOptions(seat.level)}</select></label>
     <button type="button" aria-label="remove this seat" @click=${() => { if (state.seats.length > 2) update({ seats: state.seats.filter((_, j) => j !== i) }); }}>✕</button></div>`;
+
+/** The bot levels, each with its rating once the leaderboard is known: how strong each one is. */
+const levelOptions = (chosen) => ["random", "greedy", "mcts"].map((level) => {
+  const rated = state.board?.bots.find((b) => b.player === `bot:${level}`);
+  return html`<option value=${level} ?selected=${level === chosen}>${level}${rated ? ` (rating ${rated.rating.toFixed(1)})` : ""}</option>`;
+});
 
 function createdPanel() {
   const { created } = state;

@@ -34,6 +34,9 @@ def test_browser_an_open_game_is_seen_live_joined_in_one_click_and_started_for_b
     assert ada.get_attribute("#games li a", "href") == game and game.startswith("/play/")
     assert bo.locator("#open-games button[data-action=join]").count() == 0  # full: no longer listed
     assert "greedy bot" in ada.text_content("#leaderboard")
+    ada.click("a[href='/ratings']")  # the leaderboard page: people, and how strong each bot level is
+    ada.wait_for_selector("#bots td a")
+    assert {"random bot", "greedy bot", "mcts bot"} <= set(ada.locator("#bots td a").all_text_contents())
     assert errors == []
 
 
