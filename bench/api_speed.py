@@ -2,7 +2,8 @@
 endpoint served the same way in the same run: the ratio is the figure.
 
 Measures "get my view" (GET /games/{id} with a seat token) and "post a command" (POST
-/games/{id}/commands: decide + append + index) with concurrent keep-alive clients.
+/games/{id}/commands: decide + append + index) with concurrent keep-alive clients. A client
+whose game ends goes on with a game it made before the clock started.
 
     python bench/api_speed.py [--seconds 5] [--clients 8]
 """
@@ -67,6 +68,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--games-per-client", type=int, default=40, help="games made ready before the clock starts")
     args = parser.parse_args()
     with redis_for("api") as url:
         run(args, url)
@@ -98,28 +100,40 @@ def run(args: argparse.Namespace, url: str) -> None:
             headers = {"Authorization": f"Bearer {tokens[0]}"}
             return lambda: call(conn, "GET", f"/games/{game}", headers=headers)
 
-        def player(conn):  # type: ignore[no-untyped-def]
+        def ready_game(conn):  # type: ignore[no-untyped-def]
             game, tokens, version = new_game(conn)
             status, data = call(conn, "GET", f"/games/{game}")
-            state = {"version": version, "seat": json.loads(data)["turn"]["seat"]}
+            return {"game": game, "tokens": tokens, "version": version, "seat": json.loads(data)["turn"]["seat"]}
+
+        def player(conn):  # type: ignore[no-untyped-def]
+            # Two players who only end their turns reach a stalemate after ten quiet rounds (P16,
+            # 20 commands): each client makes its games before the clock starts and moves to the
+            # next when one ends, so that every timed request is a command.
+            spares = [ready_game(conn) for _ in range(args.games_per_client)]
+            state = spares.pop()
 
             def step() -> None:
+                nonlocal state
                 headers = {
-                    "Authorization": f"Bearer {tokens[state['seat']]}",
+                    "Authorization": f"Bearer {state['tokens'][state['seat']]}",
                     "Content-Type": "application/json",
                     "If-Match": f'"{state["version"]}"',
-                    "Idempotency-Key": f"{game}-{state['version']}",
+                    "Idempotency-Key": f"{state['game']}-{state['version']}",
                 }
                 status, data = call(
-                    conn, "POST", f"/games/{game}/commands", {"type": "end_turn", "discards": []}, headers
+                    conn, "POST", f"/games/{state['game']}/commands", {"type": "end_turn", "discards": []}, headers
                 )
                 assert status == 200, data
                 doc = json.loads(data)
-                state["version"] = doc["version"]
-                state["seat"] = doc["view"]["turn"]["seat"]
+                if doc["view"]["turn"] is None:  # the game ended
+                    ended[0] += 1
+                    state = spares.pop() if spares else ready_game(conn)
+                else:
+                    state.update(version=doc["version"], seat=doc["view"]["turn"]["seat"])
 
             return step
 
+        ended = [0]
         view_rate, view_lat = load(sport, args.clients, args.seconds, viewer)
         post_rate, post_lat = load(sport, args.clients, args.seconds, player)
         base2_rate, base2_lat = load(bport, args.clients, args.seconds, lambda conn: lambda: call(conn, "GET", "/bare"))
@@ -133,6 +147,7 @@ def run(args: argparse.Namespace, url: str) -> None:
         )
         report("get my view", view_rate, view_lat, base_rate, base_lat)
         report("post a command", post_rate, post_lat, base_rate, base_lat)
+        print(f"{'':22s} ({ended[0]} games ended and were replaced by ready ones while posting)")
     finally:
         for p in procs:
             p.terminate()
