@@ -51,6 +51,7 @@ class PositionSet:
     dragons: tuple[tuple[str, str | None], ...]  #: (dragon, tile or None for outside the city)
     discard: tuple[str, ...]  #: the discard pile
     supply: int  #: golden scales left in the supply
+    rebuilt: tuple[str, ...] = ()  #: buildings rebuilt already (no markers on them)
 
 
 @dataclass(frozen=True, slots=True)

@@ -71,6 +71,8 @@ def _position(g: Game, e: ev.PositionSet) -> Game:
     for building, site in sites.items():
         if site.markers and all(m is not None for m in site.markers):
             sites[building] = replace(site, reconstructed=True)
+    for building in e.rebuilt:
+        sites[building] = replace(sites[building], reconstructed=True)
     players = tuple(
         replace(
             p,

@@ -36,6 +36,7 @@ class Position:
     dragons: tuple[tuple[str, str | None], ...] = ()  #: (dragon, tile or None for outside)
     discard: tuple[str, ...] = ()
     scale_supply: int | None = None  #: None: the starting supply less the scales held
+    rebuilt: tuple[str, ...] = ()  #: buildings already rebuilt, their markers back with their owners
 
 
 def scenario_game(
@@ -60,6 +61,7 @@ def scenario_game(
             dragons=tuple(sorted((d, t) for d, t in _dragons(position).items())),
             discard=position.discard,
             supply=supply,
+            rebuilt=tuple(sorted(position.rebuilt)),
         )
     )
     events.append(ev.TurnStarted(position.turn, 1))
@@ -82,6 +84,7 @@ def position_of(opening: Sequence[ev.Event]) -> Position:
         dragons=placed.dragons,
         discard=placed.discard,
         scale_supply=placed.supply,
+        rebuilt=placed.rebuilt,
     )
 
 
@@ -123,6 +126,13 @@ def _check(options: Options, p: Position, placement: Mapping[str, Cell]) -> int:
             raise ValueError(f"two markers on {building} space {space}")
         spaces.add((building, space))
         used[seat] += 1
+    for building in p.rebuilt:
+        if building not in placement or building == COURTYARD:
+            raise ValueError(f"{building} is rebuilt, but it is not a building of this city")
+        if any(b == building for b, _, _ in p.markers):
+            raise ValueError(f"{building} is rebuilt: its markers went back to their owners, so none is on it")
+    if len(set(p.rebuilt)) != len(p.rebuilt):
+        raise ValueError("a building is named twice among the rebuilt")
     if len(p.obelisk) >= len(options.obelisk):
         raise ValueError("the obelisk would be full: the game would be over")
     for seat in p.obelisk:

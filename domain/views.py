@@ -59,7 +59,8 @@ def view(state: Game, seat: int | None) -> dict[str, Any]:
                     {
                         "colour": space.colour.value if space.colour else "any",
                         "value": space.value,
-                        "marker": state.sites[tile].markers[i],
+                        # a rebuilt tile shows no markers: they went back to their owners
+                        "marker": None if state.sites[tile].reconstructed else state.sites[tile].markers[i],
                     }
                     for i, space in enumerate(BUILDINGS[tile].spaces)
                 ]

@@ -23,6 +23,7 @@ from domain.catalogue import BUILDINGS
 SCHEMA: dict[str, int] = dict.fromkeys(EVENT_TYPES, 1)
 SCHEMA["ContributionMade"] = 2
 SCHEMA["GameCreated"] = 2
+SCHEMA["PositionSet"] = 2
 
 Upcaster = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -42,10 +43,16 @@ def _created_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "rules": data.get("rules", 1)}
 
 
+def _position_v1_to_v2(data: dict[str, Any]) -> dict[str, Any]:
+    """v1 could not state rebuilt buildings: none were, but those whose spaces were all marked."""
+    return {**data, "rebuilt": data.get("rebuilt", [])}
+
+
 #: (type, version) -> a function that turns that version's payload into the next version's.
 UPCASTERS: dict[tuple[str, int], Upcaster] = {
     ("ContributionMade", 1): _contribution_v1_to_v2,
     ("GameCreated", 1): _created_v1_to_v2,
+    ("PositionSet", 1): _position_v1_to_v2,
 }
 
 

@@ -140,6 +140,15 @@ class Scenario(Strict):
     scales = fields.List(Whole(validate=validate.Range(0, 99)), required=True, validate=validate.Length(min=2, max=4))
     turn = Whole(load_default=0, validate=validate.Range(0, 3), metadata={"description": "The seat whose turn begins."})
     markers = fields.List(fields.Nested(MarkerPlacement), load_default=list, validate=validate.Length(max=40))
+    rebuilt = fields.List(
+        fields.String(validate=validate.OneOf(sorted(BUILDINGS))),
+        load_default=list,
+        validate=validate.Length(max=24),
+        metadata={
+            "description": "Buildings already rebuilt (their markers are back with their owners, so none may be "
+            "placed on them)."
+        },
+    )
     obelisk = fields.List(
         Whole(validate=validate.Range(0, 3)),
         load_default=list,

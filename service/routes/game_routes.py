@@ -92,6 +92,7 @@ def _position(doc: dict[str, Any]) -> Position:
         obelisk=tuple(doc["obelisk"]),
         dragons=tuple((d["dragon"], d["tile"]) for d in doc["dragons"]),
         discard=tuple(doc["discard"]),
+        rebuilt=tuple(doc["rebuilt"]),
         scale_supply=doc["scale_supply"],
     )
 

@@ -118,3 +118,19 @@ def test_an_impossible_scenario_is_refused_naming_it_and_creates_nothing(api):
     short = api.post("/games", json=_scenario(crystals=[1, 2, 3]))
     assert short.status_code == 422 and "one entry per seat" in short.json["errors"]["scenario"][0]
     assert len(api.get("/games").json["games"]) == before
+
+
+def test_a_scenario_states_rebuilt_buildings_as_a_late_game_has_them(api):
+    """Issue 24's late-game position: rebuilt tiles bare, every marker in its owner's supply."""
+    game, tokens = _create(api, rebuilt=["mill", "hospice"], markers=[])
+    view = api.get(f"/games/{game}", token=tokens[0]).json
+    tiles = {t["tile"]: t for t in view["city"]}
+    for rebuilt in ("mill", "hospice"):
+        assert tiles[rebuilt]["reconstructed"] and all(s["marker"] is None for s in tiles[rebuilt]["spaces"])
+    assert [p["markers"] for p in view["players"]] == [10, 9]  # seat 1's only marker is on the obelisk
+    before = len(api.get("/games").json["games"])
+    marked = api.post("/games", json=_scenario(rebuilt=["hospice"]))  # the default position marks hospice
+    assert marked.status_code == 422 and "rebuilt" in marked.json["errors"]["scenario"][0]
+    unknown = api.post("/games", json=_scenario(rebuilt=["atlantis"]))
+    assert unknown.status_code == 422 and "rebuilt" in unknown.json["errors"]["scenario"]
+    assert len(api.get("/games").json["games"]) == before

@@ -1,9 +1,11 @@
 """Scenario games in the domain (P15): the position folds into the state, its opening can be made
 again from the events (what the audit does), and impossible positions are refused."""
 
+from dataclasses import replace
+
 import pytest
 
-from domain import Options, fold
+from domain import Options, fold, view
 from domain.scenario import Position, position_of, scenario_game
 from domain.state import Phase
 
@@ -58,3 +60,34 @@ def test_an_impossible_position_is_refused_naming_why(change, message):
 
     with pytest.raises(ValueError, match=message):
         scenario_game(Options(2), SEED, replace(POSITION, **change))
+
+
+def test_a_position_states_rebuilt_buildings_bare_with_every_marker_in_its_owners_supply():
+    """As a late game has them (R7 returns the markers): no marker on the tile, none out of supply."""
+    late = Position(
+        hands=(("red-1a",), ("blue-3a",)),
+        figures=("courtyard", "courtyard"),
+        crystals=(5, 7),
+        scales=(0, 0),
+        markers=(("mill", 0, 1),),
+        rebuilt=("library", "earth_temple"),
+    )
+    opening = scenario_game(Options(2), SEED, late)
+    state = fold(opening)
+    assert state.sites["library"].reconstructed and state.sites["earth_temple"].reconstructed
+    assert all(m is None for m in state.sites["library"].markers)
+    assert [p.markers for p in state.players] == [10, 9]
+    assert scenario_game(Options(2), SEED, position_of(opening)) == opening  # the audit makes it again
+    shown = {t["tile"]: t for t in view(state, 0)["city"]}
+    assert shown["library"]["reconstructed"] and all(s["marker"] is None for s in shown["library"]["spaces"])
+    with pytest.raises(ValueError, match="rebuilt"):
+        scenario_game(Options(2), SEED, replace(late, markers=(("library", 0, 0),)))
+    with pytest.raises(ValueError, match="not a building"):
+        scenario_game(Options(2), SEED, replace(late, rebuilt=("courtyard",)))
+
+
+def test_a_view_shows_no_marker_on_a_tile_rebuilt_by_filling_every_space():
+    state = fold(scenario_game(Options(2), SEED, POSITION))  # the library's two spaces are marked
+    shown = {t["tile"]: t for t in view(state, 0)["city"]}
+    assert shown["library"]["reconstructed"] and [s["marker"] for s in shown["library"]["spaces"]] == [None, None]
+    assert shown["mill"]["spaces"][0]["marker"] == 1  # an unfinished building shows its markers
