@@ -23,7 +23,7 @@ from domain.city import Cell
 from domain.scenario import Position, scenario_game
 from events import keys
 from events.outbox import Outbox, now_ms
-from events.projection import GameIndex
+from events.projection import GameIndex, seat_names
 from events.redis_store import RedisStore
 from events.serialization import StoredEvent, now
 from events.store import (
@@ -207,6 +207,7 @@ class GameService:
             if self._swap(game, before, json.dumps(current)):
                 break
         self._record_owner(digest(token), f"{game}:{seat}")
+        self.index.rename(game, seat_names(current))
         return token
 
     def _swap(self, game: str, before: str, after: str) -> bool:
@@ -376,7 +377,7 @@ class GameService:
     def _after_append(self, game: str, state: Game, settings: dict[str, Any], outbox: list[OutboxWrite]) -> None:
         """Update the index; hand work that is due now (a bot's turn, webhook deliveries) to
         the workers at once (a dispatcher would, a moment later)."""
-        self.index.record(game, state, settings["created"], now())
+        self.index.record(game, state, settings["created"], now(), seat_names(settings["seats"]))
         due_by = now_ms()
         for write in outbox:
             if write.payload is not None and write.due_ms <= due_by:

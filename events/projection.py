@@ -19,9 +19,16 @@ from .redis_store import text
 from .store import EventStore
 
 
-def summary(game: str, state: Game, created: str, updated: str | None = None) -> dict[str, Any]:
+def seat_names(seats: list[dict[str, Any]]) -> list[str]:
+    """What the lobby calls each seat: its player's name, else what sits there."""
+    return [s.get("name") or (f"{s.get('level')} bot" if s["kind"] == "bot" else f"{s['kind']} seat") for s in seats]
+
+
+def summary(
+    game: str, state: Game, created: str, updated: str | None = None, names: list[str] | None = None
+) -> dict[str, Any]:
     """What the lobby shows of a game: public facts only. ``updated``: when its last events
-    were appended (the creation, when not given)."""
+    were appended (the creation, when not given); ``names``: each seat's, to name the game by."""
     turn = state.turn
     return {
         "game": game,
@@ -36,6 +43,7 @@ def summary(game: str, state: Game, created: str, updated: str | None = None) ->
         "turn": None if state.finished or turn is None else turn.seat,
         "turn_number": None if turn is None else turn.number,
         "winners": None if state.result is None else list(state.result.winners),
+        "names": names or [],
     }
 
 
@@ -52,6 +60,15 @@ if ARGV[5] == 'finished' then
 else
   redis.call('ZADD', KEYS[3], 0, ARGV[4])
 end
+return 1
+"""
+
+# KEYS: the shard's summaries. ARGV: game, version, JSON summary. Replaces the summary of that
+# very version (the seats' names changed: a join), never a newer one.
+RENAME = """
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if not old or cjson.decode(old).version ~= tonumber(ARGV[2]) then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
 return 1
 """
 
@@ -79,10 +96,13 @@ class GameIndex:
     def __init__(self, client: Any) -> None:
         self.client = client
         self._record = client.register_script(RECORD)
+        self._rename = client.register_script(RENAME)
 
-    def record(self, game: str, state: Game, created: str, updated: str | None = None) -> None:
+    def record(
+        self, game: str, state: Game, created: str, updated: str | None = None, names: list[str] | None = None
+    ) -> None:
         """Store the summary unless a newer one is already there (two writers may race)."""
-        self.record_summary(summary(game, state, created, updated))
+        self.record_summary(summary(game, state, created, updated, names))
 
     def record_summary(self, doc: dict[str, Any]) -> bool:
         """Store a summary (``record``'s, or one moved from an older index) unless a newer one
@@ -93,6 +113,16 @@ class GameIndex:
                 keys=[keys.index_summaries(shard), *(keys.index_listing(shard, name) for name in keys.LISTINGS)],
                 args=[game, doc["version"], json.dumps(doc), entry(game, doc["created"]), doc["status"]],
             )
+        )
+
+    def rename(self, game: str, names: list[str]) -> bool:
+        """The seats' names changed (someone joined) while the game did not: its summary says so."""
+        found = self.get(game)
+        if found is None:
+            return False
+        doc = {**found, "names": names}
+        return bool(
+            self._rename(keys=[keys.index_summaries(keys.shard(game))], args=[game, doc["version"], json.dumps(doc)])
         )
 
     def get(self, game: str) -> dict[str, Any] | None:
@@ -148,7 +178,9 @@ class GameIndex:
             first = store.read(game, until=1)
             if state is not None and first:
                 last = store.read(game, after=state.version - 1)
-                self.record(game, state, first[0].at, last[-1].at if last else None)
+                seats = self.client.hget(keys.meta(game), "seats")
+                names = seat_names(json.loads(seats)) if seats else None
+                self.record(game, state, first[0].at, last[-1].at if last else None, names)
                 count += 1
         return count, broken
 
@@ -168,4 +200,5 @@ def _loaded(raw: bytes | str) -> dict[str, Any]:
     doc = json.loads(raw)
     doc.setdefault("scenario", False)  # indexed before scenario games existed
     doc.setdefault("updated", doc["created"])  # indexed before the last move's time was kept
+    doc.setdefault("names", [])  # indexed before summaries named the seats
     return doc

@@ -258,6 +258,11 @@ class Summary(Schema):
     turn = Whole(allow_none=True, metadata={"description": "The seat to move, null when finished."})
     turn_number = Whole(allow_none=True)
     winners = fields.List(Whole(), allow_none=True)
+    names = fields.List(
+        fields.String(),
+        required=True,
+        metadata={"description": "Each seat's name, or what sits there (a bot, an open seat)."},
+    )
     my_seat = Whole(allow_none=True, metadata={"description": "Your seat, when listed with your token."})
     my_turn = Flag(allow_none=True)
 

@@ -142,7 +142,9 @@ function gamesPanel() {
   return state.games.map((g) => {
     const said = g.status === "finished" ? "finished" : g.my_turn ? html`<strong>your turn</strong>` : `seat ${g.turn} to play`;
     const link = g.token ? `/play/${g.game}#token=${g.token}` : `/play/${g.game}`; // an account's seat: the session reaches it
-    return html`<li><a href=${link}>${g.game.slice(0, 8)}</a> — ${g.players} players, ${said}</li>`;
+    const named = g.names.length ? g.names.join(", ") : `${g.players} players`;
+    const options = `${g.edition === "cmon" ? "CMON" : "Kosmos"}${g.expansion ? " + expansion" : ""}`;
+    return html`<li><a href=${link}>${named}</a> — ${options}, ${said}</li>`;
   });
 }
 

@@ -292,3 +292,16 @@ def test_a_rematch_of_a_game_played_with_seat_tokens_gives_each_seat_its_new_tok
     assert api.get(f"/games/{new}", headers=auth(tokens[0])).status_code == 403  # the old token is the old game's
     nobody = api.post(f"/games/{game}/rematch", headers=auth("not-a-token"))
     assert nobody.status_code == 403 and json.loads(nobody.data)["code"] == "forbidden"
+
+
+def test_games_are_listed_by_their_players_names_and_a_join_renames_the_seat(api):
+    created = api.post(
+        "/games",
+        json={"seats": [{"kind": "human", "name": "Ada"}, {"kind": "open"}, {"kind": "bot", "level": "greedy"}]},
+    ).json
+    game = created["game"]
+    listed = {g["game"]: g for g in api.get("/games").json["games"]}
+    assert listed[game]["names"] == ["Ada", "open seat", "greedy bot"]
+    api.post(created["seats"][1]["invite_url"], json={"invite": created["seats"][1]["invite"], "name": "Bo"})
+    listed = {g["game"]: g for g in api.get("/games").json["games"]}
+    assert listed[game]["names"] == ["Ada", "Bo", "greedy bot"]  # before anyone has moved

@@ -194,9 +194,12 @@ def test_browser_the_lobby_invites_a_friend_and_lists_my_games_with_my_turn_firs
             assert call(server, "POST", f"/games/{game}/commands", end, token=token)[0] == 200
     me.goto(f"{server}/")
     me.wait_for_selector("#games li a")
-    listed = me.eval_on_selector_all("#games li", "ls => ls.map(l => l.textContent)")
-    assert len(listed) == 2 and mine[:8] in listed[0] and "your turn" in listed[0], listed
-    assert waiting[:8] in listed[1] and "seat 1 to play" in listed[1], listed
+    listed = me.eval_on_selector_all("#games li", "ls => ls.map(l => [l.querySelector('a').href, l.textContent])")
+    assert len(listed) == 2 and mine in listed[0][0] and "your turn" in listed[0][1], listed
+    assert waiting in listed[1][0] and "seat 1 to play" in listed[1][1], listed
+    # named by their players and options, not by ids
+    assert all(game[:8] not in text and "+ expansion" in text for (_, text), game in zip(listed, (mine, waiting)))
+    assert "open seat" in listed[1][1] and "open seat" not in listed[0][1], listed
     assert errors == []
 
 
