@@ -1,7 +1,7 @@
 // The city drawn as SVG. A tile that a legal command can reach is a button (click, Enter or
 // Space); an open space that the player can pay now is one too. The page decides what they do.
 import { html, nothing, svg } from "/web/html.js";
-import { PEOPLES } from "/web/peoples.js";
+import { PEOPLES, symbolOf } from "/web/peoples.js";
 
 const SIZE = 120;
 // a space of any colour (the expansion's) is light grey, with its number in black
@@ -14,7 +14,8 @@ function space(s, i, x, y, payable) {
   const label = `${s.colour} ${s.value}${open ? ", open" : `, marker of seat ${s.marker}`}`;
   return svg`<g transform="translate(${x + 14 + i * 28},${y + 70})" class=${payable ? "payable" : nothing} data-space=${payable ? i : nothing}>
     <circle r="12" fill=${FILL[s.colour]} stroke="#333"/>
-    <text text-anchor="middle" dy="4" font-size="11" font-weight="700" fill=${DARK.has(s.colour) ? "#fff" : "#000"}>${open ? s.value : `P${s.marker}`}</text>
+    <text text-anchor="middle" dy="8" font-size="10" font-weight="700" fill=${DARK.has(s.colour) ? "#fff" : "#000"}>${open ? s.value : `P${s.marker}`}</text>
+    <text text-anchor="middle" dy="-2" font-size="8" class="symbol" aria-hidden="true" fill=${DARK.has(s.colour) ? "#fff" : "#000"}>${symbolOf(s.colour)}</text>
     <title>${label}${payable ? ": click to pay it" : ""}</title></g>`;
 }
 

@@ -119,11 +119,12 @@ function handPanel() {
   if (!mine) return nothing;
   const discarding = state.legal !== null && state.paying === null;
   return grouped(mine.hand).map(([colour, cards]) => html`<div class="people">
-      <span class="muted"><strong>${PEOPLES[colour].name}</strong> <span class="power">${PEOPLES[colour].power}</span></span>
+      <span class="muted"><span aria-hidden="true">${PEOPLES[colour].symbol}</span> <strong>${PEOPLES[colour].name}</strong> <span class="power">${PEOPLES[colour].power}</span></span>
       ${cards.map((card) => {
-        if (state.paying) return html`<button type="button" class="card c-${colour}" data-card=${card} aria-pressed=${String(state.ticked.includes(card))} @click=${() => tick(card)}>${card}</button>`;
-        if (discarding) return html`<label class="card c-${colour}"><input type="checkbox" name="discard" value=${card} aria-label="discard ${card}" .checked=${state.discards.includes(card)} @change=${(e) => discard(card, e.target)}>${card}</label>`;
-        return html`<span class="card c-${colour}">${card}</span>`;
+        const mark = html`<span class="symbol" aria-hidden="true">${PEOPLES[colour].symbol}</span> `;
+        if (state.paying) return html`<button type="button" class="card c-${colour}" data-card=${card} aria-pressed=${String(state.ticked.includes(card))} @click=${() => tick(card)}>${mark}${card}</button>`;
+        if (discarding) return html`<label class="card c-${colour}"><input type="checkbox" name="discard" value=${card} aria-label="discard ${card}" .checked=${state.discards.includes(card)} @change=${(e) => discard(card, e.target)}>${mark}${card}</label>`;
+        return html`<span class="card c-${colour}">${mark}${card}</span>`;
       })}</div>`);
 }
 

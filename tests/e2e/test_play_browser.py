@@ -570,3 +570,35 @@ def test_browser_every_command_legal_lists_can_be_reached_on_the_page(server, br
         assert any(" + ".join(c["cards"]) in b for b in builds), (c, builds)
         page.click("#builder button[data-type=cancel]")
     assert errors == []
+
+
+def test_browser_every_card_and_space_carries_its_peoples_symbol_not_its_colour_alone(server, browser):
+    """Each people has its own symbol (service/web/peoples.js) on its cards and on the spaces of
+    its colour, so nobody needs to tell the colours apart; the page is photographed as people
+    with protanopia and deuteranopia see it (var/screenshots/vision-*.png)."""
+    errors: list[str] = []
+    game, tokens = _scenario(server)
+    page = _page(browser, errors)
+    page.goto(f"{server}/play/{game}#token={tokens[0]}")
+    page.wait_for_selector("#hand .card")
+    _settled(page, server, game)
+    peoples = page.evaluate("import('/web/peoples.js').then((m) => m.PEOPLES)")
+    symbols = [p["symbol"] for p in peoples.values()]
+    assert len(set(symbols)) == len(symbols) == 8
+    cards = page.eval_on_selector_all(
+        "#hand .card", "cs => cs.map(c => [c.className.match(/c-(\\w+)/)[1], c.querySelector('.symbol').textContent])"
+    )
+    assert len(cards) == 8 and all(peoples[colour]["symbol"] == mark for colour, mark in cards), cards
+    spaces = page.eval_on_selector_all(
+        "#board [data-tile] g:has(circle)",
+        "gs => gs.map(g => [g.querySelector('title').textContent.split(' ')[0], g.querySelector('.symbol').textContent])",
+    )
+    assert len(spaces) > 40
+    assert all(mark == (peoples[colour]["symbol"] if colour in peoples else "✱") for colour, mark in spaces), spaces
+    cdp = page.context.new_cdp_session(page)
+    for deficiency in ("protanopia", "deuteranopia"):
+        cdp.send("Emulation.setEmulatedVisionDeficiency", {"type": deficiency})
+        shot = SHOTS / f"vision-{deficiency}.png"
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 10_000
+    assert errors == []
