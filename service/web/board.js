@@ -42,10 +42,14 @@ export function board(view, targets = new Map(), here = null, payable = new Set(
     const dragons = Object.entries(view.dragons).filter(([, at]) => at === t.tile).map(([d]) => `${d} dragon`).join(", ");
     const target = targets.get(t.tile);
     const spec = catalogue[t.tile];
-    const about = spec ? svg`<title>${spec.name}: ${rewards(spec)}</title>` : nothing;
-    // a target is a button: focusable, named for screen readers, and styled by its kind
+    const told = spec ? `${spec.name}: ${rewards(spec)}` : "";
+    const about = spec ? svg`<title>${told}</title>` : nothing; // the tooltip
+    // a target is a button: focusable, styled by its kind, named by what it shows (the tile,
+    // who stands there, its spaces: a name that holds all the button shows) and described by
+    // what a press does and what completing the building pays
     return svg`<g data-tile=${t.tile} class=${target ? `target ${target === "power" ? "" : "walk "}${target}` : nothing}
-        tabindex=${target ? "0" : nothing} role=${target ? "button" : nothing} aria-label=${target ? `${named(t.tile)}: ${SAID[target]}` : nothing}
+        tabindex=${target ? "0" : nothing} role=${target ? "button" : nothing}
+        aria-description=${target ? [SAID[target], told].filter(Boolean).join(". ") : nothing}
       >${about}<rect x=${x + 2} y=${y + 2} width=${SIZE - 4} height=${SIZE - 4} rx="8"
         fill=${t.reconstructed ? "#f6e7a8" : "#e9e4d6"} stroke=${t.reconstructed ? "#b8860b" : "#888"} stroke-width="2"/>
       <text x=${x + 8} y=${y + 20} font-size="12" font-weight="600">${named(t.tile)}</text>

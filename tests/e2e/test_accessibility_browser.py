@@ -1,0 +1,68 @@
+"""axe-core (pinned in package.json, installed from npm, injected by the test: the pages never
+load it) finds no serious or critical violation on the lobby, a seat's page mid-game and a
+finished game's page; this covers every control's accessible name (button-name, label,
+select-name, link-name), contrast and ARIA use."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.conftest import call
+from tests.e2e.test_play_browser import _page, _scenario, _settled, browser  # noqa: F401 (the fixture)
+
+pytestmark = pytest.mark.slow  # a real Chromium against the whole service
+
+ROOT = Path(__file__).resolve().parents[2]
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+
+
+def _axe() -> Path:
+    if not AXE.exists():
+        assert shutil.which("npm"), "node and npm are needed (.ci/run installs them)"
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True, capture_output=True)
+    return AXE
+
+
+def serious(page) -> list[dict]:
+    """The serious and critical violations axe finds on the page as it is now."""
+    page.add_script_tag(path=str(_axe()))
+    found = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations)")
+    return [
+        {"rule": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]][:5]}
+        for v in found
+        if v["impact"] in ("serious", "critical")
+    ]
+
+
+def test_browser_axe_finds_no_serious_violation_in_the_lobby_a_game_and_a_finished_game(server, browser):  # noqa: F811
+    errors: list[str] = []
+    page = _page(browser, errors)
+    page.goto(f"{server}/")
+    page.wait_for_selector("#email-sign-in")
+    assert serious(page) == [], json.dumps(serious(page), indent=1)
+
+    game, tokens = _scenario(server, figures=["courtyard", "earth_temple"], crystals=[30, 0], obelisk=[0, 0, 0, 0, 0])
+    page.goto(f"{server}/play/{game}#token={tokens[0]}")
+    page.wait_for_selector("#actions button[data-type=end_turn]")
+    _settled(page, server, game)
+    assert serious(page) == [], json.dumps(serious(page), indent=1)
+
+    version = call(server, "GET", f"/games/{game}")[1]["version"]
+    assert (
+        call(server, "POST", f"/games/{game}/commands", {"type": "offer", "expected_version": version}, tokens[0])[0]
+        == 200
+    )
+    page.reload()
+    page.wait_for_selector("#audits:not([hidden])")
+    page.wait_for_selector("#actions button[data-type=rematch]")
+    assert serious(page) == [], json.dumps(serious(page), indent=1)
+
+    page.goto(f"{server}/ratings")
+    page.wait_for_selector("#bots td")
+    assert serious(page) == [], json.dumps(serious(page), indent=1)
+    assert errors == []
