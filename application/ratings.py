@@ -40,13 +40,12 @@ BOT = "bot:"  #: a bot level's player id is ``bot:<level>``
 SEEDS = Path(__file__).with_name("bot_ratings.json")
 LOCK_MS = 10_000  #: the rating lock's lease: a crashed job's lock lapses
 
-# KEYS: the player's rating and history. ARGV: game, mu, sigma, the history entry, updated.
-# Applies the player's part of a game's ratings unless the game is in the history already.
+# KEYS: the player's rating and history. ARGV: game, mu, sigma, the history entry, updated,
+# games. Applies the player's part of a game's ratings unless the game is in the history already.
 APPLY = """
 if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[4])
-redis.call('HSET', KEYS[1], 'mu', ARGV[2], 'sigma', ARGV[3], 'updated', ARGV[5])
-redis.call('HINCRBY', KEYS[1], 'games', 1)
+redis.call('HSET', KEYS[1], 'mu', ARGV[2], 'sigma', ARGV[3], 'updated', ARGV[5], 'games', ARGV[6])
 return 1
 """
 
@@ -73,11 +72,12 @@ class Rating:
 
 
 def seeded() -> dict[str, Rating]:
-    """Each bot level's starting rating, as ``bluemoon-simulate --ratings`` measured it."""
+    """Each bot level's starting rating, as ``bluemoon-simulate --ratings`` measured it, with
+    the games it rests on."""
     if not SEEDS.exists():
         return {}
     levels = json.loads(SEEDS.read_text())["levels"]
-    return {f"{BOT}{level}": Rating(r["mu"], r["sigma"]) for level, r in levels.items()}
+    return {f"{BOT}{level}": Rating(r["mu"], r["sigma"], r.get("games", 0)) for level, r in levels.items()}
 
 
 def player_of(seat: dict[str, Any]) -> str | None:
@@ -188,7 +188,7 @@ class Ratings:
         applied = self.store.durably(
             rating,
             lambda c: self._apply(
-                keys=[rating, history], args=[game, after["mu"], after["sigma"], entry, now()], client=c
+                keys=[rating, history], args=[game, after["mu"], after["sigma"], entry, now(), after["games"]], client=c
             ),
         )
         if not player.startswith(BOT):

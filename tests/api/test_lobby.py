@@ -183,7 +183,7 @@ def test_a_bot_seat_rates_its_level_and_a_game_is_rated_only_once(api):
     oracle = MODEL.rate(
         [[MODEL.rating()], [MODEL.rating()], [MODEL.create_rating([before.mu, before.sigma])]], ranks=[3, 2, 1]
     )
-    assert bot["mu"] == pytest.approx(oracle[2][0].mu, abs=1e-4) and bot["games"] == 1
+    assert bot["mu"] == pytest.approx(oracle[2][0].mu, abs=1e-4) and bot["games"] == before.games + 1
     assert "greedy" in [b["player"][4:] for b in api.get("/leaderboard").json["bots"]]
 
 
@@ -230,7 +230,9 @@ def test_a_seat_played_by_the_deadline_bot_is_still_rated_as_its_person(api):
     components = api.app.extensions["bluemoon"]
     recorded = components.ratings.rate_game(game, state, service.seats(game))
     assert {s["player"] for s in recorded["seats"]} == {_account(api, ada), _account(api, bo)}
-    assert api.get("/players/bot:greedy/rating").json["games"] == 0  # the bot only stood in
+    seeded = api.app.extensions["bluemoon"].ratings.current("bot:greedy")
+    assert api.get("/players/bot:greedy/rating").json["games"] == seeded.games  # the bot only stood in
+    assert api.get("/players/bot:greedy/rating").json["history"] == []
 
 
 def test_a_cancelled_or_unrated_game_changes_no_rating(api):
