@@ -57,7 +57,8 @@ def test_a_short_deadline_is_shown_as_a_utc_time_passes_and_the_next_turn_shows_
         untimed = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
         plain = api.get(f"/games/{untimed['game']}").json
         assert (
-            plain["settings"] == {"turn_deadline": None, "deadline_level": None, "rated": False} and plain["turn"]["deadline"] is None
+            plain["settings"] == {"turn_deadline": None, "deadline_level": None, "rated": False}
+            and plain["turn"]["deadline"] is None
         )
     finally:
         workers.stop_all()
