@@ -8,12 +8,15 @@ const SIZE = 120;
 const FILL = { any: "#ddd", ...Object.fromEntries(Object.entries(PEOPLES).map(([colour, p]) => [colour, p.fill])) };
 const DARK = new Set(Object.keys(PEOPLES).filter((colour) => PEOPLES[colour].dark));
 export const named = (tile) => tile.replaceAll("_", " ");
+/** Each seat's colour, for its figure, its markers and its obelisk spaces (none a people's). */
+export const SEAT_COLOURS = ["#e67e22", "#8e44ad", "#16a085", "#d6336c"];
+const DRAGON_FILL = { red: "#c0392b", green: "#2e7d32", blue: "#1f4fa3" };
 
 function space(s, i, x, y, payable) {
   const open = s.marker === null;
   const label = `${s.colour} ${s.value}${open ? ", open" : `, marker of seat ${s.marker}`}`;
-  return svg`<g transform="translate(${x + 14 + i * 28},${y + 70})" class=${payable ? "payable" : nothing} data-space=${payable ? i : nothing}>
-    <circle r="12" fill=${FILL[s.colour]} stroke="#333"/>
+  return svg`<g transform="translate(${x + 14 + i * 28},${y + 70})" class=${payable ? "space payable" : "space"} data-space=${payable ? i : nothing}>
+    <circle r="12" fill=${FILL[s.colour]} stroke=${open ? "#333" : SEAT_COLOURS[s.marker]} stroke-width=${open ? 1 : 4} class=${open ? nothing : "marker"} data-owner=${open ? nothing : s.marker}/>
     <text text-anchor="middle" dy="8" font-size="10" font-weight="700" fill=${DARK.has(s.colour) ? "#fff" : "#000"}>${open ? s.value : `P${s.marker}`}</text>
     <text text-anchor="middle" dy="-2" font-size="8" class="symbol" aria-hidden="true" fill=${DARK.has(s.colour) ? "#fff" : "#000"}>${symbolOf(s.colour)}</text>
     <title>${label}${payable ? ": click to pay it" : ""}</title></g>`;
@@ -33,13 +36,20 @@ const SAID = { step: "go here", walk: "go here with a power", power: "powers her
 /** The board's template (each building's rewards as its tooltip, from ``catalogue``). ``targets``: tile -> "step" (a step takes the figure there), "walk" (a
  * power or the Main Hall can) or "power" (only a dragon can go there); ``payable``: the open
  * spaces of ``here`` that the player can pay now. */
-export function board(view, targets = new Map(), here = null, payable = new Set(), catalogue = {}) {
+export function board(view, targets = new Map(), here = null, payable = new Set(), catalogue = {}, last = null) {
   const tiles = view.city.map((t) => {
     const x = t.col * SIZE;
     const y = t.row * SIZE;
     const spaces = t.spaces.map((s, i) => space(s, i, x, y, t.tile === here && payable.has(i)));
-    const figures = view.players.filter((p) => p.position === t.tile).map((p) => `P${p.seat}`).join(" ");
+    const standing = view.players.filter((p) => p.position === t.tile);
+    const figures = standing.map((p) => `P${p.seat}`).join(" ");
     const dragons = Object.entries(view.dragons).filter(([, at]) => at === t.tile).map(([d]) => `${d} dragon`).join(", ");
+    // each figure a pawn in its seat's colour, the viewer's ringed; each dragon a diamond of its colour
+    const pawns = standing.map((p, k) => svg`<g class=${p.seat === view.viewer ? "figure mine" : "figure"} data-seat=${p.seat}
+        transform="translate(${x + SIZE - 16 - k * 20},${y + 34})"><circle r="8" fill=${SEAT_COLOURS[p.seat]}
+        stroke=${p.seat === view.viewer ? "#000" : "#fff"} stroke-width=${p.seat === view.viewer ? 3 : 1.5}/></g>`);
+    const shapes = Object.entries(view.dragons).filter(([, at]) => at === t.tile).map(([d], k) => svg`<polygon class="dragon"
+        data-dragon=${d} points=${diamond(x + SIZE - 16 - k * 18, y + 52)} fill=${DRAGON_FILL[d]} stroke="#fff"/>`);
     const target = targets.get(t.tile);
     const spec = catalogue[t.tile];
     const told = spec ? `${spec.name}: ${rewards(spec)}` : "";
@@ -50,17 +60,35 @@ export function board(view, targets = new Map(), here = null, payable = new Set(
     return svg`<g data-tile=${t.tile} class=${target ? `target ${target === "power" ? "" : "walk "}${target}` : nothing}
         tabindex=${target ? "0" : nothing} role=${target ? "button" : nothing}
         aria-description=${target ? [SAID[target], told].filter(Boolean).join(". ") : nothing}
-      >${about}<rect x=${x + 2} y=${y + 2} width=${SIZE - 4} height=${SIZE - 4} rx="8"
-        fill=${t.reconstructed ? "#f6e7a8" : "#e9e4d6"} stroke=${t.reconstructed ? "#b8860b" : "#888"} stroke-width="2"/>
+      >${about}<rect x=${x + 2} y=${y + 2} width=${SIZE - 4} height=${SIZE - 4} rx="8" class=${t.reconstructed ? "tile rebuilt" : "tile rubble"}
+        fill=${t.reconstructed ? "#f6e7a8" : "url(#rubble)"} stroke=${t.reconstructed ? "#b8860b" : "#888"} stroke-width="2"/>
+      ${t.tile === last ? svg`<rect class="last" x=${x + 7} y=${y + 7} width=${SIZE - 14} height=${SIZE - 14} rx="6" fill="none" stroke="#e67e22" stroke-width="3" stroke-dasharray="6 4"/>` : nothing}
+      ${target ? svg`<text class="reach" x=${x + SIZE - 10} y=${y + 20} text-anchor="end" font-size="14" font-weight="700" fill="#2b4c9a">${target === "power" ? "✧" : "➜"}</text>` : nothing}
       <text x=${x + 8} y=${y + 20} font-size="12" font-weight="600">${named(t.tile)}</text>
-      <text x=${x + 8} y=${y + 38} font-size="11" fill="#2b4c9a">${figures}</text>
-      <text x=${x + 8} y=${y + 52} font-size="10" fill="#a4161a">${dragons}</text>${spaces}</g>`;
+      <text x=${x + 8} y=${y + 38} font-size="11" fill="#1d2233">${figures}</text>
+      <text x=${x + 8} y=${y + 52} font-size="10" fill="#1d2233">${dragons}</text>${pawns}${shapes}${spaces}</g>`;
   });
-  const obelisk = view.obelisk.map((o) => (o.marker === null ? o.value : `P${o.marker}`)).join(" · ");
   const dragonsOut = Object.entries(view.dragons).filter(([, at]) => at === null).map(([d]) => d);
-  return html`<svg viewBox="0 0 ${5 * SIZE} ${5 * SIZE}" role="group" aria-label="the city">${tiles}</svg>
-    <p>Obelisk (bottom up): ${obelisk}. Golden scales in supply: ${view.scale_supply}. Deck: ${view.deck_size} cards.
-    ${dragonsOut.length ? `Outside the city: ${dragonsOut.join(", ")} dragon.` : ""} Gold tiles are rebuilt, grey ones still rubble.</p>`;
+  // rubble is hatched and rebuilt is plain gold, so the two differ without colour too
+  const rubble = svg`<defs><pattern id="rubble" width="10" height="10" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">
+    <rect width="10" height="10" fill="#e9e4d6"/><line x1="0" y1="0" x2="0" y2="10" stroke="#cfc8b4" stroke-width="3"/></pattern></defs>`;
+  return html`<svg viewBox="0 0 ${5 * SIZE} ${5 * SIZE}" role="group" aria-label="the city">${rubble}${tiles}</svg>
+    ${obeliskDrawn(view)}
+    <p>Golden scales in supply: ${view.scale_supply}. Deck: ${view.deck_size} cards.
+    ${dragonsOut.length ? `Outside the city: ${dragonsOut.join(", ")} dragon.` : ""} Plain gold tiles are rebuilt, hatched grey ones still rubble;
+    ➜ marks a tile you can reach (✧ by a dragon's power only), a dashed orange frame the last move.</p>`;
+}
+
+const diamond = (cx, cy) => `${cx},${cy - 8} ${cx + 7},${cy} ${cx},${cy + 8} ${cx - 7},${cy}`;
+
+/** The obelisk, bottom up: each space with its cost, an offering's space in its seat's colour. */
+function obeliskDrawn(view) {
+  const W = 34;
+  const spaces = view.obelisk.map((o, i) => svg`<g class=${o.marker === null ? "obelisk-space" : "obelisk-space taken"} data-owner=${o.marker ?? nothing}
+      transform="translate(${i * W + 2},2)"><rect width=${W - 4} height="30" rx="4" fill=${o.marker === null ? "#fff" : SEAT_COLOURS[o.marker]} stroke="#555"/>
+      <text x=${(W - 4) / 2} y="20" text-anchor="middle" font-size="12" font-weight="700" fill=${o.marker === null ? "#1d2233" : "#fff"}>${o.marker === null ? o.value : `P${o.marker}`}</text></g>`);
+  const said = view.obelisk.map((o) => (o.marker === null ? o.value : `P${o.marker}`)).join(" · ");
+  return html`<svg id="obelisk" viewBox="0 0 ${view.obelisk.length * W + 4} 34" role="img" aria-label="The obelisk, bottom up: ${said}">${spaces}</svg>`;
 }
 
 /** Call ``act(tile)`` or ``pay(space)`` when a target is clicked or pressed (Enter, Space). */

@@ -37,6 +37,7 @@ let state = Object.freeze({
   log: [], // every event heard, in words
   lastEvent: "", // the stream's last event id, sent back as Last-Event-ID when it resumes
   newest: 0, // the highest event seq heard
+  lastTile: null, // where the last move happened (a figure or dragon went, a space was paid), highlighted
   problem: "", // what went wrong last
   rematch: null, // once the game is over: who accepted a rematch, and its game once all have
 });
@@ -87,7 +88,7 @@ function boardPanel() {
   for (const c of commands().filter((x) => TO_TILE.has(x.type) && x.to)) best.set(c.to, Math.max(best.get(c.to) ?? 0, rank(c)));
   const targets = new Map([...best].map(([tile, r]) => [tile, ["", "power", "walk", "step"][r]]));
   const payable = new Set(commands("contribute").map((c) => c.space));
-  return board(view, targets, me()?.position, payable, catalogue);
+  return board(view, targets, me()?.position, payable, catalogue, state.lastTile);
 }
 
 function playersPanel() {
@@ -377,6 +378,7 @@ async function follow() {
           lastEvent: frames.at(-1).id,
           newest: Math.max(state.newest, ...frames.map((f) => f.event.seq)),
           log: [...state.log, ...frames.map((f) => describe(f.event))],
+          lastTile: frames.map((f) => movedTo(f.event)).filter(Boolean).at(-1) ?? state.lastTile,
         });
         clearTimeout(reload);
         // redraw once the burst is over, and only if the page has not already caught up by itself
@@ -387,6 +389,14 @@ async function follow() {
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }
+}
+
+/** The tile an event happened on, for the last-move highlight; null for events elsewhere. */
+function movedTo({ type, data }) {
+  if (["FigureMoved", "FigureFlown", "DragonFlown", "DragonMoved"].includes(type)) return data.to;
+  if (type === "ContributionMade") return data.building;
+  if (type === "ActionUsed") return data.to ?? data.building;
+  return null;
 }
 
 /** One server-sent event: {id, event}, or null for a comment (a keep-alive). */

@@ -397,7 +397,7 @@ def _scenario(server, options: dict | None = None, **position) -> tuple[str, lis
 
 
 #: the text on the n-th space of the Earth Temple: its value while open, its owner once paid
-_SPACE = "document.querySelector('[data-tile=earth_temple] g:nth-of-type(%d) text').textContent"
+_SPACE = "document.querySelectorAll('[data-tile=earth_temple] g.space')[%d - 1].querySelector('text').textContent"
 
 
 def test_browser_a_space_is_paid_by_ticking_cards_with_the_running_total_mimix_khind_and_hoax(server, browser):
@@ -590,7 +590,7 @@ def test_browser_every_card_and_space_carries_its_peoples_symbol_not_its_colour_
     )
     assert len(cards) == 8 and all(peoples[colour]["symbol"] == mark for colour, mark in cards), cards
     spaces = page.eval_on_selector_all(
-        "#board [data-tile] g:has(circle)",
+        "#board [data-tile] g.space",
         "gs => gs.map(g => [g.querySelector('title').textContent.split(' ')[0], g.querySelector('.symbol').textContent])",
     )
     assert len(spaces) > 40
@@ -601,4 +601,65 @@ def test_browser_every_card_and_space_carries_its_peoples_symbol_not_its_colour_
         shot = SHOTS / f"vision-{deficiency}.png"
         page.screenshot(path=str(shot), full_page=True)
         assert shot.stat().st_size > 10_000
+    assert errors == []
+
+
+def test_browser_the_board_reads_at_a_glance(server, browser):
+    """Figures as pawns in their seat's colours (mine ringed), markers in the same colours,
+    dragons drawn on their tiles, the obelisk drawn with its costs and offerings; rubble,
+    rebuilt and reachable tell apart in all four combinations; the last move is framed."""
+    errors: list[str] = []
+    # seat 0 on the Courtyard: the four starting tiles next to it are the tiles a step reaches
+    game, tokens = _scenario(
+        server,
+        hands=[["yellow-3a", "white-3a"], ["black-1a"]],
+        figures=["courtyard", "courtyard"],
+        markers=[{"building": "aqueduct", "space": 0, "seat": 0}, {"building": "aqueduct", "space": 1, "seat": 1}],
+        dragons=[{"dragon": "green", "tile": "aqueduct"}],
+        obelisk=[1],
+        rebuilt=["fire_temple", "water_temple", "mill"],
+    )
+    page = _page(browser, errors)
+    page.goto(f"{server}/play/{game}#token={tokens[0]}")
+    page.wait_for_selector("#actions button[data-type=end_turn]")
+    _settled(page, server, game)
+    colours = page.evaluate("import('/web/board.js').then((m) => m.SEAT_COLOURS)")
+    pawns = page.eval_on_selector_all(
+        "[data-tile=courtyard] g.figure",
+        "gs => gs.map(g => [Number(g.dataset.seat), g.querySelector('circle').getAttribute('fill'), g.classList.contains('mine')])",
+    )
+    assert sorted(pawns) == [[0, colours[0], True], [1, colours[1], False]]
+    markers = page.eval_on_selector_all(
+        "[data-tile=aqueduct] circle.marker", "cs => cs.map(c => [Number(c.dataset.owner), c.getAttribute('stroke')])"
+    )
+    assert markers == [[0, colours[0]], [1, colours[1]]]
+    assert page.locator("[data-tile=aqueduct] polygon.dragon[data-dragon=green]").count() == 1
+    obelisk = page.eval_on_selector_all("#obelisk g.obelisk-space", "gs => gs.map(g => g.textContent.trim())")
+    assert obelisk[0] == "P1" and obelisk[1:3] == ["7", "8"] and len(obelisk) == 11
+
+    def looks(tile: str) -> tuple:
+        return tuple(
+            page.evaluate(
+                """(tile) => {
+              const g = document.querySelector(`[data-tile=${tile}]`), rect = g.querySelector("rect.tile");
+              const style = getComputedStyle(rect);
+              return [rect.getAttribute("fill"), style.stroke, style.strokeWidth, Boolean(g.querySelector(".reach"))];
+            }""",
+                tile,
+            )
+        )
+
+    combos = {
+        "rebuilt, reachable": looks("fire_temple"),
+        "rubble, reachable": looks("earth_temple"),
+        "rebuilt, not reachable": looks("mill"),
+        "rubble, not reachable": looks("aqueduct"),
+    }
+    assert len(set(combos.values())) == 4, combos
+    assert all(fill != "url(#rubble)" for fill, *_ in (combos["rebuilt, reachable"], combos["rebuilt, not reachable"]))
+    _walk(page)
+    page.wait_for_selector("[data-tile] rect.last")
+    moved = call(server, "GET", f"/games/{game}")[1]["players"][0]["position"]
+    assert page.eval_on_selector("rect.last", "r => r.closest('[data-tile]').dataset.tile") == moved
+    page.screenshot(path=str(SHOTS / "board-at-a-glance.png"), full_page=True)
     assert errors == []
