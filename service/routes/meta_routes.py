@@ -193,7 +193,12 @@ def play_page(game: str) -> Answer:
 
 @pages.get("/web/<path:name>")
 def web_assets(name: str) -> Response:
-    return send_from_directory(WEB, name)
+    """The pages' scripts and styles, compressed like the API's answers (a file passed straight
+    through would not be) and revalidated by ETag (``no-cache``), so a new release is seen at once."""
+    asset = send_from_directory(WEB, name)
+    asset.direct_passthrough = False
+    asset.set_data(asset.get_data())  # a body in hand, not a file stream: flask-compress skips streams
+    return asset
 
 
 @Operation(
