@@ -43,25 +43,15 @@ class RQHandoff:
         )
 
     def deliver(self, claim: Claim, job_id: str) -> None:
-        self.queue.enqueue(
-            "workers.webhook_delivery.deliver",
-            claim.name,
-            claim.payload,
-            job_id=job_id,
-            job_timeout=DELIVERY_TIMEOUT,
-            result_ttl=600,
-            failure_ttl=86_400,
-        )
+        self._claimed("workers.webhook_delivery.deliver", claim, job_id, DELIVERY_TIMEOUT)
 
     def rate(self, claim: Claim, job_id: str) -> None:
+        self._claimed("workers.rating_jobs.rate", claim, job_id, JOB_TIMEOUT)
+
+    def _claimed(self, job: str, claim: Claim, job_id: str, timeout: int) -> None:
+        """Enqueue ``job`` with the claimed outbox entry's name and payload."""
         self.queue.enqueue(
-            "workers.rating_jobs.rate",
-            claim.name,
-            claim.payload,
-            job_id=job_id,
-            job_timeout=JOB_TIMEOUT,
-            result_ttl=600,
-            failure_ttl=86_400,
+            job, claim.name, claim.payload, job_id=job_id, job_timeout=timeout, result_ttl=600, failure_ttl=86_400
         )
 
     def queued(self, job_id: str) -> bool:

@@ -267,13 +267,18 @@ class Summary(Schema):
     my_turn = Flag(allow_none=True)
 
 
-class GameList(Schema):
-    games = fields.List(fields.Nested(Summary), required=True)
-    next = fields.String(
+def _next_page() -> fields.String:
+    """A paged list's cursor to its next page."""
+    return fields.String(
         required=True,
         allow_none=True,
         metadata={"description": "Pass as `after` for the next, older page; null on the last page."},
     )
+
+
+class GameList(Schema):
+    games = fields.List(fields.Nested(Summary), required=True)
+    next = _next_page()
 
 
 # -- the view of a game (domain.views.view) --------------------------------------------------
@@ -975,11 +980,7 @@ class OpenGame(Schema):
 
 class OpenGameList(Schema):
     open_games = fields.List(fields.Nested(OpenGame), required=True)
-    next = fields.String(
-        required=True,
-        allow_none=True,
-        metadata={"description": "Pass as `after` for the next, older page; null on the last page."},
-    )
+    next = _next_page()
 
 
 class RematchStatus(Schema):
