@@ -243,6 +243,8 @@ def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, br
     _walk(mover)
     watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
     assert "steps to" in watcher.text_content("#log li:last-child")
+    # the log is a live region: a screen reader says each move as it is added
+    assert watcher.get_attribute("#log", "aria-live") == "polite"
     mover.click("#actions button[data-type=take_back]")
     watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before + 1}", timeout=10_000)
     assert "takes back" in watcher.text_content("#log li:last-child")
