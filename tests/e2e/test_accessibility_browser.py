@@ -40,6 +40,7 @@ def serious(page) -> list[dict]:
 
 
 def test_browser_axe_finds_no_serious_violation_in_the_lobby_a_game_and_a_finished_game(server, browser):  # noqa: F811
+    """Slow: a real browser, and axe's full rule set run on four pages."""
     errors: list[str] = []
     page = _page(browser, errors)
     page.goto(f"{server}/")

@@ -15,6 +15,7 @@ pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 
 
 def test_browser_an_open_game_is_seen_live_joined_in_one_click_and_started_for_both(service_and_log, browser):  # noqa: F811
+    """Slow: two browsers sign in by email link and wait on the lobby's 3-second poll."""
     base, log = service_and_log
     errors: list[str] = []
     ada, bo = _page(browser, errors), _page(browser, errors)

@@ -36,6 +36,7 @@ SMALL = """() => [...document.querySelectorAll("button, a[href], select, input, 
 
 
 def test_browser_no_panel_overflows_from_360_to_1920_pixels_and_phone_controls_are_44_pixels(server, browser):  # noqa: F811
+    """Slow: two pages drawn and measured at five screen widths, each photographed."""
     errors: list[str] = []
     game, tokens = _scenario(server)
     problems = {}
