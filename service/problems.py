@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import traceback
 from typing import Any
 
 import redis
@@ -39,6 +41,16 @@ def unavailable(detail: str) -> Response:
     response = problem(503, "unavailable", "Service unavailable", detail)
     response.headers["Retry-After"] = str(RETRY_AFTER)
     return response
+
+
+#: What a read on a connection closed under it raises inside redis-py (not a RedisError).
+CLOSED_UNDER_A_READ = (AttributeError, ValueError, OSError)
+
+
+def _inside_redis_py(error: BaseException) -> bool:
+    """Whether the error was raised by redis-py's own code (its last frame is in the package)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    return bool(frames) and f"{os.sep}redis{os.sep}" in frames[-1].filename
 
 
 def _validation(error: ValidationError) -> Response:
@@ -134,6 +146,15 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(Exception)
     def _unexpected(error: Exception) -> Response:
+        if isinstance(error, CLOSED_UNDER_A_READ) and _inside_redis_py(error):
+            # redis-py's cluster client closes a node's connections when it learns of a
+            # failover, also one another thread is reading a reply from: that read finds its
+            # buffer gone (AttributeError on None), its file closed (ValueError) or its socket
+            # closed (OSError: bad file descriptor). The connection was lost mid-read, nothing
+            # more: a 503 to retry, as for any lost connection (a retry with the same
+            # Idempotency-Key applies a command once).
+            app.logger.warning("Redis connection closed mid-read by a failover: %r", error)
+            return unavailable("the game store's connection was closed mid-read; nothing was changed, retry shortly")
         app.logger.exception("unhandled error")
         return problem(
             500,
