@@ -245,6 +245,18 @@ class Accounts:
             self.client.delete(keys.session(text(hashed)))
         for token in self._tokens(account):
             self.client.delete(keys.personal_token(token["digest"]))
+        for game, seat in self.seats(account).items():  # no more alerts for its seats
+            self.client.hdel(keys.seat_accounts(game), str(seat))
+        unsubscribe = self.client.hget(keys.alert_settings(account), "unsubscribe")
+        if unsubscribe:
+            self.client.delete(keys.unsubscribe(digest(text(unsubscribe))))
+        self.client.delete(
+            keys.alert_settings(account),
+            keys.push_subscriptions(account),
+            keys.muted_games(account),
+            keys.alert_log(account),
+            keys.mail_batch(account),
+        )
         self.client.delete(
             keys.account(account),
             keys.account_seats(account),
@@ -256,8 +268,10 @@ class Accounts:
     # -- seats ------------------------------------------------------------------------------
 
     def add_seat(self, account: str, game: str, seat: int) -> None:
-        held = keys.account_seats(account)
+        """Keep the seat in the account, and tell the game whose seat it is (for its alerts)."""
+        held, holders = keys.account_seats(account), keys.seat_accounts(game)
         self.store.durably(held, lambda c: c.hset(held, game, seat))
+        self.store.durably(holders, lambda c: c.hset(holders, str(seat), account))
 
     def seat_in(self, account: str, game: str) -> int | None:
         found = self.client.hget(keys.account_seats(account), game)

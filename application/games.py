@@ -24,7 +24,7 @@ from domain.scenario import Position, scenario_game
 from events import keys
 from events.outbox import Outbox, now_ms
 from events.projection import GameIndex, seat_names
-from events.redis_store import RedisStore
+from events.redis_store import RedisStore, text
 from events.serialization import StoredEvent, now
 from events.store import (
     IdempotencyConflict,
@@ -33,6 +33,7 @@ from events.store import (
 )
 
 from . import webhook_subscriptions as webhooks
+from .alerts import alert_entries
 from .codec import command_to_json
 from .handoff import Dispatcher, Handoff
 from .ratings import rating_entry
@@ -163,8 +164,9 @@ class GameService:
         for hashed, owner in tokens.items():
             self._record_owner(hashed, owner)
         state = fold(events)
-        settings = {**{k: json.loads(v) for k, v in meta.items()}, "webhooks": []}
-        outbox = [turn_entry(game, state, settings)]
+        held = {seat: spec.account for seat, spec in enumerate(seats) if spec.account}
+        settings = {**{k: json.loads(v) for k, v in meta.items()}, "webhooks": [], "accounts": held}
+        outbox = [turn_entry(game, state, settings), *alert_entries(game, events, 1, state, settings)]
         self.store.append(game, 0, events, actor="system", command_id="create", command_hash="create", outbox=outbox)
         self._after_append(game, state, settings, outbox)
         return Created(game, state.version, public)
@@ -232,11 +234,12 @@ class GameService:
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(keys.meta(game))
             pipe.hvals(keys.webhooks(game))
+            pipe.hgetall(keys.seat_accounts(game))
             pipe.hget(keys.outbox_of(game)[0], game)
             if token:
                 pipe.get(keys.token(digest(token)))
-            raw, hooks, pending, *found = pipe.execute()
-        settings = self._settings_from(game, raw, hooks)
+            raw, hooks, holders, pending, *found = pipe.execute()
+        settings = self._settings_from(game, raw, hooks, holders)
         settings["pending_turn"] = TurnTicket.from_payload(pending) if pending else None
         return (self._seat_from(game, found[0]) if token else None), settings
 
@@ -263,19 +266,22 @@ class GameService:
         return result
 
     def settings(self, game: str) -> dict[str, Any]:
-        """The game's settings (seats, deadline) and, under ``webhooks``, its webhooks."""
+        """The game's settings (seats, deadline), under ``webhooks`` its webhooks and under
+        ``accounts`` the accounts that keep its seats (seat -> account id)."""
         with self.client.pipeline(transaction=False) as pipe:
             pipe.hgetall(keys.meta(game))
             pipe.hvals(keys.webhooks(game))
-            raw, hooks = pipe.execute()
-        return self._settings_from(game, raw, hooks)
+            pipe.hgetall(keys.seat_accounts(game))
+            raw, hooks, holders = pipe.execute()
+        return self._settings_from(game, raw, hooks, holders)
 
     @staticmethod
-    def _settings_from(game: str, raw: dict[Any, Any], hooks: list[Any]) -> dict[str, Any]:
+    def _settings_from(game: str, raw: dict[Any, Any], hooks: list[Any], holders: dict[Any, Any]) -> dict[str, Any]:
         if not raw:
             raise NotFound(f"no game {game}")
-        settings = {(k.decode() if isinstance(k, bytes) else k): json.loads(v) for k, v in raw.items()}
+        settings = {text(k): json.loads(v) for k, v in raw.items()}
         settings["webhooks"] = [json.loads(h) for h in hooks]
+        settings["accounts"] = {int(text(seat)): text(account) for seat, account in holders.items()}
         return settings
 
     # -- reading --------------------------------------------------------------------------
@@ -323,6 +329,7 @@ class GameService:
         # every event records the command that caused it, so an audit can judge the command again
         meta = json.dumps({**json.loads(meta), "command": command_json, "seat": command.seat, "version": state.version})
         outbox = [turn_entry(game, new_state, settings)] if starts_work(events, new_state) else []
+        outbox += alert_entries(game, events, state.version + 1, new_state, settings)
         if new_state.finished and settings.get("rated"):
             outbox.append(rating_entry(game))
         hooks = settings.get("webhooks")

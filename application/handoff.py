@@ -22,6 +22,7 @@ from .turns import TurnTicket, fallback_level
 log = logging.getLogger("bluemoon.handoff")
 DELIVERY_PREFIX = "wh:"  #: outbox entries of webhook deliveries
 RATING_PREFIX = "rt:"  #: the outbox entry of a finished rated game's rating; the others are games' turns
+ALERT_PREFIX = "al:"  #: a person's turn alert (application/alerts.py)
 
 
 class Handoff(Protocol):
@@ -32,6 +33,8 @@ class Handoff(Protocol):
     def deliver(self, claim: Claim, job_id: str) -> None: ...
 
     def rate(self, claim: Claim, job_id: str) -> None: ...
+
+    def alert(self, claim: Claim, job_id: str) -> None: ...
 
     def queued(self, job_id: str) -> bool:
         """Whether the job ``job_id`` is still waiting for a worker (not lost, just queued)."""
@@ -56,13 +59,17 @@ class CallbackHandoff:
         if self.on_rate is not None:
             self.on_rate(claim)
 
+    def alert(self, claim: Claim, job_id: str) -> None:
+        return None
+
     def queued(self, job_id: str) -> bool:
         return False
 
 
 def delivery_job_id(claim: Claim, tries: int | None = None) -> str:
+    """A delivery's or an alert's job: named by its message id and the claim."""
     message = json.loads(claim.payload)["id"]
-    return f"wh-{message}-{claim.tries if tries is None else tries}"
+    return f"{claim.name[:2]}-{message}-{claim.tries if tries is None else tries}"
 
 
 class Dispatcher:
@@ -94,7 +101,7 @@ class Dispatcher:
         return handed
 
     def _hand_on(self, handoff: Handoff, claim: Claim) -> int:
-        delivery = claim.name.startswith(DELIVERY_PREFIX)
+        delivery = claim.name.startswith((DELIVERY_PREFIX, ALERT_PREFIX))
         if claim.name.startswith(RATING_PREFIX):
             job_id, previous = f"rt-{claim.name[3:]}-{claim.tries}", f"rt-{claim.name[3:]}-{claim.tries - 1}"
         elif delivery:
@@ -107,6 +114,9 @@ class Dispatcher:
             return 0
         if claim.name.startswith(RATING_PREFIX):
             handoff.rate(claim, job_id)
+            return 1
+        if claim.name.startswith(ALERT_PREFIX):
+            handoff.alert(claim, job_id)
             return 1
         if delivery:
             handoff.deliver(claim, job_id)

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 log = logging.getLogger("bluemoon.mail")
 
-TIMEOUT = 10.0  #: seconds an SMTP exchange may take before the link is given up (and logged as lost)
+TIMEOUT = 10.0  #: seconds an SMTP exchange may take before it is given up
 
 
 def delivery() -> str:
@@ -36,13 +36,23 @@ def send_sign_in_link(email: str, link: str) -> None:
         "Open this link within 15 minutes to sign in to Blue Moon City. It works once.\n\n"
         f"{link}\n\nIf you did not ask for it, ignore this message: nothing happens without the link.\n"
     )
+    try:
+        send(message)
+    except OSError as error:  # smtplib's errors are OSErrors too
+        log.error("the sign-in link for %s could not be sent through %s: %s", email, urlsplit(url).hostname, error)
+
+
+def send(message: EmailMessage) -> None:
+    """Send through SMTP_URL; raises OSError (smtplib's errors included) when it cannot. Without
+    SMTP settings the message is written to the log."""
+    url = os.environ.get("SMTP_URL")
+    if not url:
+        log.warning("mail to %s (no SMTP_URL set, so it is logged here): %s", message["To"], message["Subject"])
+        return
     parts = urlsplit(url)
     secure = parts.scheme == "smtps"
-    try:
-        smtp_class = smtplib.SMTP_SSL if secure else smtplib.SMTP
-        with smtp_class(parts.hostname or "localhost", parts.port or (465 if secure else 25), timeout=TIMEOUT) as smtp:
-            if parts.username:
-                smtp.login(unquote(parts.username), unquote(parts.password or ""))
-            smtp.send_message(message)
-    except (OSError, smtplib.SMTPException) as error:
-        log.error("the sign-in link for %s could not be sent through %s: %s", email, parts.hostname, error)
+    smtp_class = smtplib.SMTP_SSL if secure else smtplib.SMTP
+    with smtp_class(parts.hostname or "localhost", parts.port or (465 if secure else 25), timeout=TIMEOUT) as smtp:
+        if parts.username:
+            smtp.login(unquote(parts.username), unquote(parts.password or ""))
+        smtp.send_message(message)

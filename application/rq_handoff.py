@@ -48,6 +48,9 @@ class RQHandoff:
     def rate(self, claim: Claim, job_id: str) -> None:
         self._claimed("workers.rating_jobs.rate", claim, job_id, JOB_TIMEOUT)
 
+    def alert(self, claim: Claim, job_id: str) -> None:
+        self._claimed("workers.alert_jobs.send", claim, job_id, DELIVERY_TIMEOUT)
+
     def _claimed(self, job: str, claim: Claim, job_id: str, timeout: int) -> None:
         """Enqueue ``job`` with the claimed outbox entry's name and payload."""
         self.queue.enqueue(

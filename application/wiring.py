@@ -22,6 +22,7 @@ from events.feed import BLOCK_MS, Feed
 from events.redis_store import RedisStore
 
 from .accounts import Accounts
+from .alert_settings import AlertSettings
 from .games import GameService
 from .handoff import Handoff
 from .ratings import Ratings
@@ -49,6 +50,7 @@ class Components:
     ratings: Ratings
     tables: Tables
     rematches: Rematches
+    alerts: AlertSettings
 
 
 def redis_url() -> str:
@@ -166,4 +168,5 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         ratings,
         Tables(store, service, accounts, ratings),
         Rematches(store, service, accounts),
+        AlertSettings(store),
     )

@@ -12,12 +12,16 @@ body the service really sent; the contract tests check them against their schema
 
 from __future__ import annotations
 
+import base64
+import os
 import random
 import re
 from typing import Any
 from unittest import mock
 
 import fakeredis  # a dev dependency: the document is written by developers, never by the service
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 
 from service.app import create_app
 from workers import webhook_delivery as deliveries
@@ -56,6 +60,7 @@ class _Workers:
         self.turns: list[Any] = []
         self.deliveries: list[Any] = []
         self.ratings: list[Any] = []
+        self.alerts: list[Any] = []
 
     def play(self, ticket: Any) -> None:
         self.turns.append(ticket)
@@ -65,6 +70,9 @@ class _Workers:
 
     def rate(self, claim: Any, job_id: str) -> None:
         self.ratings.append(claim)
+
+    def alert(self, claim: Any, job_id: str) -> None:
+        self.alerts.append(claim)
 
     def queued(self, job_id: str) -> bool:
         return False
@@ -77,7 +85,7 @@ def record() -> dict[str, dict[str, Any]]:
     with (
         mock.patch("os.urandom", fake),
         mock.patch("random._urandom", fake),  # what secrets' SystemRandom draws from
-        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": WEBHOOK_HOST}),
+        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": WEBHOOK_HOST, "VAPID_PRIVATE_KEY": ""}),
     ):
         return _fixed(_session())
 
@@ -206,6 +214,7 @@ def _session() -> dict[str, dict[str, Any]]:
         "passkey": passkey_id,
         "table": table,
         "player": player,
+        "subscription": found.pop("subscription"),
     }
     return found
 
@@ -230,6 +239,7 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
     made = call("createToken", "POST", "/me/tokens", {"name": "my bot"}, headers=own).get_json()
     call("claimSeats", "POST", "/me/seats", {"tokens": [ada, "a-token-of-no-seat"]}, token=made["token"])
     call("myGames", "GET", "/me/games?limit=10", token=made["token"])
+    _alerts(call, refused, http, found, game, made["token"])
     call("listTokens", "GET", "/me/tokens")
     code = call("makeDeviceCode", "POST", "/me/device-code", headers=own).get_json()["code"]
     refused("useDeviceCode", "POST", "/auth/device-code", {"code": "ABCD-EFGH"})
@@ -243,6 +253,65 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
     call("deleteAccount", "DELETE", "/me", headers=own)
     found["deleteAccount"]["response"] = None
     return str(made["id"])
+
+
+def _alerts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: str, token: str) -> None:
+    """Choose alert channels and quiet hours, keep a push subscription, mute and unmute a game,
+    read the deliveries, and unsubscribe from the mails by the link without signing in."""
+    service_key = ec.derive_private_key(SEED + 2, ec.SECP256R1())  # a made key is random: this one is fixed
+    pem = service_key.private_bytes(
+        serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+    )
+    os.environ["VAPID_PRIVATE_KEY"] = pem.decode()  # restored by record()'s patch of the environment
+    changes = {
+        "email": {"enabled": True, "delay_seconds": 900},
+        "discord": {"url": f"https://{WEBHOOK_HOST}/api/webhooks/1/abc"},
+        "quiet_hours": {"start": "22:30", "end": "07:00", "time_zone": "Europe/Berlin"},
+    }
+    call("changeAlertSettings", "PATCH", "/me/alerts", changes, token=token)
+    refused(
+        "changeAlertSettings",
+        "PATCH",
+        "/me/alerts",
+        {"quiet_hours": {"start": "25:00", "end": "07:00", "time_zone": "Mars/Olympus"}},
+        token,
+    )
+    browser = ec.derive_private_key(SEED + 1, ec.SECP256R1())
+    point = browser.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    subscription = {
+        "endpoint": f"https://{WEBHOOK_HOST}/push/v2/subscription-1",
+        "keys": {"p256dh": _b64(point), "auth": _b64(bytes(range(16)))},
+        "expirationTime": None,
+    }
+    made = call("subscribePush", "POST", "/me/push-subscriptions", subscription, token=token).get_json()
+    refused(
+        "subscribePush",
+        "POST",
+        "/me/push-subscriptions",
+        {**subscription, "keys": {"p256dh": "AAAA", "auth": "AAAA"}},
+        token,
+    )
+    call("muteGame", "PUT", f"/me/muted-games/{game}", token=token)
+    found["muteGame"]["response"] = None
+    call("getAlertSettings", "GET", "/me/alerts", token=token)
+    call("unmuteGame", "DELETE", f"/me/muted-games/{game}", token=token)
+    found["unmuteGame"]["response"] = None
+    call("alertDeliveries", "GET", "/me/alerts/deliveries", token=token)
+    call("unsubscribePush", "DELETE", f"/me/push-subscriptions/{made['id']}", token=token)
+    found["unsubscribePush"]["response"] = None
+    # the unsubscribe token travels only in mails: read it as the job that writes one does
+    link_token = http.application.extensions["bluemoon"].alerts.unsubscribe_token(
+        found["getProfile"]["response"]["account"]
+    )
+    page = http.get(f"/alerts/unsubscribe?token={link_token}").get_data(as_text=True)
+    found["unsubscribePage"] = {"request": None, "response": "\n".join(page.splitlines()[:3]) + "\n…"}
+    http.post(f"/alerts/unsubscribe?token={link_token}", data={"List-Unsubscribe": "One-Click"})
+    found["unsubscribeOneClick"] = {"request": None, "response": None}
+    found["subscription"] = made["id"]  # the path parameter's example, moved into "parameters"
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
 
 
 def _passkeys(call: Any, refused: Any, found: dict[str, Any]) -> str:

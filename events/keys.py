@@ -107,6 +107,18 @@ def webhook_log(game: str, hook: str) -> str:
     return _key(game, f"webhook-log:{hook}")
 
 
+def seat_accounts(game: str) -> str:
+    """The accounts that keep the game's seats: a hash of seat -> account id, read with the
+    game's settings so that the append which starts a turn knows whom to alert."""
+    return _key(game, "accounts")
+
+
+def watchers(game: str) -> str:
+    """The seats' open streams: a sorted set of ``<seat>:<stream id>`` -> until when it counts
+    (epoch ms); a person watching their seat gets no alert for it."""
+    return _key(game, "watchers")
+
+
 #: Layout 2's first, unsharded game index (one ``{index}`` slot): ``bluemoon-migrate`` moves it.
 LEGACY_INDEX = "{index}:games"  # sorted set: game id -> creation time
 LEGACY_INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary
@@ -137,8 +149,8 @@ def token(token_digest: str) -> str:
 #: its game's id (the turn) or ``wh:<game>:...`` (a delivery), so its shard follows from its name.
 def owner(entry: str) -> str:
     """The game an outbox entry belongs to (``wh:<game>:...`` a delivery, ``rt:<game>`` the
-    rating of a finished game, else the game's turn)."""
-    return entry.split(":")[1] if entry.startswith(("wh:", "rt:")) else entry
+    rating of a finished game, ``al:<game>:...`` a person's alert, else the game's turn)."""
+    return entry.split(":")[1] if entry.startswith(("wh:", "rt:", "al:")) else entry
 
 
 def outbox(shard_no: int) -> list[str]:
@@ -253,3 +265,50 @@ LOBBY_VERSION = "{lobby}:version"  #: a counter: each change of the open tables 
 def table(table_id: str) -> str:
     """An open game's table: a hash with its document (``doc``: options, seats, status)."""
     return "{table:" + table_id + "}:table"
+
+
+#: Turn alerts (application/alerts.py): a person's channels and what went out, in the account's slot.
+def alert_settings(account_id: str) -> str:
+    """A hash: ``settings`` (JSON: channels, quiet hours), ``unsubscribe`` (the token an
+    email's one-click unsubscribe carries)."""
+    return _account_key(account_id, "alerts")
+
+
+def push_subscriptions(account_id: str) -> str:
+    """The account's Web Push subscriptions: a hash of subscription id -> JSON (endpoint, keys)."""
+    return _account_key(account_id, "push")
+
+
+def muted_games(account_id: str) -> str:
+    """The games the person muted: a set of game ids."""
+    return _account_key(account_id, "muted")
+
+
+def alert_log(account_id: str) -> str:
+    """The account's last alert deliveries and failures, newest first (a capped list of JSON)."""
+    return _account_key(account_id, "alert-log")
+
+
+def mail_batch(account_id: str) -> str:
+    """The "your turn" mail being gathered: a hash of ``game:<id>`` -> item JSON, ``due`` (epoch
+    ms), and ``sending`` (the batch taken to send, with its lease)."""
+    return _account_key(account_id, "mail-batch")
+
+
+def alert_sent(account_id: str, mark: str) -> str:
+    """That one alert went out on one channel (expiring): a retried job does not send it again."""
+    return _account_key(account_id, f"sent:{mark}")
+
+
+def unsubscribe(token_digest: str) -> str:
+    """An unsubscribe token's account (SHA-256 of the token)."""
+    return f"unsubscribe:{token_digest}"
+
+
+def channel_sent(url_digest: str, mark: str) -> str:
+    """That a Discord or Slack channel (SHA-256 of its URL) got one message (expiring): a
+    channel several people share gets each message once."""
+    return f"channel-sent:{url_digest}:{mark}"
+
+
+VAPID_KEY = "{alerts}:vapid"  #: the service's Web Push (VAPID) key pair, made once and kept

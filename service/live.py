@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import logging
 import time
+import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
 import redis
 
 from application.codec import dumps, event_to_json
 from domain import redact
+from events import keys
 from events.serialization import StoredEvent
 
 if TYPE_CHECKING:
@@ -29,6 +32,8 @@ PAGE = 200  #: events per page of the events feed and per SSE read
 SSE_SECONDS = 300.0  #: an SSE response's lifetime; then it ends and the client resumes
 SSE_KEEPALIVE = 15.0  #: a comment line at least this often keeps proxies from closing it
 SSE_RETRY_MS = 1000  #: the reconnection delay the stream asks EventSource to use
+WATCHING_MS = 90_000  #: a seat's open stream counts as watching for this long after each renewal
+RENEW_WATCHING = 60.0  #: seconds between renewals (the stream wakes at least every keep-alive)
 _SERVED: OrderedDict[tuple[str, int, int | None, bool], tuple[dict[str, Any], bytes]] = OrderedDict()
 _SERVED_MAX = 4096
 
@@ -69,6 +74,38 @@ def poll(c: Components, game: str, after: int, wait: float, version: int) -> tup
     return stored, max(version, stored[-1].seq if stored else 0)
 
 
+@contextmanager
+def _seat_watching(c: Components, game: str, seat: int | None) -> Iterator[Callable[[], None]]:
+    """While a seat's stream is open, the seat counts as watching the game (its person gets no
+    alerts for it: workers/alert_jobs.py); a mark that is not renewed lapses by itself."""
+    if seat is None:
+        yield lambda: None
+        return
+    key, member = keys.watchers(game), f"{seat}:{uuid.uuid4().hex}"
+    renewed = -RENEW_WATCHING
+
+    def renew() -> None:
+        nonlocal renewed
+        if time.monotonic() - renewed < RENEW_WATCHING:
+            return
+        renewed = time.monotonic()
+        try:
+            at = int(time.time() * 1000)
+            with c.client.pipeline(transaction=False) as pipe:
+                pipe.zremrangebyscore(key, "-inf", at)
+                pipe.zadd(key, {member: at + WATCHING_MS})
+                pipe.pexpire(key, WATCHING_MS)
+                pipe.execute()
+        except redis.RedisError as error:  # the stream goes on; the person may get an alert
+            log.warning("could not mark %s of %s as watching: %s", member, game, error)
+
+    try:
+        yield renew
+    finally:
+        with suppress(redis.RedisError):  # else it lapses by itself
+            c.client.zrem(key, member)
+
+
 def frames(
     c: Components,
     game: str,
@@ -86,8 +123,9 @@ def frames(
     position = after
     ends = time.monotonic() + lifetime
     yield b"retry: %d\n\n" % SSE_RETRY_MS
-    with c.feed.watching(game):
+    with c.feed.watching(game), _seat_watching(c, game, seat) as renew:
         while True:
+            renew()
             try:
                 batch = _next(c, game, position)
             except redis.RedisError as error:

@@ -18,7 +18,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
-from . import openapi_types, schemas
+from . import alert_schemas, openapi_types, schemas
 from .operation import PROBLEM, Operation, PathParameters, Reply
 from .requests import instance
 from .routes import OPERATIONS
@@ -96,6 +96,8 @@ TAGS = {
     "audit": "The full log and the re-judged game, once it has ended.",
     "accounts": "Sign in without a password (an email link), personal access tokens for programs, and your "
     "games on every device.",
+    "alerts": "Word that it is your turn, on the channels you choose (email, Web Push, Discord, Slack), "
+    "and not too often: quiet hours, muted games, nothing while you watch the game.",
     "service": "This document, the rulings, the building catalogue, health, and the play-by-web pages.",
 }
 
@@ -199,6 +201,8 @@ COMPONENTS = [
     "PlayerRating",
     "Leaderboard",
 ]
+#: The alerts' schemas, in a module of their own.
+ALERT_COMPONENTS = ["AlertChanges", "PushSubscriptionShown", "AlertSettingsDoc", "PushSubscriptionRequest", "AlertLog"]
 
 
 def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
@@ -241,6 +245,8 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
     )
     for name in COMPONENTS:
         spec.components.schema(name, schema=getattr(schemas, name))
+    for name in ALERT_COMPONENTS:
+        spec.components.schema(name, schema=getattr(alert_schemas, name))
     assert marshmallow.converter is not None  # set up by APISpec
     for path, operations in paths(marshmallow.converter).items():
         spec.path(path=path, operations=operations)

@@ -92,6 +92,7 @@ class PathParameters(Schema):
     passkey = fields.String(metadata={"description": "Passkey (credential) id, base64url."})
     table = fields.String(metadata={"description": "Open game id."})
     player = fields.String(metadata={"description": "A player id: an account's, or bot:<level>."})
+    subscription = fields.String(metadata={"description": "Push subscription id."})
 
 
 class TrueOrFalse(fields.Boolean):

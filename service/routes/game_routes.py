@@ -52,8 +52,8 @@ def create_game(body: Body) -> Answer:
         for s in body["seats"]
     ]
     mine = next((i for i, s in enumerate(seats) if s.kind == "human"), None) if account else None
-    if account and mine is not None and seats[mine].name is None:
-        seats[mine] = SeatSpec("human", accounts().display_name(account), None)
+    if account and mine is not None:  # the person's seat: named after them, and alerted for
+        seats[mine] = SeatSpec("human", seats[mine].name or accounts().display_name(account), None, account=account)
     options = Options(len(seats), Edition(body["edition"]), body["expansion"], Layout(body["layout"]))
     setup = body.get("setup") or {}
     grid = {p["tile"]: (p["row"], p["col"]) for p in setup["grid"]} if setup.get("grid") else None

@@ -70,6 +70,12 @@ class CheckedClient:
     def delete(self, path: str, **kw: Any) -> Any:
         return self.request("DELETE", path, **kw)
 
+    def patch(self, path: str, **kw: Any) -> Any:
+        return self.request("PATCH", path, **kw)
+
+    def put(self, path: str, **kw: Any) -> Any:
+        return self.request("PUT", path, **kw)
+
     def run_workers(self) -> int:
         """Play every queued bot turn, as a worker would; returns how many were played."""
         service = self.app.extensions["bluemoon"].service

@@ -212,7 +212,9 @@ def test_deleting_the_account_removes_it_and_leaves_the_games_as_played(api):
     created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}, token=ada).json
     client = api.app.extensions["bluemoon"].client
     account = api.get("/me", token=ada).json["account"]
-    game_keys = sorted(k for k in client.keys("*") if created["game"].encode() in k)
+    holders = keys.seat_accounts(created["game"]).encode()  # whom the game alerts: the account, until deleted
+    assert client.hgetall(holders) == {b"0": account.encode()}
+    game_keys = sorted(k for k in client.keys("*") if created["game"].encode() in k and k != holders)
     before = {k: client.dump(k) for k in game_keys}
     _sign_in(api, "ada@example.com")
     assert api.delete("/me", headers=OWN).status_code == 204
@@ -220,6 +222,7 @@ def test_deleting_the_account_removes_it_and_leaves_the_games_as_played(api):
     assert not [k for k in client.keys("*") if account.encode() in k]  # its data, sessions and seats
     assert not client.keys("session:*") and not client.keys("pat:*") and not client.keys("email:*")
     assert {k: client.dump(k) for k in game_keys} == before  # the game is untouched
+    assert not client.exists(holders)
     seat_token = created["seats"][0]["token"]
     assert api.get(f"/games/{created['game']}/legal", token=seat_token).status_code == 200
     fresh = _sign_in(api, "ada@example.com")  # the address may sign up again: a new, empty account

@@ -1,0 +1,73 @@
+"""Turn alerts: the outbox entries an append writes when it becomes a person's turn.
+
+An alert is an outbox entry written by the same append as the ``TurnStarted`` that causes it,
+so none is lost, and it is named by the game and seat (``al:<game>:<seat>``), so a newer turn
+of the same seat replaces one not yet sent; a deadline reminder is one entry per game
+(``al:<game>:deadline``), set when a turn with a deadline starts and cleared by the next turn.
+Only seats kept in an account are alerted: the account holds the person's channels
+(application/alert_settings.py), and workers/alert_jobs.py delivers.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from domain import Event, Game
+from domain.events import GameEnded, TurnStarted
+from events.outbox import now_ms
+from events.store import OutboxWrite
+
+from .webhook_subscriptions import DEADLINE_WARNING
+
+PREFIX = "al:"
+KINDS = ("turn.started", "turn.deadline_near")
+
+
+def _alert(game: str, account: str, seat: int, turn: int, version: int, kind: str, **data: Any) -> str:
+    """An alert's payload: its id is the same on every retry (the key that deduplicates it)."""
+    doc = {"id": f"al_{uuid.uuid4().hex}", "game": game, "account": account, "seat": seat, "turn": turn}
+    return json.dumps({**doc, "version": version, "kind": kind, **data}, sort_keys=True)
+
+
+def alert_entries(
+    game: str, events: list[Event], first_seq: int, state: Game, settings: dict[str, Any]
+) -> list[OutboxWrite]:
+    """The alerts the events (the first one at version ``first_seq``) cause: "your turn" for a
+    seat kept in an account, and the reminder before its deadline (or the clearing of the
+    previous turn's reminder)."""
+    started = next(((first_seq + i, e) for i, e in enumerate(events) if isinstance(e, TurnStarted)), None)
+    ended = any(isinstance(e, GameEnded) for e in events)
+    if started is None and not ended:
+        return []
+    writes = [OutboxWrite(f"{PREFIX}{game}:deadline", None)]  # the turn before is over
+    if started is None or state.finished:
+        return writes
+    version, turn = started
+    account = settings.get("accounts", {}).get(turn.seat)
+    seat = settings["seats"][turn.seat]
+    if account is None or seat["kind"] != "human":
+        return writes
+    at = now_ms()
+    writes = [
+        OutboxWrite(
+            f"{PREFIX}{game}:{turn.seat}", _alert(game, account, turn.seat, turn.number, version, "turn.started"), at
+        )
+    ]
+    deadline_ms = turn_deadline_ms(settings, at)
+    if deadline_ms is not None:
+        warning_ms = int(min(300_000, (deadline_ms - at) * DEADLINE_WARNING))
+        reminder = _alert(
+            game, account, turn.seat, turn.number, version, "turn.deadline_near", seconds_left=warning_ms / 1000
+        )
+        writes.append(OutboxWrite(f"{PREFIX}{game}:deadline", reminder, deadline_ms - warning_ms))
+    else:
+        writes.append(OutboxWrite(f"{PREFIX}{game}:deadline", None))
+    return writes
+
+
+def turn_deadline_ms(settings: dict[str, Any], started_ms: int) -> int | None:
+    """When a human's turn that starts now must end (epoch ms), or None without a deadline."""
+    deadline = settings.get("turn_deadline")
+    return started_ms + int(deadline) * 1000 if deadline else None

@@ -1,0 +1,86 @@
+"""One "your turn" mail for every game where it became the person's turn within their delay.
+
+The first alert of a quiet spell opens a batch, due after the account's delay; later alerts join
+it. Whichever alert job finds the batch due takes it, atomically, as the batch to send, under a
+lease: a job that dies while sending lets the lease run out, and the next one sends the same
+batch again with the same Message-ID (never lost; a receiver may drop the copy). A batch is
+cleared only once sent. All of it lives in the account's slot (events/keys.py ``mail_batch``).
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from typing import Any
+
+from events import keys
+
+LEASE_MS = 30_000  #: how long a job may take to send a batch before another sends it again
+
+# KEYS: the batch hash. ARGV: game, item JSON, due (ms) if this opens a batch.
+# Returns when the batch is due.
+JOIN = """
+redis.call('HSETNX', KEYS[1], 'game:' .. ARGV[1], ARGV[2])
+redis.call('HSETNX', KEYS[1], 'due', ARGV[3])
+return tonumber(redis.call('HGET', KEYS[1], 'due'))
+"""
+
+# KEYS: the batch hash. ARGV: now (ms), lease (ms), a new batch id.
+# Returns the batch to send now (JSON: id, items), or '' with when to look again (ms, 0: never).
+TAKE = """
+local now, lease = tonumber(ARGV[1]), tonumber(ARGV[2])
+local sending = redis.call('HGET', KEYS[1], 'sending')
+if sending then
+  local doc = cjson.decode(sending)
+  if doc['until'] > now then return {'', doc['until']} end
+  doc['until'] = now + lease
+  redis.call('HSET', KEYS[1], 'sending', cjson.encode(doc))
+  return {cjson.encode(doc), 0}
+end
+local due = tonumber(redis.call('HGET', KEYS[1], 'due'))
+if not due then return {'', 0} end
+if due > now then return {'', due} end
+local flat = redis.call('HGETALL', KEYS[1])
+local items = {}
+for i = 1, #flat, 2 do
+  if string.sub(flat[i], 1, 5) == 'game:' then
+    table.insert(items, flat[i + 1])
+    redis.call('HDEL', KEYS[1], flat[i])
+  end
+end
+redis.call('HDEL', KEYS[1], 'due')
+if #items == 0 then return {'', 0} end
+local doc = {id = ARGV[3], items = items, ['until'] = now + lease}
+redis.call('HSET', KEYS[1], 'sending', cjson.encode(doc))
+return {cjson.encode(doc), 0}
+"""
+
+# KEYS: the batch hash. ARGV: the batch id. The batch was sent: clear it.
+SENT = """
+local sending = redis.call('HGET', KEYS[1], 'sending')
+if sending and cjson.decode(sending)['id'] == ARGV[1] then redis.call('HDEL', KEYS[1], 'sending') return 1 end
+return 0
+"""
+
+
+class MailBatches:
+    def __init__(self, client: Any) -> None:
+        self._join = client.register_script(JOIN)
+        self._take = client.register_script(TAKE)
+        self._sent = client.register_script(SENT)
+
+    def join(self, account: str, game: str, item: dict[str, Any], due_ms: int) -> int:
+        """Add the game to the account's batch (opening one due at ``due_ms``); when it is due."""
+        return int(self._join(keys=[keys.mail_batch(account)], args=[game, json.dumps(item), due_ms]))
+
+    def take(self, account: str, now_ms: int) -> tuple[dict[str, Any] | None, int]:
+        """The batch to send now (id and items), or None and when it will be due (0: no batch)."""
+        found, later = self._take(keys=[keys.mail_batch(account)], args=[now_ms, LEASE_MS, f"mail_{uuid.uuid4().hex}"])
+        found = found.decode() if isinstance(found, bytes) else found
+        if not found:
+            return None, int(later)
+        doc = json.loads(found)
+        return {"id": doc["id"], "items": [json.loads(i) for i in doc["items"]]}, 0
+
+    def sent(self, account: str, batch: str) -> None:
+        self._sent(keys=[keys.mail_batch(account)], args=[batch])

@@ -1,0 +1,149 @@
+"""The shapes of turn alerts' settings, push subscriptions and delivery logs
+(application/alert_settings.py), for the API and openapi.yaml."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
+
+from marshmallow import Schema, ValidationError, fields, validate
+
+from .schemas import Flag, Strict, Whole
+
+CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
+MAX_DELAY_SECONDS = 24 * 3600
+
+
+def _time_zone(value: str) -> None:
+    if value not in available_timezones():
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValidationError("must be an IANA time zone, such as Europe/Berlin or America/Sao_Paulo") from None
+
+
+def _https(description: str) -> fields.String:
+    return fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=2000), validate.URL(schemes={"http", "https"}, require_tld=False)],
+        metadata={"description": description},
+    )
+
+
+class EmailChannel(Strict):
+    enabled = Flag(required=True)
+    delay_seconds = Whole(
+        required=True,
+        validate=validate.Range(min=0, max=MAX_DELAY_SECONDS),
+        metadata={
+            "description": "One mail covers every game where it became your turn within this many seconds "
+            "of the first (0 to 86400; 600 unless you choose)."
+        },
+    )
+
+
+class PushChannel(Strict):
+    enabled = Flag(required=True, metadata={"description": "Push to every subscribed browser of yours."})
+
+
+class HookChannel(Strict):
+    url = _https(
+        "The channel's incoming-webhook URL (Discord: https://discord.com/api/webhooks/…, Slack: "
+        "https://hooks.slack.com/services/…). https only; hosts that are or resolve to private, loopback, "
+        "link-local or metadata addresses are refused."
+    )
+
+
+class QuietHours(Strict):
+    start = fields.String(required=True, validate=validate.Regexp(CLOCK, error="must be HH:MM, 00:00 to 23:59"))
+    end = fields.String(
+        required=True,
+        validate=validate.Regexp(CLOCK, error="must be HH:MM, 00:00 to 23:59"),
+        metadata={
+            "description": "Alerts due from `start` until `end` wait until `end`; `end` before `start` spans midnight."
+        },
+    )
+    time_zone = fields.String(required=True, validate=_time_zone, metadata={"description": "An IANA time zone."})
+
+
+class AlertChanges(Strict):
+    """Any of the settings; those left out keep their value. ``null`` turns a channel off."""
+
+    email = fields.Nested(EmailChannel)
+    push = fields.Nested(PushChannel)
+    discord = fields.Nested(HookChannel, allow_none=True)
+    slack = fields.Nested(HookChannel, allow_none=True)
+    quiet_hours = fields.Nested(QuietHours, allow_none=True)
+    deadline_reminders = Flag(
+        metadata={"description": "Also tell you once per turn when a turn with a deadline nears its end."}
+    )
+
+
+class PushSubscriptionShown(Schema):
+    id = fields.String(required=True)
+    endpoint = fields.String(required=True)
+    created = fields.String(required=True)
+
+
+class AlertSettingsDoc(Schema):
+    email = fields.Nested(EmailChannel, required=True)
+    push = fields.Nested(PushChannel, required=True)
+    discord = fields.Nested(HookChannel, required=True, allow_none=True)
+    slack = fields.Nested(HookChannel, required=True, allow_none=True)
+    quiet_hours = fields.Nested(QuietHours, required=True, allow_none=True)
+    deadline_reminders = Flag(required=True)
+    muted = fields.List(fields.String(), required=True, metadata={"description": "Games you muted."})
+    push_subscriptions = fields.List(fields.Nested(PushSubscriptionShown), required=True)
+    vapid_public_key = fields.String(
+        required=True,
+        metadata={
+            "description": "The service's VAPID key: pass it as `applicationServerKey` to `pushManager.subscribe`."
+        },
+    )
+
+
+class PushKeys(Strict):
+    p256dh = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=200),
+        metadata={"description": "The browser's P-256 public key, base64url (65 bytes)."},
+    )
+    auth = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "The authentication secret, base64url (16 bytes)."},
+    )
+
+
+class PushSubscriptionRequest(Strict):
+    """``PushSubscription.toJSON()`` as a browser gives it."""
+
+    endpoint = _https("The push service's URL for this browser (https).")
+    keys = fields.Nested(PushKeys, required=True)
+    expirationTime = fields.Float(allow_none=True, metadata={"description": "Ignored (browsers send null)."})
+
+
+class AlertDelivery(Schema):
+    at = fields.String(required=True)
+    alert = fields.String(required=True, metadata={"description": "The alert's id, the same on every try."})
+    kind = fields.String(required=True, validate=validate.OneOf(["turn.started", "turn.deadline_near"]))
+    game = fields.String(required=True)
+    channel = fields.String(required=True, validate=validate.OneOf(["email", "push", "discord", "slack", "all"]))
+    attempt = Whole(required=True)
+    outcome = fields.String(required=True, validate=validate.OneOf(["delivered", "retrying", "failed", "skipped"]))
+    detail = fields.String(required=True, allow_none=True, metadata={"description": "Why it failed or was skipped."})
+    ms = fields.Float(required=True, allow_none=True)
+
+
+class AlertLog(Schema):
+    deliveries = fields.List(
+        fields.Nested(AlertDelivery), required=True, metadata={"description": "The last 50, newest first."}
+    )
+
+
+def settings_doc(
+    settings: dict[str, Any], muted: list[str], subscriptions: list[dict[str, Any]], key: str
+) -> dict[str, Any]:
+    shown = [{k: s[k] for k in ("id", "endpoint", "created")} for s in subscriptions]
+    return {**settings, "muted": muted, "push_subscriptions": shown, "vapid_public_key": key}

@@ -1,0 +1,205 @@
+"""Turn alerts: a person's channels, quiet hours, muted games and push subscriptions, what was
+sent, and the unsubscribe link a mail carries (application/alert_settings.py; the deliveries
+are workers/alert_jobs.py's)."""
+
+from __future__ import annotations
+
+from html import escape
+
+from flask import Blueprint, Response
+from marshmallow import fields
+
+from application.alert_settings import AlertSettings
+from application.refusals import Forbidden, NotFound
+from application.vapid import public_key, vapid_key
+
+from .. import alert_schemas
+from ..operation import PERSON, Answer, Body, Operation, Parameters, Reply
+from ..requests import components, person, service
+from .account_routes import SIGN_IN_PAGE
+from .meta_routes import HTML, pages
+
+alert_api = Blueprint("alerts", __name__)
+
+
+def alerts() -> AlertSettings:
+    return components().alerts
+
+
+def _doc(account: str) -> Body:
+    settings = alerts()
+    key = public_key(vapid_key(components().client))
+    return alert_schemas.settings_doc(
+        settings.get(account), settings.muted(account), settings.subscriptions(account), key
+    )
+
+
+@Operation(
+    alert_api,
+    "get",
+    "/me/alerts",
+    id="getAlertSettings",
+    tag="alerts",
+    summary="Your turn alerts: channels, quiet hours, muted games, push subscriptions, and the VAPID key to subscribe with.",
+    security=PERSON,
+    responses={200: Reply("Your alert settings.", alert_schemas.AlertSettingsDoc)},
+    problems=(401, 404),
+)
+def get_alert_settings() -> Answer:
+    return _doc(person())
+
+
+@Operation(
+    alert_api,
+    "patch",
+    "/me/alerts",
+    id="changeAlertSettings",
+    tag="alerts",
+    summary="Change some alert settings; those left out keep their value, null turns a channel or quiet hours off.",
+    description="A Discord or Slack address must be https and public (the same checks as webhooks): "
+    "a private, loopback or metadata address is refused with `unsafe_webhook_url` naming the field.",
+    security=PERSON,
+    body=alert_schemas.AlertChanges,
+    responses={200: Reply("Your alert settings.", alert_schemas.AlertSettingsDoc)},
+    problems=(400, 401, 403, 404, 413, 415, 422),
+)
+def change_alert_settings(body: Body) -> Answer:
+    account = person()
+    components().accounts.profile(account)  # 404 for a deleted account
+    alerts().put(account, body)
+    return _doc(account)
+
+
+@Operation(
+    alert_api,
+    "post",
+    "/me/push-subscriptions",
+    id="subscribePush",
+    tag="alerts",
+    summary="Keep a browser's push subscription (PushSubscription.toJSON()); the same endpoint again replaces its keys.",
+    security=PERSON,
+    body=alert_schemas.PushSubscriptionRequest,
+    responses={201: Reply("Kept.", alert_schemas.PushSubscriptionShown)},
+    problems=(400, 401, 403, 413, 415, 422),
+)
+def subscribe_push(body: Body) -> Answer:
+    made = alerts().subscribe(person(), body["endpoint"], body["keys"]["p256dh"], body["keys"]["auth"])
+    return {k: made[k] for k in ("id", "endpoint", "created")}
+
+
+@Operation(
+    alert_api,
+    "delete",
+    "/me/push-subscriptions/{subscription}",
+    id="unsubscribePush",
+    tag="alerts",
+    summary="Stop pushing to a browser.",
+    security=PERSON,
+    responses={204: Reply("Dropped.")},
+    problems=(401, 403, 404),
+)
+def unsubscribe_push(subscription: str) -> Answer:
+    if not alerts().unsubscribe_push(person(), subscription):
+        raise NotFound(f"no push subscription {subscription}")
+    return Response(status=204)
+
+
+@Operation(
+    alert_api,
+    "put",
+    "/me/muted-games/{game}",
+    id="muteGame",
+    tag="alerts",
+    summary="Mute a game of yours: no alert for it until you unmute it.",
+    security=PERSON,
+    responses={204: Reply("Muted.")},
+    problems=(401, 403, 404),
+)
+def mute_game(game: str) -> Answer:
+    account = person()
+    _own_game(account, game)
+    alerts().mute(account, game, True)
+    return Response(status=204)
+
+
+@Operation(
+    alert_api,
+    "delete",
+    "/me/muted-games/{game}",
+    id="unmuteGame",
+    tag="alerts",
+    summary="Unmute a game.",
+    security=PERSON,
+    responses={204: Reply("Unmuted.")},
+    problems=(401, 403, 404),
+)
+def unmute_game(game: str) -> Answer:
+    account = person()
+    _own_game(account, game)
+    alerts().mute(account, game, False)
+    return Response(status=204)
+
+
+def _own_game(account: str, game: str) -> None:
+    service().settings(game)  # 404 for an unknown game
+    if components().accounts.seat_in(account, game) is None:
+        raise Forbidden(f"you hold no seat in {game}")
+
+
+@Operation(
+    alert_api,
+    "get",
+    "/me/alerts/deliveries",
+    id="alertDeliveries",
+    tag="alerts",
+    summary="Your alerts' last deliveries, failures and skips on every channel, newest first.",
+    security=PERSON,
+    responses={200: Reply("What was sent.", alert_schemas.AlertLog)},
+    problems=(401,),
+)
+def alert_deliveries() -> Answer:
+    return {"deliveries": alerts().log(person())}
+
+
+class UnsubscribeQuery(Parameters):
+    token = fields.String(required=True, metadata={"description": "The token of the mail's unsubscribe link."})
+
+
+@Operation(
+    pages,
+    "get",
+    "/alerts/unsubscribe",
+    id="unsubscribePage",
+    tag="alerts",
+    summary="The page a mail's unsubscribe link opens: one button stops the mails, no sign-in needed.",
+    query=UnsubscribeQuery,
+    responses={200: Reply("HTML", HTML)},
+    problems=(422,),
+)
+def unsubscribe_page(query: Body) -> Answer:
+    token = escape(query["token"], quote=True)
+    form = (
+        f'<form method="post" action="/alerts/unsubscribe?token={token}">'
+        "<p>Stop the “your turn” mails of Blue Moon City? Your other alerts stay as they are.</p>"
+        '<button type="submit">Stop the mails</button></form>'
+    )
+    return Response(SIGN_IN_PAGE.format(body=form), mimetype="text/html")
+
+
+@Operation(
+    pages,
+    "post",
+    "/alerts/unsubscribe",
+    id="unsubscribeOneClick",
+    tag="alerts",
+    summary="One-click unsubscribe (RFC 8058): a mail program POSTs List-Unsubscribe=One-Click here; so does the page's button.",
+    query=UnsubscribeQuery,
+    responses={200: Reply("Unsubscribed.", HTML)},
+    problems=(404, 422),
+    rate_limited=False,
+)
+def unsubscribe_one_click(query: Body) -> Answer:
+    """The body (``List-Unsubscribe=One-Click``) needs no reading: the token decides."""
+    alerts().unsubscribe(query["token"])
+    body = '<p>Done: no more “your turn” mails. You can turn them on again in your alert settings.</p><p><a href="/">To the lobby</a></p>'
+    return Response(SIGN_IN_PAGE.format(body=body), mimetype="text/html")

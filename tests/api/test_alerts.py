@@ -1,0 +1,238 @@
+"""Turn alerts in the API: a person's settings and their checks, the alert an append writes when
+it becomes that person's turn, and when the alert job sends nothing (the turn is over, the game
+is muted, the person is watching, quiet hours). The channels themselves are reached for real in
+tests/integration/test_alert_channels.py."""
+
+from __future__ import annotations
+
+import base64
+import json
+from datetime import UTC, datetime, timedelta
+from unittest import mock
+
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from events import keys
+from events.outbox import now_ms
+from tests.api.test_accounts import OWN, _personal_token, _sign_in
+from workers import alert_jobs
+
+TWO = {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
+
+
+def b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def browser_keys() -> tuple[ec.EllipticCurvePrivateKey, dict[str, str]]:
+    """A subscription's keys as a browser makes them: a P-256 key pair and 16 auth bytes."""
+    private = ec.generate_private_key(ec.SECP256R1())
+    point = private.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return private, {"p256dh": b64(point), "auth": b64(bytes(range(16)))}
+
+
+def _game_with(api, ada: str, bo: str) -> tuple[str, str, str]:
+    """A game Ada made (seat 0, her turn first) and Bo joined (seat 1): the game and both seat tokens."""
+    made = api.post("/games", json={**TWO, "seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada).json
+    game = made["game"]
+    joined = api.post(f"/games/{game}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo).json
+    return game, made["seats"][0]["token"], joined["token"]
+
+
+def _end_turn(api, game: str, token: str) -> None:
+    version = api.get(f"/games/{game}", token=token).json["version"]
+    answer = api.post(f"/games/{game}/commands", json={"type": "end_turn", "expected_version": version}, token=token)
+    assert answer.status_code == 200, answer.json
+
+
+def _entry(api, name: str) -> str | None:
+    found = api.app.extensions["bluemoon"].store.outbox_entry(name)
+    return found[0] if found else None
+
+
+def test_settings_start_from_defaults_and_change_a_part_at_a_time(api):
+    ada = _personal_token(api, "ada@example.com")
+    shown = api.get("/me/alerts", token=ada).json
+    assert shown["email"] == {"enabled": True, "delay_seconds": 600} and shown["push"] == {"enabled": True}
+    assert shown["discord"] is None and shown["quiet_hours"] is None and shown["deadline_reminders"] is True
+    key = base64.urlsafe_b64decode(shown["vapid_public_key"] + "==")
+    assert len(key) == 65 and key[0] == 4  # an uncompressed P-256 point, as pushManager.subscribe wants
+    quiet = {"start": "22:00", "end": "07:30", "time_zone": "Europe/Berlin"}
+    changed = api.patch(
+        "/me/alerts", json={"quiet_hours": quiet, "email": {"enabled": False, "delay_seconds": 60}}, token=ada
+    ).json
+    assert changed["quiet_hours"] == quiet and changed["email"]["enabled"] is False and changed["push"]["enabled"]
+    assert api.get("/me/alerts", token=ada).json["vapid_public_key"] == shown["vapid_public_key"]  # made once, kept
+    off = api.patch("/me/alerts", json={"quiet_hours": None}, token=ada).json
+    assert off["quiet_hours"] is None and off["email"]["delay_seconds"] == 60
+
+
+def test_bad_settings_name_the_field_and_change_nothing(api):
+    ada = _personal_token(api, "ada@example.com")
+    before = api.get("/me/alerts", token=ada).json
+    bad = [
+        ({"quiet_hours": {"start": "25:00", "end": "07:00", "time_zone": "Europe/Berlin"}}, "quiet_hours"),
+        ({"quiet_hours": {"start": "22:00", "end": "07:00", "time_zone": "Mars/Olympus"}}, "quiet_hours"),
+        ({"email": {"enabled": True, "delay_seconds": -1}}, "email"),
+        ({"email": {"enabled": True, "delay_seconds": 86_401}}, "email"),
+        ({"discord": {"url": "http://discord.example/api/webhooks/1"}}, "discord.url"),  # not https
+        ({"slack": {"url": "https://10.0.0.7/services/x"}}, "slack.url"),  # a private address
+        ({"slack": {"url": "https://127.0.0.1/services/x"}}, "slack.url"),  # loopback
+        ({"discord": {"url": "https://169.254.169.254/latest"}}, "discord.url"),  # cloud metadata
+        ({"pager": True}, "pager"),
+    ]
+    for body, field in bad:
+        answer = api.patch("/me/alerts", json=body, token=ada)
+        assert answer.status_code == 422, (body, answer.json)
+        assert answer.headers["Content-Type"] == "application/problem+json"
+        assert field in answer.json["errors"], (body, answer.json)
+    assert api.get("/me/alerts", token=ada).json == before
+    assert api.get("/me/alerts").status_code == 401
+
+
+def test_a_push_subscription_with_bad_keys_is_refused_and_a_good_one_kept_once(api):
+    ada = _personal_token(api, "ada@example.com")
+    _, good = browser_keys()
+    endpoint = "https://203.0.113.9/push/abc"
+    with mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}):
+        wrong_point = {**good, "p256dh": b64(b"\x04" + bytes(64))}  # 65 bytes, not on the curve
+        for keys_sent, field in [
+            ({**good, "p256dh": "AAAA"}, "keys.p256dh"),
+            (wrong_point, "keys.p256dh"),
+            ({**good, "auth": b64(bytes(8))}, "keys.auth"),
+        ]:
+            answer = api.post("/me/push-subscriptions", json={"endpoint": endpoint, "keys": keys_sent}, token=ada)
+            assert answer.status_code == 422 and field in answer.json["errors"], answer.json
+        private = api.post(
+            "/me/push-subscriptions", json={"endpoint": "https://192.168.1.4/p", "keys": good}, token=ada
+        )
+        assert private.status_code == 422 and "endpoint" in private.json["errors"]
+        assert api.get("/me/alerts", token=ada).json["push_subscriptions"] == []
+        made = api.post(
+            "/me/push-subscriptions", json={"endpoint": endpoint, "keys": good, "expirationTime": None}, token=ada
+        )
+        assert made.status_code == 201
+        again = api.post("/me/push-subscriptions", json={"endpoint": endpoint, "keys": browser_keys()[1]}, token=ada)
+        assert again.json["id"] == made.json["id"]  # the same browser again: its keys replaced
+    assert [s["id"] for s in api.get("/me/alerts", token=ada).json["push_subscriptions"]] == [made.json["id"]]
+    assert api.delete(f"/me/push-subscriptions/{made.json['id']}", token=ada).status_code == 204
+    assert api.delete(f"/me/push-subscriptions/{made.json['id']}", token=ada).status_code == 404
+
+
+def test_the_append_that_starts_a_persons_turn_writes_their_alert_and_their_deadline_reminder(api):
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    game, ada_seat, bo_seat = _game_with(api, ada, bo)
+    assert _entry(api, f"al:{game}:1") is None  # not Bo's turn yet
+    _end_turn(api, game, ada_seat)
+    alert = json.loads(_entry(api, f"al:{game}:1"))
+    bo_account = api.get("/me", token=bo).json["account"]
+    assert alert["account"] == bo_account and alert["seat"] == 1 and alert["kind"] == "turn.started"
+    assert alert["turn"] == api.get(f"/games/{game}", token=bo_seat).json["turn"]["number"]
+    assert _entry(api, f"al:{game}:deadline") is None  # no deadline, no reminder
+    timed = api.post(
+        "/games", json={**TWO, "turn_deadline": 3600, "seats": [{"kind": "human"}, {"kind": "bot"}]}, token=ada
+    ).json
+    reminder = api.app.extensions["bluemoon"].store.outbox_entry(f"al:{timed['game']}:deadline")
+    assert reminder is not None and json.loads(reminder[0])["kind"] == "turn.deadline_near"
+    due_in = reminder[1] - now_ms()
+    assert 3_300_000 - 5_000 < due_in <= 3_300_000  # 5 minutes before the hour is up
+    anonymous = api.post("/games", json=TWO).json  # no account: nobody to alert
+    assert not [
+        n
+        for n in api.app.extensions["bluemoon"].client.hkeys(keys.outbox(keys.shard(anonymous["game"]))[0])
+        if n.startswith(f"al:{anonymous['game']}".encode())
+    ]
+
+
+def _attempt(api, name: str) -> str:
+    payload = _entry(api, name)
+    assert payload is not None
+    return alert_jobs.attempt(api.app.extensions["bluemoon"], name, payload)
+
+
+def test_the_alert_job_sends_nothing_for_a_played_turn_a_muted_game_or_a_watched_seat(api):
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    sent: list = []
+    with (
+        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
+        mock.patch.object(alert_jobs.alert_channels, "post_json", lambda field, url, body: sent.append(body) or 204),
+        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
+    ):
+        hook = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}}
+        assert api.patch("/me/alerts", json=hook, token=bo).status_code == 200
+        game, ada_seat, bo_seat = _game_with(api, ada, bo)
+        _end_turn(api, game, ada_seat)
+        assert api.put(f"/me/muted-games/{game}", token=bo).status_code == 204
+        assert _attempt(api, f"al:{game}:1") == "skipped" and not sent
+        assert _entry(api, f"al:{game}:1") is None  # done with: nothing is retried
+        assert api.delete(f"/me/muted-games/{game}", token=bo).status_code == 204
+
+        _end_turn(api, game, bo_seat)
+        _end_turn(api, game, ada_seat)
+        client = api.app.extensions["bluemoon"].client
+        client.zadd(keys.watchers(game), {"1:a-stream": now_ms() + 60_000})  # Bo's page is open on the game
+        assert _attempt(api, f"al:{game}:1") == "skipped" and not sent
+        client.delete(keys.watchers(game))
+
+        _end_turn(api, game, bo_seat)
+        _end_turn(api, game, ada_seat)
+        name, payload = f"al:{game}:1", _entry(api, f"al:{game}:1")
+        _end_turn(api, game, bo_seat)  # Bo played before the alert went out
+        api.app.extensions["bluemoon"].store.client.hset(keys.outbox_of(name)[0], name, payload)  # as if still pending
+        assert alert_jobs.attempt(api.app.extensions["bluemoon"], name, payload) == "skipped" and not sent
+
+        _end_turn(api, game, ada_seat)
+        assert _attempt(api, f"al:{game}:1") == "done" and len(sent) == 1
+        log = api.get("/me/alerts/deliveries", token=bo).json["deliveries"]
+    assert [(d["channel"], d["outcome"]) for d in log] == [
+        ("discord", "delivered"),
+        ("email", "skipped"),
+        *[("all", "skipped")] * 3,
+    ]
+    assert [d["detail"] for d in log[1:]] == [
+        "this service sends no email (no SMTP_URL)",
+        "the turn was already played",
+        "you are watching this game",
+        "the game is muted",
+    ]
+    assert api.put(f"/me/muted-games/{game}", token=_personal_token(api, "cy@example.com")).status_code == 403
+
+
+def test_quiet_hours_hold_an_alert_until_they_end_in_the_persons_time_zone(api):
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    zone = "America/Sao_Paulo"
+    now_there = datetime.now(UTC).astimezone(__import__("zoneinfo").ZoneInfo(zone))
+    start, end = (now_there - timedelta(hours=1)).strftime("%H:%M"), (now_there + timedelta(hours=2)).strftime("%H:%M")
+    api.patch("/me/alerts", json={"quiet_hours": {"start": start, "end": end, "time_zone": zone}}, token=bo)
+    game, ada_seat, _ = _game_with(api, ada, bo)
+    _end_turn(api, game, ada_seat)
+    assert _attempt(api, f"al:{game}:1") == "held"
+    due = api.app.extensions["bluemoon"].store.outbox_entry(f"al:{game}:1")[1]
+    ends = datetime.fromtimestamp(due / 1000, UTC).astimezone(now_there.tzinfo)
+    assert ends.strftime("%H:%M") == end and 0 < (ends - now_there).total_seconds() <= 2 * 3600 + 60
+
+
+def test_the_unsubscribe_link_works_without_signing_in(api):
+    _sign_in(api, "ada@example.com")
+    account = api.get("/me").json["account"]
+    token = api.app.extensions["bluemoon"].alerts.unsubscribe_token(account)
+    api.delete("/auth/session", headers=OWN)
+    page = api.get(f"/alerts/unsubscribe?token={token}")
+    assert page.status_code == 200 and 'method="post"' in page.get_data(as_text=True)
+    assert api.app.extensions["bluemoon"].alerts.get(account)["email"]["enabled"]  # a visit changes nothing
+    done = api.post(
+        f"/alerts/unsubscribe?token={token}",
+        data="List-Unsubscribe=One-Click",
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert done.status_code == 200
+    assert not api.app.extensions["bluemoon"].alerts.get(account)["email"]["enabled"]
+    assert (
+        api.post(
+            "/alerts/unsubscribe?token=not-a-token",
+            data="List-Unsubscribe=One-Click",
+            content_type="application/x-www-form-urlencoded",
+        ).status_code
+        == 404
+    )

@@ -1,0 +1,232 @@
+"""The RQ job that tells a person it is their turn, on each channel they chose.
+
+The alert is an outbox entry written by the append that started the turn (application/alerts.py);
+the dispatcher leases it to this job, which removes it only when every channel has it or gave up.
+Nothing goes out for a turn that is already over, a muted game, or a seat the person is watching
+(an open stream of it); during the person's quiet hours the entry waits until they end. Each
+channel that accepted the alert is marked under the alert's id, so a retried job (a channel
+failed, a worker was killed) sends only what is missing; a Discord or Slack channel is also
+marked per game and turn, so a channel several people share gets each message once. Failures
+are retried with the webhooks' back-off, and every outcome is logged for the person.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+from rq import get_current_job
+
+from application.alert_messages import discord, item_for, mail, push, slack
+from application.alert_settings import AlertSettings, quiet_until
+from application.games import GameService, digest
+from application.mail import delivery
+from application.mail_batches import MailBatches
+from application.vapid import vapid_key
+from application.wiring import Components, build, connect, store_client_for_job, store_url
+from events import keys
+from events.outbox import now_ms
+from events.redis_store import text
+
+from . import alert_channels
+from .alert_channels import ChannelFailed
+from .webhook_delivery import BACKOFF
+
+log = logging.getLogger("bluemoon.alerts")
+
+SENT_SECONDS = 7 * 24 * 3600  #: how long "this channel has it" marks are kept
+MOVES_READ = 300  #: the latest events read to tell the opponents' moves
+
+
+def send(name: str, payload: str) -> str:
+    """The RQ job: one attempt at the alert ``name`` (see the module doc)."""
+    job = get_current_job()
+    client = store_client_for_job(job.connection) if job is not None else connect(store_url())
+    return attempt(build(client=client), name, payload)
+
+
+def watching(client: Any, game: str, seat: int) -> bool:
+    """Whether the seat has an open stream of the game now (service/live.py keeps the marks)."""
+    open_streams = client.zrangebyscore(keys.watchers(game), now_ms(), "+inf")
+    return any(text(member).startswith(f"{seat}:") for member in open_streams)
+
+
+def origin() -> str:
+    """Where the links in alerts point: PUBLIC_URL, else the local default."""
+    return (os.environ.get("PUBLIC_URL") or "http://localhost:8000").rstrip("/")
+
+
+def attempt(c: Components, name: str, payload: str) -> str:
+    alert = json.loads(payload)
+    account, game, seat = alert["account"], alert["game"], alert["seat"]
+    alerts, client, service = AlertSettings(c.store), c.client, c.service
+    tries = int(client.hget(keys.outbox_of(name)[2], name) or 1)
+    state = service.state(game)
+    game_settings = service.settings(game)
+    turn = state.turn
+    settings = alerts.get(account)
+
+    def skip(reason: str) -> str:
+        c.service.outbox.finish(name, payload)
+        alerts.record(account, _entry(alert, "all", tries, "skipped", reason))
+        return "skipped"
+
+    if state.finished or turn is None or (turn.seat, turn.number) != (seat, alert["turn"]):
+        return skip("the turn was already played")
+    if game_settings["accounts"].get(seat) != account or not c.accounts.exists(account):
+        return skip("the seat is no longer in this account")
+    if alert["kind"] == "turn.deadline_near" and not settings["deadline_reminders"]:
+        return skip("deadline reminders are off")
+    if alerts.is_muted(account, game):
+        return skip("the game is muted")
+    if watching(client, game, seat):
+        return skip("you are watching this game")
+    held = quiet_until(settings, datetime.now(UTC))
+    if held is not None:
+        service.outbox.renew(name, payload, due_ms=int(held.timestamp() * 1000))
+        return "held"
+    stored = c.store.read(game, after=max(0, state.version - MOVES_READ))
+    item = item_for(alert, state, stored, game_settings["seats"], origin())
+    later: list[int] = []  # when to try again: a failed channel's back-off, a mail batch's due time
+    for channel in _chosen(settings, alerts, account):
+        mark = keys.alert_sent(account, f"{alert['id']}:{channel}")
+        if client.exists(mark):
+            continue
+        started = time.monotonic()
+        try:
+            result = _send(c, alerts, account, channel, settings, item, alert)
+        except ChannelFailed as failed:
+            last = tries > len(BACKOFF)
+            alerts.record(
+                account, _entry(alert, channel, tries, "failed" if last else "retrying", failed.error, started)
+            )
+            if not last:
+                later.append(now_ms() + int(BACKOFF[tries - 1] * 1000))
+            continue
+        if isinstance(result, int):  # the mail batch is not due yet
+            later.append(result)
+            continue
+        client.set(mark, 1, ex=SENT_SECONDS)
+        delivered = result == "sent"
+        alerts.record(
+            account,
+            _entry(
+                alert, channel, tries, "delivered" if delivered else "skipped", None if delivered else result, started
+            ),
+        )
+    if later:
+        service.outbox.renew(name, payload, due_ms=min(later))
+        return "waiting"
+    service.outbox.finish(name, payload)
+    return "done"
+
+
+def _chosen(settings: dict[str, Any], alerts: AlertSettings, account: str) -> list[str]:
+    chosen = []
+    if settings["email"]["enabled"]:
+        chosen.append("email")
+    if settings["push"]["enabled"] and alerts.subscriptions(account):
+        chosen.append("push")
+    chosen += [channel for channel in ("discord", "slack") if settings.get(channel)]
+    return chosen
+
+
+def _send(
+    c: Components,
+    alerts: AlertSettings,
+    account: str,
+    channel: str,
+    settings: dict[str, Any],
+    item: dict[str, Any],
+    alert: dict[str, Any],
+) -> str | int:
+    """Send on one channel: "sent", another outcome to log, or when to look again (a mail batch)."""
+    if channel == "email":
+        return _mail(c, alerts, account, settings, item)
+    if channel == "push":
+        return _push(c, alerts, account, item, alert["id"])
+    url = settings[channel]["url"]
+    shared = keys.channel_sent(digest(url), f"{alert['game']}:{alert['turn']}:{alert['kind']}")
+    if c.client.exists(shared):
+        return "already posted to this channel"
+    alert_channels.post_json(f"{channel}.url", url, discord(item) if channel == "discord" else slack(item))
+    c.client.set(shared, 1, ex=SENT_SECONDS)
+    return "sent"
+
+
+def _mail(
+    c: Components, alerts: AlertSettings, account: str, settings: dict[str, Any], item: dict[str, Any]
+) -> str | int:
+    """Join the account's mail batch; send it when it is due (module doc of application/mail_batches.py)."""
+    email = c.accounts.profile(account)["email"]
+    if not email:
+        return "no email address in this account"
+    if delivery() != "email":
+        return "this service sends no email (no SMTP_URL)"
+    batches = MailBatches(c.client)
+    delay_ms = int(settings["email"]["delay_seconds"]) * 1000
+    batches.join(account, item["game"], item, now_ms() + delay_ms)
+    batch, due = batches.take(account, now_ms())
+    if batch is None:
+        return due or "sent"  # 0: another job sent the batch with this game in it
+    items = [i for i in batch["items"] if _still_their_turn(c.service, i)]
+    if items:
+        token = alerts.unsubscribe_token(account)
+        subject, text_body, html_body = mail(items, f"{origin()}/alerts/unsubscribe?token={token}")
+        alert_channels.mail(
+            email, subject, text_body, html_body, batch["id"], f"{origin()}/alerts/unsubscribe?token={token}"
+        )
+    batches.sent(account, batch["id"])
+    return "sent"
+
+
+def _still_their_turn(service: GameService, item: dict[str, Any]) -> bool:
+    state = service.state(item["game"])
+    return (
+        not state.finished
+        and state.turn is not None
+        and (state.turn.seat, state.turn.number) == (item["seat"], item["turn"])
+    )
+
+
+def _push(c: Components, alerts: AlertSettings, account: str, item: dict[str, Any], alert: str) -> str:
+    """Every subscription of the account, each once; one its push service says is gone is dropped."""
+    key = vapid_key(c.client)
+    contact = os.environ.get("VAPID_CONTACT", "mailto:admin@localhost")
+    failures = []
+    for subscription in alerts.subscriptions(account):
+        mark = keys.alert_sent(account, f"{alert}:push:{subscription['id']}")
+        if c.client.exists(mark):
+            continue
+        try:
+            alert_channels.push(subscription, push(item), key, contact)
+            c.client.set(mark, 1, ex=SENT_SECONDS)
+        except ChannelFailed as failed:
+            if failed.gone:
+                alerts.unsubscribe_push(account, subscription["id"])
+                log.info("push subscription %s of %s dropped: %s", subscription["id"], account, failed.error)
+            else:
+                failures.append(failed.error)
+    if failures:
+        raise ChannelFailed("; ".join(failures))
+    return "sent"
+
+
+def _entry(
+    alert: dict[str, Any], channel: str, attempt_no: int, outcome: str, detail: str | None, started: float | None = None
+) -> dict[str, Any]:
+    return {
+        "at": datetime.now(UTC).isoformat(timespec="milliseconds"),
+        "alert": alert["id"],
+        "kind": alert["kind"],
+        "game": alert["game"],
+        "channel": channel,
+        "attempt": attempt_no,
+        "outcome": outcome,
+        "detail": detail,
+        "ms": None if started is None else round((time.monotonic() - started) * 1000, 1),
+    }
