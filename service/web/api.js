@@ -19,7 +19,8 @@ export async function api(method, path, body, token, headers = {}, retries = 2) 
   }
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : null;
-  const problem = response.ok ? "" : (parsed?.detail || parsed?.title || `HTTP ${response.status}`);
+  // a refusal is its problem document (RFC 9457), worded by the page from its code (i18n.js explain)
+  const problem = response.ok ? null : (parsed?.code ? parsed : { status: response.status, detail: parsed?.detail || parsed?.title || `HTTP ${response.status}` });
   return { ok: response.ok, status: response.status, body: parsed, problem, etag: response.headers.get("ETag") };
 }
 

@@ -1,7 +1,9 @@
 // Fairness, checked in the browser without trusting the server: the generator of
 // docs/fairness.md written again in plain JavaScript (its own SHA-256 and HMAC, so it works
 // on plain HTTP too, where WebCrypto is missing), then every random outcome of a finished
-// game re-derived from the revealed seed and compared with what the log says happened.
+// game re-derived from the revealed seed and compared with what the log says happened, each
+// check named and explained in the page's language.
+import { t } from "/web/i18n.js";
 
 const K = [
   0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
@@ -136,24 +138,24 @@ export function verify(log) {
   const created = data("GameCreated");
   const ended = events.at(-1)?.type === "GameEnded" ? events.at(-1).data : null;
   const order = data("DeckShuffled")?.order;
-  if (!created || !order || !ended) return [{ name: "opening", ok: false, detail: "not a finished game's whole log" }];
+  if (!created || !order || !ended) return [{ name: t("fairness.opening"), ok: false, detail: t("fairness.opening.detail") }];
   const given = created.explicit ?? [];
   const seeds = new Set([log.seed, created.seed, ended.seed].filter((s) => s !== null && s !== undefined));
-  const checks = [{ name: "seed copies", ok: seeds.size === 1, detail: "the log's seed, GameCreated's and GameEnded's are the same" }];
-  if (!/^([0-9a-f]{2})+$/.test(ended.seed)) return [...checks, { name: "seed", ok: false, detail: "the seed is not hexadecimal" }];
+  const checks = [{ name: t("fairness.copies"), ok: seeds.size === 1, detail: t("fairness.copies.detail") }];
+  if (!/^([0-9a-f]{2})+$/.test(ended.seed)) return [...checks, { name: t("fairness.seed"), ok: false, detail: t("fairness.seed.detail") }];
   const seed = unhex(ended.seed);
   const digest = hex(sha256(seed));
-  checks.push({ name: "commitment", ok: digest === created.commitment && digest === (log.commitment ?? digest), detail: `SHA-256(seed) = ${digest.slice(0, 16)}…, published at the start` });
+  checks.push({ name: t("fairness.commitment"), ok: digest === created.commitment && digest === (log.commitment ?? digest), detail: t("fairness.commitment.detail", { digest: `${digest.slice(0, 16)}…` }) });
   const givenOr = (part, name, ok, detail) => checks.push(given.includes(part)
-    ? { name, ok: true, detail: `${given.includes("scenario") ? "scenario" : "explicit"}: given at creation, not drawn` }
+    ? { name, ok: true, detail: given.includes("scenario") ? t("fairness.given.scenario") : t("fairness.given.explicit") }
     : { name, ok, detail });
   const grid = Object.fromEntries(created.grid.map(([tile, r, c]) => [tile, `${r},${c}`]));
-  givenOr("grid", "layout", same(Object.entries(layout(created, seed)).sort(), Object.entries(grid).sort()), "the city is the seeded layout");
-  givenOr("deck", "deck", same(shuffled(seed, "deck", DECK), order), "the deck is the seeded shuffle of the 80 cards");
+  givenOr("grid", t("fairness.layout"), same(Object.entries(layout(created, seed)).sort(), Object.entries(grid).sort()), t("fairness.layout.detail"));
+  givenOr("deck", t("fairness.deck"), same(shuffled(seed, "deck", DECK), order), t("fairness.deck.detail"));
   const dealt = events.filter((e) => e.type === "CardsDealt").map((e) => e.data);
-  givenOr("scenario", "deal", dealt.length === created.players && dealt.every((d) => same(d.cards, order.slice(d.seat * 8, d.seat * 8 + 8))), "8 cards to each seat from the top, in seat order");
+  givenOr("scenario", t("fairness.deal"), dealt.length === created.players && dealt.every((d) => same(d.cards, order.slice(d.seat * 8, d.seat * 8 + 8))), t("fairness.deal.detail"));
   const first = events.find((e) => e.type === "TurnStarted").data.seat;
-  givenOr("first_player", "first player", first === new Stream(seed, "first-player").below(created.players), `seat ${first}, the seeded choice`);
+  givenOr("first_player", t("fairness.first"), first === new Stream(seed, "first-player").below(created.players), t("fairness.first.detail", { seat: first }));
   let discard = [];
   let atTurnStart = [];
   let reshuffles = 0;
@@ -172,6 +174,6 @@ export function verify(log) {
       discard = [];
     }
   }
-  checks.push({ name: "reshuffles", ok: reshufflesOk, detail: `${reshuffles} reshuffle(s) of the discard pile, each the seeded shuffle` });
+  checks.push({ name: t("fairness.reshuffles"), ok: reshufflesOk, detail: t("fairness.reshuffles.detail", { count: reshuffles }) });
   return checks;
 }

@@ -3,6 +3,8 @@
 // As on the play page, one state object, changed only by update(), which redraws every panel.
 import { api, mySeats, remember } from "/web/api.js";
 import { html, nothing, render } from "/web/html.js";
+import { decimal, explain, onLanguageChange, t, tParts } from "/web/i18n.js";
+import { levelName } from "/web/names.js";
 import { addPasskey, signInWithPasskey, signOut } from "/web/passkeys.js";
 
 const $ = (id) => document.getElementById(id);
@@ -11,15 +13,15 @@ let state = Object.freeze({
   seats: [{ kind: "human", level: "greedy" }, { kind: "bot", level: "greedy" }], // the new game's seats, as chosen
   created: null, // {game, seats}: the game just created, with its tokens and invites
   games: null, // my games (GET /games), my turn first, each with my token; null until listed
-  gamesProblem: "", // why my games could not be listed
-  problem: "", // why the game could not be created
+  gamesProblem: null, // why my games could not be listed (a problem: i18n.js explain)
+  problem: null, // why the game could not be created
   me: undefined, // the signed-in person's profile; null when signed out, undefined until asked
-  accountNote: "", // what the last account action said (a link sent, a refusal)
+  accountNote: null, // what the last account action said (a link sent, a refusal): explained when shown
   unkept: 0, // seats this browser holds that the account does not
   deviceCode: null, // {code, link}: shown to sign in on another device
   open: null, // the lobby's open games; null until listed
   openTag: null, // the lobby's ETag: polled with If-None-Match, so an unchanged lobby costs a 304
-  openProblem: "", // why an open game could not be opened or joined
+  openProblem: null, // why an open game could not be opened or joined
   board: null, // {players, bots}: the leaderboard
   rating: null, // my rating, when signed in
 });
@@ -27,51 +29,57 @@ let state = Object.freeze({
 function update(changes) {
   state = Object.freeze({ ...state, ...changes });
   render(state.seats.map(seatRow), $("seats")); // after the fieldset's legend
-  render(state.problem, $("problem"));
+  render(explain(state.problem), $("problem"));
   render(accountPanel(), $("account"));
   render(createdPanel(), $("created"));
   render(gamesPanel(), $("games"));
-  render(state.openProblem, $("open-problem"));
+  render(explain(state.openProblem), $("open-problem"));
   render(openPanel(), $("open-games"));
   render(boardPanel(), $("leaderboard"));
 }
 
-const rating = (r) => `${r.rating.toFixed(1)} (±${(3 * r.sigma).toFixed(1)}, ${r.games} game${r.games === 1 ? "" : "s"})`;
+const rating = (r) => t("lobby.rating", { rating: decimal(r.rating), spread: decimal(3 * r.sigma), count: r.games });
+const EDITIONS = { cmon: "CMON", classic: "Kosmos" }; // the publishers' names, the same in every language
 
 function openPanel() {
   if (!state.open) return nothing;
-  if (!state.open.length) return html`<li class="muted">No open game: open one.</li>`;
-  const mine = (t) => state.me && t.seats.some((s) => s.player === state.me.account);
-  return state.open.map((t) => {
-    const who = t.seats.map((s) => (s.kind === "bot" ? `${s.level} bot` : s.name ?? "free seat")).join(", ");
-    const range = t.rating_range ? `, ratings ${t.rating_range.min} to ${t.rating_range.max}` : "";
-    const what = `${t.options.players} players, ${t.options.edition}${t.options.expansion ? " + expansion" : ""}${t.rated ? ", rated" : ""}${range}`;
+  if (!state.open.length) return html`<li class="muted">${t("lobby.noOpenGame")}</li>`;
+  const mine = (table) => state.me && table.seats.some((s) => s.player === state.me.account);
+  return state.open.map((table) => {
+    const who = table.seats.map((s) => (s.kind === "bot" ? t("lobby.botSeat", { level: levelName(s.level) }) : s.name ?? t("lobby.freeSeat"))).join(", ");
+    const what = [
+      t("lobby.playerCount", { count: table.options.players }),
+      `${EDITIONS[table.options.edition] ?? table.options.edition}${table.options.expansion ? ` + ${t("lobby.withExpansion")}` : ""}`,
+      table.rated ? t("lobby.ratedGame") : "",
+      table.rating_range ? t("lobby.range", { min: table.rating_range.min, max: table.rating_range.max }) : "",
+      t("lobby.free", { count: table.free }),
+    ].filter(Boolean).join(", ");
     const action = !state.me
-      ? html`<span class="muted">sign in to join</span>`
-      : t.seats[0].player === state.me.account
-        ? html`<button type="button" data-open=${t.id} data-action="cancel" @click=${() => tableAction("DELETE", `/open-games/${t.id}`)}>Cancel</button>`
-        : mine(t)
-          ? html`<span class="muted">you are seated</span>`
-          : html`<button type="button" class="primary" data-open=${t.id} data-action="join" @click=${() => tableAction("POST", `/open-games/${t.id}/join`)}>Join</button>`;
-    return html`<li data-open=${t.id}>${who} — ${what}, ${t.free} free ${action}</li>`;
+      ? html`<span class="muted">${t("lobby.signInToJoin")}</span>`
+      : table.seats[0].player === state.me.account
+        ? html`<button type="button" data-open=${table.id} data-action="cancel" @click=${() => tableAction("DELETE", `/open-games/${table.id}`)}>${t("lobby.cancel")}</button>`
+        : mine(table)
+          ? html`<span class="muted">${t("lobby.seated")}</span>`
+          : html`<button type="button" class="primary" data-open=${table.id} data-action="join" @click=${() => tableAction("POST", `/open-games/${table.id}/join`)}>${t("lobby.join")}</button>`;
+    return html`<li data-open=${table.id}>${who} — ${what} ${action}</li>`;
   });
 }
 
 function boardPanel() {
   if (!state.board) return nothing;
   const mine = state.rating
-    ? html`<p id="my-rating">Your rating: <strong>${rating(state.rating)}</strong> (<a href="/ratings#player=${state.rating.player}">your games</a>)</p>`
+    ? html`<p id="my-rating">${tParts("lobby.myRating", { rating: html`<strong>${rating(state.rating)}</strong>`, games: html`<a href="/ratings#player=${state.rating.player}">${t("lobby.myRatedGames")}</a>` })}</p>`
     : nothing;
   const people = state.board.players.length
     ? html`<ol>${state.board.players.map((p) => html`<li>${p.name}: ${rating(p)}</li>`)}</ol>`
-    : html`<p class="muted">Nobody is rated yet.</p>`;
-  return html`${mine}${people}<p class="muted">Bots: ${state.board.bots.map((b) => `${b.name} ${b.rating.toFixed(1)}`).join(", ")}.
-    <a href="/ratings">All ratings</a></p>`;
+    : html`<p class="muted">${t("lobby.nobodyRated")}</p>`;
+  return html`${mine}${people}<p class="muted">${t("lobby.botRatings", { bots: state.board.bots.map((b) => `${b.name} ${decimal(b.rating)}`).join(", ") })}
+    <a href="/ratings">${t("lobby.allRatings")}</a></p>`;
 }
 
 async function tableAction(method, path) {
   const done = await api(method, path);
-  update({ openProblem: done.ok ? "" : done.problem });
+  update({ openProblem: done.problem });
   await listOpen(true);
   listGames();
 }
@@ -104,71 +112,71 @@ $("open-game").onsubmit = async (event) => {
   };
   if (form.min.value !== "" || form.max.value !== "") body.rating_range = { min: Number(form.min.value || -100), max: Number(form.max.value || 100) };
   const opened = await api("POST", "/open-games", body);
-  update({ openProblem: opened.ok ? "" : opened.problem });
+  update({ openProblem: opened.problem });
   listOpen(true);
 };
 
 const setSeat = (i, change) => update({ seats: state.seats.map((seat, j) => (j === i ? { ...seat, ...change } : seat)) });
 
-const seatRow = (seat, i) => html`<div><label>Seat <select name="kind" aria-label="seat kind" .value=${seat.kind} @change=${(e) => setSeat(i, { kind: e.target.value })}>
-      <option value="human">me</option><option value="open">invite someone</option><option value="bot">a bot</option>
+const seatRow = (seat, i) => html`<div><label>${t("lobby.seat")} <select name="kind" aria-label=${t("lobby.seatKind")} .value=${seat.kind} @change=${(e) => setSeat(i, { kind: e.target.value })}>
+      <option value="human" ?selected=${seat.kind === "human"}>${t("lobby.seat.me")}</option><option value="open" ?selected=${seat.kind === "open"}>${t("lobby.seat.open")}</option><option value="bot" ?selected=${seat.kind === "bot"}>${t("lobby.seat.bot")}</option>
     </select></label>
-    <label>level <select name="level" aria-label="bot level" @change=${(e) => setSeat(i, { level: e.target.value })}>${levelOptions(seat.level)}</select></label>
-    <button type="button" aria-label="remove this seat" @click=${() => { if (state.seats.length > 2) update({ seats: state.seats.filter((_, j) => j !== i) }); }}>✕</button></div>`;
+    <label>${t("lobby.level")} <select name="level" aria-label=${t("lobby.botLevelOf")} @change=${(e) => setSeat(i, { level: e.target.value })}>${levelOptions(seat.level)}</select></label>
+    <button type="button" aria-label=${t("lobby.removeSeat")} @click=${() => { if (state.seats.length > 2) update({ seats: state.seats.filter((_, j) => j !== i) }); }}>✕</button></div>`;
 
 /** The bot levels, each with its rating once the leaderboard is known: how strong each one is. */
 const levelOptions = (chosen) => ["random", "greedy", "mcts"].map((level) => {
   const rated = state.board?.bots.find((b) => b.player === `bot:${level}`);
-  return html`<option value=${level} ?selected=${level === chosen}>${level}${rated ? ` (rating ${rated.rating.toFixed(1)})` : ""}</option>`;
+  return html`<option value=${level} ?selected=${level === chosen}>${rated ? t("lobby.levelRated", { level: levelName(level), rating: decimal(rated.rating) }) : levelName(level)}</option>`;
 });
 
 function createdPanel() {
   const { created } = state;
   if (!created) return nothing;
   const links = created.seats.map((seat) => {
-    if (seat.token) return html`<li><a href="/play/${created.game}#token=${seat.token}">Play seat ${seat.seat}</a></li>`;
+    if (seat.token) return html`<li><a href="/play/${created.game}#token=${seat.token}">${t("lobby.playSeat", { seat: seat.seat })}</a></li>`;
     if (!seat.invite) return nothing; // a bot's seat
     const url = `${location.origin}/play/${created.game}#seat=${seat.seat}&invite=${seat.invite}`;
-    return html`<li>Invite for seat ${seat.seat}: <input readonly size="30" value=${url} aria-label="invite link for seat ${seat.seat}">
-        <button type="button" @click=${() => navigator.clipboard?.writeText(url)}>Copy</button></li>`;
+    return html`<li>${t("lobby.inviteFor", { seat: seat.seat })} <input readonly size="30" value=${url} aria-label=${t("lobby.inviteLink", { seat: seat.seat })}>
+        <button type="button" @click=${() => navigator.clipboard?.writeText(url)}>${t("lobby.copy")}</button></li>`;
   });
-  return html`<p>Game created.</p><ul>${links}</ul>`;
+  return html`<p>${t("lobby.created")}</p><ul>${links}</ul>`;
 }
 
 function gamesPanel() {
-  if (state.gamesProblem) return html`<li class="problem">${state.gamesProblem}</li>`;
+  if (state.gamesProblem) return html`<li class="problem">${explain(state.gamesProblem)}</li>`;
   if (!state.games) return nothing;
-  if (!state.games.length) return html`<li class="muted">None yet.</li>`;
+  if (!state.games.length) return html`<li class="muted">${t("lobby.noneYet")}</li>`;
   return state.games.map((g) => {
-    const said = g.status === "finished" ? "finished" : g.my_turn ? html`<strong>your turn</strong>` : `seat ${g.turn} to play`;
+    const said = g.status === "finished" ? t("lobby.finished") : g.my_turn ? html`<strong>${t("lobby.yourTurn")}</strong>` : t("lobby.seatToPlay", { seat: g.turn });
     const link = g.token ? `/play/${g.game}#token=${g.token}` : `/play/${g.game}`; // an account's seat: the session reaches it
-    const named = g.names.length ? g.names.join(", ") : `${g.players} players`;
-    const options = `${g.edition === "cmon" ? "CMON" : "Kosmos"}${g.expansion ? " + expansion" : ""}`;
+    const named = g.names.length ? g.names.join(", ") : t("lobby.playerCount", { count: g.players });
+    const options = `${EDITIONS[g.edition] ?? g.edition}${g.expansion ? ` + ${t("lobby.withExpansion")}` : ""}`;
     return html`<li><a href=${link}>${named}</a> — ${options}, ${said}</li>`;
   });
 }
 
 function accountPanel() {
-  const note = state.accountNote ? html`<p role="status" id="account-note">${state.accountNote}</p>` : nothing;
+  const note = state.accountNote ? html`<p role="status" id="account-note">${explain(state.accountNote)}</p>` : nothing;
   if (state.me === undefined) return nothing;
   if (state.me) {
     const keep = state.unkept
-      ? html`<button type="button" id="keep-seats" @click=${keepSeats}>Keep this browser's ${state.unkept} seat${state.unkept > 1 ? "s" : ""} in my account</button>`
+      ? html`<button type="button" id="keep-seats" @click=${keepSeats}>${t("account.keepSeats", { count: state.unkept })}</button>`
       : nothing;
-    return html`<p id="signed-in">Signed in as <strong>${state.me.display_name}</strong></p>${keep}
-      <button type="button" @click=${() => passkeyAction(() => addPasskey())}>Add a passkey</button>
-      <button type="button" id="device-code" @click=${showDeviceCode}>Sign in on another device</button>
-      <button type="button" id="sign-out" @click=${leave}>Sign out</button>${deviceCodePanel()}${note}`;
+    return html`<p id="signed-in">${tParts("account.signedInAs", { name: html`<strong>${state.me.display_name}</strong>` })}</p>${keep}
+      <button type="button" @click=${() => passkeyAction(() => addPasskey())}>${t("account.addPasskey")}</button>
+      <button type="button" id="device-code" @click=${showDeviceCode}>${t("account.otherDevice")}</button>
+      <button type="button" id="sign-out" @click=${leave}>${t("account.signOut")}</button>${deviceCodePanel()}${note}`;
   }
   return html`<form id="email-sign-in" @submit=${askLink}>
-      <label>Email <input type="email" name="email" required autocomplete="email"></label>
-      <button type="submit">Send me a sign-in link</button></form>
-    <p><label>Name <input name="name" id="passkey-name" maxlength="40" value="Player"></label>
-      <button type="button" id="passkey-sign-up" @click=${() => passkeyAction(() => addPasskey($("passkey-name").value))}>Sign up with a passkey</button>
-      <button type="button" id="passkey-sign-in" @click=${() => passkeyAction(signInWithPasskey)}>Sign in with a passkey</button></p>
+      <label>${t("account.email")} <input type="email" name="email" required autocomplete="email"></label>
+      <button type="submit">${t("account.sendLink")}</button></form>
+    <p><label>${t("account.name")} <input name="name" id="passkey-name" maxlength="40" value=${t("account.defaultName")}></label>
+      <button type="button" id="passkey-sign-up" @click=${() => passkeyAction(() => addPasskey($("passkey-name").value))}>${t("account.signUpPasskey")}</button>
+      <button type="button" id="passkey-sign-in" @click=${() => passkeyAction(signInWithPasskey)}>${t("account.signInPasskey")}</button></p>
     <form id="code-sign-in" @submit=${useCode}>
-      <label>Code from a signed-in device <input name="code" .value=${offeredCode()} size="10" autocomplete="one-time-code"></label>
-      <button type="submit">Sign in with the code</button></form>${note}`;
+      <label>${t("account.code")} <input name="code" .value=${offeredCode()} size="10" autocomplete="one-time-code"></label>
+      <button type="submit">${t("account.useCode")}</button></form>${note}`;
 }
 
 const offeredCode = () => new URLSearchParams(location.hash.slice(1)).get("device-code") || "";
@@ -176,13 +184,14 @@ const offeredCode = () => new URLSearchParams(location.hash.slice(1)).get("devic
 function deviceCodePanel() {
   const shown = state.deviceCode;
   if (!shown) return nothing;
-  return html`<p>On the other device, enter <strong id="the-code">${shown.code}</strong> in the lobby, or open
-    <input readonly size="40" value=${shown.link} aria-label="link for the other device">; it works once, within 10 minutes.</p>`;
+  const code = html`<strong id="the-code">${shown.code}</strong>`;
+  const link = html`<input readonly size="40" value=${shown.link} aria-label=${t("account.deviceLink")}>`;
+  return html`<p>${tParts("account.deviceCode", { code, link })}</p>`;
 }
 
 async function showDeviceCode() {
   const made = await api("POST", "/me/device-code");
-  update(made.ok ? { deviceCode: made.body, accountNote: "" } : { accountNote: made.problem });
+  update(made.ok ? { deviceCode: made.body, accountNote: null } : { accountNote: made.problem });
 }
 
 async function useCode(event) {
@@ -196,28 +205,30 @@ async function useCode(event) {
 async function askLink(event) {
   event.preventDefault();
   const sent = await api("POST", "/auth/email-link", { email: event.target.email.value });
-  update({ accountNote: sent.ok ? sent.body.detail : sent.problem });
+  // where the link went, worded here: by email, or (a service without SMTP) into the service's log
+  const where = sent.ok && sent.body.delivery === "email" ? () => t("account.linkEmailed") : () => t("account.linkLogged");
+  update({ accountNote: sent.ok ? where : sent.problem });
 }
 
 async function passkeyAction(action) {
   try {
     const done = await action();
-    update({ accountNote: done.ok ? "" : done.problem });
+    update({ accountNote: done.problem });
   } catch (error) {
-    update({ accountNote: `The passkey was not made or used: ${error.message}` });
+    update({ accountNote: () => t("account.passkeyFailed", { error: error.message }) });
   }
   await whoAmI();
 }
 
 async function leave() {
   await signOut();
-  update({ me: null, accountNote: "" });
+  update({ me: null, accountNote: null });
   listGames();
 }
 
 async function keepSeats() {
   const kept = await api("POST", "/me/seats", { tokens: mySeats().map((s) => s.token) });
-  update({ accountNote: kept.ok ? "Kept: these games are now in your account on every device." : kept.problem });
+  update({ accountNote: kept.ok ? () => t("account.kept") : kept.problem });
   listGames();
 }
 
@@ -231,7 +242,7 @@ $("add-seat").onclick = () => { if (state.seats.length < 4) update({ seats: [...
 
 $("create").onsubmit = async (event) => {
   event.preventDefault();
-  update({ problem: "" });
+  update({ problem: null });
   const form = event.target;
   const body = {
     seats: state.seats.map(({ kind, level }) => (kind === "bot" ? { kind, level } : { kind })),
@@ -258,9 +269,10 @@ async function listGames() {
   const games = [...account.body.games, ...local.body.games.filter((g) => !inAccount.has(g.game)).map((g) => ({ ...g, token: token(g) }))]
     .sort((a, b) => Number(b.my_turn) - Number(a.my_turn));
   const unkept = state.me ? local.body.games.filter((g) => !inAccount.has(g.game)).length : 0;
-  update({ games, gamesProblem: "", unkept });
+  update({ games, gamesProblem: null, unkept });
 }
 
 update({});
+onLanguageChange(() => update({}));
 whoAmI().then(() => listOpen(true));
 setInterval(listOpen, 3000);

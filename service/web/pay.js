@@ -2,6 +2,8 @@
 // colour rules: Khind wild 1, Mimix pairs worth 3, Hoax recolouring) and which of /legal's
 // contributions they make. The running total only guides; /legal has the last word, and only
 // its payments are ever sent.
+import { t } from "/web/i18n.js";
+import { colourName } from "/web/names.js";
 import { PEOPLES } from "/web/peoples.js";
 
 export const colourOf = (card) => card.split("-")[0];
@@ -26,9 +28,9 @@ export function worth(cards, colour) {
       brownOnes += colour === "brown" && valueOf(c) === 1;
     } else if (colourOf(c) === "green") total += 1;
     else if (colourOf(c) === "brown" && valueOf(c) < 3) mimix += 1;
-    else if (recolours > 0) { recolours -= 1; total += valueOf(c); } else problem = `${c} cannot pay a ${colour} space without a ${PEOPLES.white.name}`;
+    else if (recolours > 0) { recolours -= 1; total += valueOf(c); } else problem = t("pay.needsHoax", { card: c, colour: colourName(colour), people: PEOPLES.white.name });
   }
-  if (mimix % 2) problem ||= `${PEOPLES.brown.name} cards count only in pairs: two 1s or 2s make a wild 3`;
+  if (mimix % 2) problem ||= t("pay.loneMimix", { people: PEOPLES.brown.name });
   return { total: total + 3 * Math.floor(mimix / 2) + Math.floor(brownOnes / 2), problem };
 }
 
@@ -40,15 +42,15 @@ export function matching(payments, ticked, colour) {
 
 /** Words for one payment: its cards, its colour and what its Hoax cards recolour. */
 export function described(command, colour) {
-  const hoax = (command.hoax ?? []).map((h) => ` (${h.card} makes ${h.targets.join(", ")} ${colour})`).join("");
+  const hoax = (command.hoax ?? []).map((h) => ` (${t("pay.hoax", { card: h.card, targets: h.targets.join(", "), colour: colourName(colour) })})`).join("");
   return `${command.cards.join(" + ")}${hoax}`;
 }
 
 /** What to tell the payer about the ticked cards. */
 export function advice(ticked, colour, need, found) {
   const { total, problem } = worth(ticked, colour);
-  if (found.length) return `${total} of ${need}: ready to build.`;
-  if (problem) return `${total} of ${need}: ${problem}.`;
-  if (!ticked.length) return `0 of ${need}: tick cards from your hand.`;
-  return total < need ? `${total} of ${need}: add cards.` : `${total} of ${need}: more than needed, or not a way /legal offers; untick a card.`;
+  if (found.length) return t("pay.ready", { total, need });
+  if (problem) return t("pay.problem", { total, need, problem });
+  if (!ticked.length) return t("pay.none", { need });
+  return total < need ? t("pay.more", { total, need }) : t("pay.tooMuch", { total, need });
 }

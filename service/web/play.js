@@ -6,13 +6,16 @@
 // What the page shows is a function of one state object: update() is the only way to change it,
 // and it redraws every panel (lit-html changes only what differs, so focus and ticks survive).
 import { api, mySeats, remember } from "/web/api.js";
-import { board, listen, named, rewards } from "/web/board.js";
+import { board, listen, rewards } from "/web/board.js";
 import { words as commandWords } from "/web/command_words.js";
 import { describe } from "/web/event_words.js";
 import { verify } from "/web/fairness.js";
 import { html, nothing, render } from "/web/html.js";
+import { currentLanguage, explain, onLanguageChange, t } from "/web/i18n.js";
+import { capital, colourName, endingName, kindName, levelName, named, phaseName } from "/web/names.js";
 import { advice, colourOf, described, matching, spent } from "/web/pay.js";
-import { PEOPLES } from "/web/peoples.js";
+import { PEOPLES, powerOf } from "/web/peoples.js";
+import { pinchZoom } from "/web/zoom.js";
 
 const game = location.pathname.split("/").pop();
 const $ = (id) => document.getElementById(id);
@@ -33,12 +36,12 @@ let state = Object.freeze({
   busy: false, // a command is on its way: the actions wait for its answer
   showing: null, // the version the replay slider asks for; null follows the game
   replay: null, // {version, view}: the earlier version on show, once fetched
-  audits: null, // {audit, fairness} once the game is over: the server's audit, this page's checks
-  log: [], // every event heard, in words
+  audits: null, // {audit, log, fairness} once the game is over: the server's audit, the log, this page's checks
+  log: [], // every event heard (worded when drawn, in the language of the moment)
   lastEvent: "", // the stream's last event id, sent back as Last-Event-ID when it resumes
   newest: 0, // the highest event seq heard
   lastTile: null, // where the last move happened (a figure or dragon went, a space was paid), highlighted
-  problem: "", // what went wrong last
+  problem: null, // what went wrong last: a problem document or a message (i18n.js explain)
   rematch: null, // once the game is over: who accepted a rematch, and its game once all have
 });
 
@@ -50,13 +53,13 @@ function update(changes, focus = "") {
 }
 
 function renderPage() {
-  document.title = `${myTurn() ? "▶ Your turn — " : ""}Blue Moon City`;
+  document.title = myTurn() ? t("play.title.yourTurn") : "Blue Moon City";
   render(statusPanel(), $("status"));
   render(boardPanel(), $("board"));
   render(playersPanel(), $("table"));
   render(handPanel(), $("hand"));
   render(actionsPanel(), $("actions"));
-  render(state.problem, $("problem"));
+  render(explain(state.problem), $("problem"));
   renderLog();
   renderReplay();
 }
@@ -71,11 +74,14 @@ function statusPanel() {
   const { view, seat } = state;
   if (!view) return nothing;
   const status = view.result
-    ? `Finished (${view.result.reason}); winners: ${view.result.winners.map((w) => `seat ${w}`).join(", ")}`
-    : `Turn ${view.turn.number}: seat ${view.turn.seat}, ${view.turn.phase}${view.turn.deadline ? `, until ${new Date(view.turn.deadline).toLocaleString()}` : ""}`;
+    ? t("status.finished", { reason: endingName(view.result.reason), winners: view.result.winners.map((w) => t("status.seat", { seat: w })).join(", ") })
+    : t("status.turn", { number: view.turn.number, seat: view.turn.seat, phase: phaseName(view.turn.phase) })
+      + (view.turn.deadline ? t("status.until", { time: new Date(view.turn.deadline).toLocaleString(currentLanguage()) }) : "");
   const limit = 10 * view.options.players; // ten quiet rounds end the game (a stalemate)
-  const quiet = !view.result && view.quiet_turns >= limit / 2 ? ` Nobody has built for ${view.quiet_turns} turns: at ${limit} the game ends as a stalemate.` : "";
-  return `${seat === null ? "Spectating. " : `You are seat ${seat}. `}${status}${quiet}`;
+  const quiet = !view.result && view.quiet_turns >= limit / 2 ? ` ${t("status.quiet", { count: view.quiet_turns, limit })}` : "";
+  const who = seat === null ? t("status.spectating") : t("status.you", { seat });
+  const mine = myTurn() ? html` <strong class="your-turn">${t("status.yourTurn")}</strong>` : nothing;
+  return html`${who}${mine} ${status}${quiet}`;
 }
 
 function boardPanel() {
@@ -98,12 +104,12 @@ function playersPanel() {
     const turn = Boolean(v.turn && v.turn.seat === p.seat);
     const seat = v.seats[p.seat];
     return html`<tr class=${turn ? "turn" : nothing}>
-      <td>${turn ? "▶ " : ""}P${p.seat} ${seat.name ?? seat.kind}${seat.level ? ` (${seat.level})` : ""}</td>
+      <td>${turn ? "▶ " : ""}P${p.seat} ${seat.name ?? kindName(seat.kind)}${seat.level ? ` (${levelName(seat.level)})` : ""}</td>
       <td>${named(p.position)}</td><td>${p.hand_size}</td><td>${p.crystals ?? "?"}</td>
       <td>${p.scales}</td><td>${p.markers}</td><td>${p.offerings}</td></tr>`;
   });
-  return html`<tbody><tr><th>Seat</th><th>Tile</th><th>Cards</th><th>Crystals</th>
-    <th>Scales</th><th>Markers</th><th>Offerings</th></tr>${rows}</tbody>`;
+  return html`<tbody><tr><th>${t("players.seat")}</th><th>${t("players.tile")}</th><th>${t("players.cards")}</th><th>${t("players.crystals")}</th>
+    <th>${t("players.scales")}</th><th>${t("players.markers")}</th><th>${t("players.offerings")}</th></tr>${rows}</tbody>`;
 }
 
 /** The hand grouped by people, in the table's order: [[colour, cards]], empty groups left out. */
@@ -120,11 +126,11 @@ function handPanel() {
   if (!mine) return nothing;
   const discarding = state.legal !== null && state.paying === null;
   return grouped(mine.hand).map(([colour, cards]) => html`<div class="people">
-      <span class="muted"><span aria-hidden="true">${PEOPLES[colour].symbol}</span> <strong>${PEOPLES[colour].name}</strong> <span class="power">${PEOPLES[colour].power}</span></span>
+      <span class="muted"><span aria-hidden="true">${PEOPLES[colour].symbol}</span> <strong>${PEOPLES[colour].name}</strong> <span class="power">${powerOf(colour)}</span></span>
       ${cards.map((card) => {
         const mark = html`<span class="symbol" aria-hidden="true">${PEOPLES[colour].symbol}</span> `;
         if (state.paying) return html`<button type="button" class="card c-${colour}" data-card=${card} aria-pressed=${String(state.ticked.includes(card))} @click=${() => tick(card)}>${mark}${card}</button>`;
-        if (discarding) return html`<label class="card c-${colour}"><input type="checkbox" name="discard" value=${card} aria-label="discard ${card}" .checked=${state.discards.includes(card)} @change=${(e) => discard(card, e.target)}>${mark}${card}</label>`;
+        if (discarding) return html`<label class="card c-${colour}"><input type="checkbox" name="discard" value=${card} aria-label=${t("hand.discard", { card })} .checked=${state.discards.includes(card)} @change=${(e) => discard(card, e.target)}>${mark}${card}</label>`;
         return html`<span class="card c-${colour}">${mark}${card}</span>`;
       })}</div>`);
 }
@@ -140,32 +146,32 @@ function actionsPanel() {
     if (seat !== null && view?.result) return rematchPanel();
     if (seat === null || !view.turn) return nothing;
     const ask = window.Notification && Notification.permission === "default";
-    return html`<p class="muted">Waiting for seat ${view.turn.seat}.</p>${ask ? button("Tell me when it is my turn", () => Notification.requestPermission().then(() => update({}))) : nothing}`;
+    return html`<p class="muted">${t("actions.waiting", { seat: view.turn.seat })}</p>${ask ? button(t("actions.notify"), () => Notification.requestPermission().then(() => update({}))) : nothing}`;
   }
   if (state.paying) return builder();
-  const steps = view.turn.phase === "movement" ? ` You have ${view.turn.steps} step(s).` : "";
+  const steps = view.turn.phase === "movement" ? ` ${t("actions.steps", { count: view.turn.steps })}` : "";
   const powers = commands().filter((c) => c.type === "gain_steps" || (c.type === "fly_dragon" && !c.to) || (c.type === "use_action" && !c.to));
   const spaces = [...new Set(commands("contribute").map((c) => c.space))];
   const offers = commands("offer");
   const most = legal.end_turn_discards?.at_most ?? 0;
   const takeBack = commands("take_back");
-  return html`<p class="muted">Click or press Enter on a highlighted tile to go there or to use a power there.${steps}</p>
+  return html`<p class="muted">${t("actions.help")}${steps}</p>
     <div id="choices">${choices()}</div>
-    ${powers.length ? group("Powers", powers.map((c) => button(words(c), () => play(c), c.type))) : nothing}
+    ${powers.length ? group(t("actions.powers"), powers.map((c) => button(words(c), () => play(c), c.type))) : nothing}
     ${spaces.length ? building(spaces) : nothing}
-    ${offers.length ? group("Obelisk", offers.map((c) => button(words(c), () => play(c), "offer"))) : nothing}
+    ${offers.length ? group(t("actions.obelisk"), offers.map((c) => button(words(c), () => play(c), "offer"))) : nothing}
     ${takeBack.length ? button(words(takeBack[0]), () => play(takeBack[0]), "take_back") : nothing}
-    ${button(`End the turn (discarding the ticked cards, at most ${most})`, endTurn, "end_turn", true)}`;
+    ${button(t("actions.endTurn", { count: most }), endTurn, "end_turn", true)}`;
 }
 
 function rematchPanel() {
   const offer = state.rematch;
   if (!offer) return nothing;
   if (offer.accepted.includes(state.seat)) {
-    return html`<p class="muted" id="rematch-status">Rematch: waiting for seat${offer.waiting_for.length > 1 ? "s" : ""} ${offer.waiting_for.join(", ")}.</p>`;
+    return html`<p class="muted" id="rematch-status">${t("rematch.waiting", { count: offer.waiting_for.length, seats: offer.waiting_for.join(", ") })}</p>`;
   }
-  const said = offer.accepted.length ? `Seat ${offer.accepted.join(", ")} offer${offer.accepted.length > 1 ? "" : "s"} a rematch. ` : "";
-  return html`<p class="muted">${said}</p>${button(offer.accepted.length ? "Accept the rematch" : "Offer a rematch", acceptRematch, "rematch", true)}`;
+  const said = offer.accepted.length ? t("rematch.offered", { count: offer.accepted.length, seats: offer.accepted.join(", ") }) : "";
+  return html`<p class="muted">${said}</p>${button(offer.accepted.length ? t("rematch.accept") : t("rematch.offer"), acceptRematch, "rematch", true)}`;
 }
 
 const REMATCH_KEY = `bluemoon.rematch.${game}`; // the new seat's token, kept until the new game starts
@@ -197,14 +203,14 @@ function choices() {
   const tile = state.choosing;
   if (!tile) return nothing;
   const options = commands().filter((c) => TO_TILE.has(c.type) && c.to === tile);
-  return group(`At ${named(tile)}`, options.map((c) => button(words(c), () => play(c), c.type)), button("Cancel", () => update({ choosing: null })));
+  return group(t("choices.at", { tile: named(tile) }), options.map((c) => button(words(c), () => play(c), c.type)), button(t("actions.cancel"), () => update({ choosing: null })));
 }
 
 function building(spaces) {
   const tile = state.view.city.find((t) => t.tile === me().position);
   const spec = state.catalogue[tile.tile];
-  return group(`Build at ${named(tile.tile)}`, html`<p class="muted">${spec ? `${spec.name}: ${rewards(spec)}.` : ""}</p>`,
-    spaces.map((i) => button(`Pay space ${i + 1}: ${tile.spaces[i].colour} ${tile.spaces[i].value}`, () => startPaying(i), "pay")));
+  return group(t("build.at", { tile: named(tile.tile) }), html`<p class="muted">${spec ? `${capital(named(tile.tile))}: ${rewards(spec)}.` : ""}</p>`,
+    spaces.map((i) => button(t("build.paySpace", { space: i + 1, colour: colourName(tile.spaces[i].colour), value: tile.spaces[i].value }), () => startPaying(i), "pay")));
 }
 
 function builder() {
@@ -213,18 +219,18 @@ function builder() {
   const ideas = paying.payments.filter((c) => (c.colour ?? paying.printed) === paying.colour)
     .sort((a, b) => spent(a).length - spent(b).length).slice(0, 4);
   const colour = (event) => update({ paying: { ...paying, colour: event.target.value } });
-  return html`<div class="group" id="builder"><h3>Pay ${named(paying.building)} space ${paying.space + 1}: ${paying.printed} ${paying.need}</h3>
-    ${paying.colours.length > 1 ? html`Pay in <select id="colour" aria-label="pay in colour" @change=${colour}>${paying.colours.map((c) => html`<option ?selected=${c === paying.colour}>${c}</option>`)}</select>` : nothing}
-    <p id="total" aria-live="polite">Tick the cards to pay with (above). ${advice(ticked, paying.colour, paying.need, found)}</p>
-    ${found.map((c) => button(`Build with ${described(c, paying.colour)}`, () => play(c), "contribute", true))}
-    ${ideas.length && !found.length ? html`<br>Ways to pay: ${ideas.map((c) => button(described(c, paying.colour), () => update({ ticked: spent(c) }), "suggest"))}` : nothing}
-    ${button("Cancel", () => update({ paying: null, ticked: [] }), "cancel")}</div>`;
+  return html`<div class="group" id="builder"><h3>${t("build.paying", { tile: named(paying.building), space: paying.space + 1, colour: colourName(paying.printed), value: paying.need })}</h3>
+    ${paying.colours.length > 1 ? html`${t("build.payIn")} <select id="colour" aria-label=${t("build.payInColour")} @change=${colour}>${paying.colours.map((c) => html`<option value=${c} ?selected=${c === paying.colour}>${colourName(c)}</option>`)}</select>` : nothing}
+    <p id="total" aria-live="polite">${t("build.tick")} ${advice(ticked, paying.colour, paying.need, found)}</p>
+    ${found.map((c) => button(t("build.with", { payment: described(c, paying.colour) }), () => play(c), "contribute", true))}
+    ${ideas.length && !found.length ? html`<br>${t("build.ways")} ${ideas.map((c) => button(described(c, paying.colour), () => update({ ticked: spent(c) }), "suggest"))}` : nothing}
+    ${button(t("actions.cancel"), () => update({ paying: null, ticked: [] }), "cancel")}</div>`;
 }
 
 function renderLog() {
   const log = $("log");
   const shown = log.childElementCount;
-  render(state.log.map((text) => html`<li>${text}</li>`), log);
+  render(state.log.map((event) => html`<li>${describe(event)}</li>`), log);
   if (log.childElementCount !== shown) log.scrollTop = log.scrollHeight; // keep the newest in sight
 }
 
@@ -232,16 +238,16 @@ const listed = (checks) => checks.map((c) => html`<li>${c.ok ? "✔" : "✘"} ${
 
 function renderReplay() {
   const { replay, audits } = state;
-  render(replay ? `version ${replay.version} of ${state.version}` : "now", $("shown"));
+  render(replay ? t("replay.version", { version: replay.version, total: state.version }) : t("replay.now"), $("shown"));
   if (state.view) { // the slider is plain HTML: its range follows the game, its knob the replay
     slider.max = String(state.version);
     slider.value = String(state.showing ?? state.version);
   }
   $("audits").hidden = !audits;
   const audit = audits?.audit;
-  render(audit ? html`<li><strong>${audit.verified ? "Verified" : "NOT verified"}</strong>: ${audit.setup}</li>${listed(audit.checks)}` : nothing, $("audit"));
+  render(audit ? html`<li><strong>${audit.verified ? t("replay.verified") : t("replay.notVerified")}</strong>: ${audit.setup}</li>${listed(audit.checks)}` : nothing, $("audit"));
   const fair = audits?.fairness;
-  render(fair ? html`<li><strong>${fair.every((c) => c.ok) ? "Fair: every shuffle agrees" : "UNFAIR: a shuffle disagrees"}</strong></li>${listed(fair)}` : nothing, $("fairness"));
+  render(fair ? html`<li><strong>${fair.every((c) => c.ok) ? t("replay.fair") : t("replay.unfair")}</strong></li>${listed(fair)}` : nothing, $("fairness"));
 }
 
 // ---- what the player does ---------------------------------------------------------------------
@@ -272,7 +278,7 @@ function discard(card, box) {
   const most = state.legal?.end_turn_discards?.at_most ?? 0;
   if (state.discards.length < most) { update({ discards: [...state.discards, card] }); return; }
   box.checked = false; // the state never had it ticked, so the redraw would not untick it
-  update({ problem: `At the end of the turn you may discard at most ${most} card(s).` });
+  update({ problem: () => t("hand.discardAtMost", { count: most }) });
 }
 
 function endTurn() {
@@ -282,7 +288,7 @@ function endTurn() {
 }
 
 async function play(command) {
-  update({ problem: "", busy: true });
+  update({ problem: null, busy: true });
   const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
   const headers = { "If-Match": `"${state.legal.version}"`, "Idempotency-Key": key };
   const result = await api("POST", `/games/${game}/commands`, command, state.token, headers);
@@ -302,6 +308,7 @@ async function start() {
   }
   update({ token: token ?? mySeats().find((s) => s.game === game)?.token ?? null });
   listen($("board"), chooseTile, startPaying);
+  pinchZoom($("board"), $("reset-zoom"));
   const known = await api("GET", "/catalogue");
   if (known.ok) update({ catalogue: Object.fromEntries(known.body.buildings.map((b) => [b.building, b])) });
   await load();
@@ -327,7 +334,7 @@ async function load() {
   const payment = moved ? { paying: null, ticked: [] } : {};
   update({ view, version: view.version, seat, legal, busy: false, choosing: null, discards: [], ...payment });
   if (view.result) watchRematch();
-  if (mine && window.Notification?.permission === "granted" && document.hidden) new Notification("Blue Moon City: your turn");
+  if (mine && window.Notification?.permission === "granted" && document.hidden) new Notification(t("play.notification"));
 }
 
 // ---- the replay and the audits ----------------------------------------------------------------
@@ -346,8 +353,9 @@ $("live").onclick = () => { update({ showing: null, replay: null }); load(); };
 async function showAudits() {
   // the server's audit judges every move again; the fairness check runs here, on the raw log
   const [audit, log] = await Promise.all([api("GET", `/games/${game}/audit`), api("GET", `/games/${game}/log`)]);
-  const before = state.audits ?? { audit: null, fairness: null };
-  update({ audits: { audit: audit.ok ? audit.body : before.audit, fairness: log.ok ? verify(log.body) : before.fairness } });
+  const before = state.audits ?? { audit: null, log: null, fairness: null };
+  const kept = log.ok ? log.body : before.log;
+  update({ audits: { audit: audit.ok ? audit.body : before.audit, log: kept, fairness: kept ? verify(kept) : null } });
 }
 
 // ---- live: the event stream -------------------------------------------------------------------
@@ -377,7 +385,7 @@ async function follow() {
         update({
           lastEvent: frames.at(-1).id,
           newest: Math.max(state.newest, ...frames.map((f) => f.event.seq)),
-          log: [...state.log, ...frames.map((f) => describe(f.event))],
+          log: [...state.log, ...frames.map((f) => f.event)],
           lastTile: frames.map((f) => movedTo(f.event)).filter(Boolean).at(-1) ?? state.lastTile,
         });
         clearTimeout(reload);
@@ -405,4 +413,6 @@ function frame(text) {
   return fields.data ? { id: fields.id, event: JSON.parse(fields.data) } : null;
 }
 
+// another language: every panel worded again (the fairness checks too, which verify() words)
+onLanguageChange(() => update(state.audits?.log ? { audits: { ...state.audits, fairness: verify(state.audits.log) } } : {}));
 start();
