@@ -16,13 +16,17 @@ from typing import Any
 from events import keys
 
 LEASE_MS = 30_000  #: how long a job may take to send a batch before another sends it again
+JOINED_SECONDS = 7 * 24 * 3600  #: how long an alert's "joined" mark is kept (longer than any retry)
 
-# KEYS: the batch hash. ARGV: game, item JSON, due (ms) if this opens a batch.
-# Returns when the batch is due.
+# KEYS: the batch hash, the alert's "joined" mark. ARGV: game, item JSON, due (ms) if this opens
+# a batch, how long the mark lasts (s). An alert joins once: its retry finds the mark and does not
+# add its game again to a later batch once the batch it joined was sent.
 JOIN = """
-redis.call('HSETNX', KEYS[1], 'game:' .. ARGV[1], ARGV[2])
-redis.call('HSETNX', KEYS[1], 'due', ARGV[3])
-return tonumber(redis.call('HGET', KEYS[1], 'due'))
+if redis.call('SET', KEYS[2], 1, 'NX', 'EX', tonumber(ARGV[4])) then
+  redis.call('HSETNX', KEYS[1], 'game:' .. ARGV[1], ARGV[2])
+  redis.call('HSETNX', KEYS[1], 'due', ARGV[3])
+end
+return 1
 """
 
 # KEYS: the batch hash. ARGV: now (ms), lease (ms), a new batch id.
@@ -69,9 +73,10 @@ class MailBatches:
         self._take = client.register_script(TAKE)
         self._sent = client.register_script(SENT)
 
-    def join(self, account: str, game: str, item: dict[str, Any], due_ms: int) -> int:
-        """Add the game to the account's batch (opening one due at ``due_ms``); when it is due."""
-        return int(self._join(keys=[keys.mail_batch(account)], args=[game, json.dumps(item), due_ms]))
+    def join(self, account: str, alert: str, game: str, item: dict[str, Any], due_ms: int) -> None:
+        """Add the alert's game to the account's batch (opening one due at ``due_ms``), once."""
+        mark = keys.alert_sent(account, f"{alert}:mail-joined")
+        self._join(keys=[keys.mail_batch(account), mark], args=[game, json.dumps(item), due_ms, JOINED_SECONDS])
 
     def take(self, account: str, now_ms: int) -> tuple[dict[str, Any] | None, int]:
         """The batch to send now (id and items), or None and when it will be due (0: no batch)."""

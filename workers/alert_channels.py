@@ -8,6 +8,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+from email import policy
 from email.message import EmailMessage
 from typing import Any
 
@@ -24,6 +25,11 @@ TIMEOUT = 5.0  #: seconds a push service may take to answer
 PUSH_TTL = 24 * 3600  #: a push message waits this long at the push service for an offline device
 
 
+#: Headers up to RFC 5322's 998 characters stay one line: the default policy would fold a long
+#: List-Unsubscribe into encoded words, which mail programs cannot use as a link.
+HEADERS_AS_THEY_ARE = policy.default.clone(max_line_length=998)
+
+
 class ChannelFailed(Exception):
     def __init__(self, error: str, gone: bool = False, status: int | None = None) -> None:
         super().__init__(error)
@@ -32,7 +38,7 @@ class ChannelFailed(Exception):
 
 def mail(to: str, subject: str, text_body: str, html_body: str, message_id: str, unsubscribe: str) -> None:
     """One mail with a plain-text and an HTML part and one-click unsubscribe (RFC 8058)."""
-    message = EmailMessage()
+    message = EmailMessage(policy=HEADERS_AS_THEY_ARE)
     message["From"] = os.environ.get("MAIL_FROM", "Blue Moon City <no-reply@localhost>")
     message["To"] = to
     message["Subject"] = subject

@@ -146,7 +146,7 @@ def _send(
 ) -> str | int:
     """Send on one channel: "sent", another outcome to log, or when to look again (a mail batch)."""
     if channel == "email":
-        return _mail(c, alerts, account, settings, item)
+        return _mail(c, alerts, account, settings, item, alert["id"])
     if channel == "push":
         return _push(c, alerts, account, item, alert["id"])
     url = settings[channel]["url"]
@@ -159,7 +159,7 @@ def _send(
 
 
 def _mail(
-    c: Components, alerts: AlertSettings, account: str, settings: dict[str, Any], item: dict[str, Any]
+    c: Components, alerts: AlertSettings, account: str, settings: dict[str, Any], item: dict[str, Any], alert_id: str
 ) -> str | int:
     """Join the account's mail batch; send it when it is due (module doc of application/mail_batches.py)."""
     email = c.accounts.profile(account)["email"]
@@ -169,7 +169,7 @@ def _mail(
         return "this service sends no email (no SMTP_URL)"
     batches = MailBatches(c.client)
     delay_ms = int(settings["email"]["delay_seconds"]) * 1000
-    batches.join(account, item["game"], item, now_ms() + delay_ms)
+    batches.join(account, alert_id, item["game"], item, now_ms() + delay_ms)
     batch, due = batches.take(account, now_ms())
     if batch is None:
         return due or "sent"  # 0: another job sent the batch with this game in it
