@@ -69,7 +69,7 @@ export function board(view, targets = new Map(), here = null, payable = new Set(
         fill=${cell.reconstructed ? "#f6e7a8" : "url(#rubble)"} stroke=${cell.reconstructed ? "#b8860b" : "#888"} stroke-width="2"/>
       ${cell.tile === last ? svg`<rect class="last" x=${x + 7} y=${y + 7} width=${SIZE - 14} height=${SIZE - 14} rx="6" fill="none" stroke="#e67e22" stroke-width="3" stroke-dasharray="6 4"/>` : nothing}
       ${target ? svg`<text class="reach" x=${x + SIZE - 10} y=${y + 20} text-anchor="end" font-size="14" font-weight="700" fill="#2b4c9a">${target === "power" ? "✧" : "➜"}</text>` : nothing}
-      <text x=${x + 8} y=${y + 20} font-size="12" font-weight="600">${named(cell.tile)}</text>
+      <text x=${x + 8} y=${y + 20} font-size="12" font-weight="600" textLength=${fitted(named(cell.tile))} lengthAdjust="spacingAndGlyphs">${named(cell.tile)}</text>
       <text x=${x + 8} y=${y + 38} font-size="11" fill="#1d2233">${figures}</text>
       <text x=${x + 8} y=${y + 52} font-size="10" fill="#1d2233">${dragons}</text>${pawns}${shapes}${spaces}</g>`;
   });
@@ -82,6 +82,10 @@ export function board(view, targets = new Map(), here = null, payable = new Set(
     <p>${t("board.supply", { scales: view.scale_supply, count: view.deck_size })}
     ${dragonsOut.length ? t("board.outside", { dragons: dragonsOut.map(dragonName).join(", ") }) : ""} ${t("board.legend")}</p>`;
 }
+
+/** A long tile name (Городская резиденция) squeezed into its tile, beside the ➜ mark; a short one as it is. */
+const NAME_ROOM = SIZE - 30;
+const fitted = (name) => (name.length * 6.8 > NAME_ROOM ? NAME_ROOM : nothing);
 
 const diamond = (cx, cy) => `${cx},${cy - 8} ${cx + 7},${cy} ${cx},${cy + 8} ${cx - 7},${cy}`;
 
