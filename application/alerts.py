@@ -19,6 +19,7 @@ from domain.events import GameEnded, TurnStarted
 from events.outbox import now_ms
 from events.store import OutboxWrite
 
+from . import clocks
 from .webhook_subscriptions import DEADLINE_WARNING
 
 PREFIX = "al:"
@@ -55,7 +56,7 @@ def alert_entries(
             f"{PREFIX}{game}:{turn.seat}", _alert(game, account, turn.seat, turn.number, version, "turn.started"), at
         )
     ]
-    deadline_ms = turn_deadline_ms(settings, at)
+    deadline_ms = clocks.deadline_ms(settings, turn.seat, at)
     if deadline_ms is not None:
         warning_ms = int(min(300_000, (deadline_ms - at) * DEADLINE_WARNING))
         reminder = _alert(
@@ -65,9 +66,3 @@ def alert_entries(
     else:
         writes.append(OutboxWrite(f"{PREFIX}{game}:deadline", None))
     return writes
-
-
-def turn_deadline_ms(settings: dict[str, Any], started_ms: int) -> int | None:
-    """When a human's turn that starts now must end (epoch ms), or None without a deadline."""
-    deadline = settings.get("turn_deadline")
-    return started_ms + int(deadline) * 1000 if deadline else None

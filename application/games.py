@@ -32,8 +32,10 @@ from events.store import (
     WrongExpectedVersion,
 )
 
+from . import clocks
 from . import webhook_subscriptions as webhooks
 from .alerts import alert_entries
+from .clocks import Clocks
 from .codec import command_to_json
 from .handoff import Dispatcher, Handoff
 from .ratings import rating_entry
@@ -103,6 +105,7 @@ class GameService:
         self.dispatcher = Dispatcher(self.outbox, handoff)
         self._swap_seats = client.register_script(SWAP_SEATS)
         self.on_append = on_append  #: told of every append (the live feed of this process)
+        self.clocks = Clocks(store)
 
     # -- creation and seats ---------------------------------------------------------------
 
@@ -120,6 +123,7 @@ class GameService:
         rated: bool = False,
         origin: dict[str, Any] | None = None,
         game: str | None = None,
+        clock: dict[str, int] | None = None,
     ) -> Created:
         """A new game. ``rated``: a finished game rates its seats (application/ratings.py);
         ``origin``: where it came from (its open game, or the game it is a rematch of);
@@ -159,15 +163,22 @@ class GameService:
             "deadline_level": json.dumps(deadline_level),
             "rated": json.dumps(rated),
             "origin": json.dumps(origin),
+            "clock": json.dumps(clock),
         }
         self.store.durably(keys.meta(game), lambda c: c.hset(keys.meta(game), mapping=meta))
         for hashed, owner in tokens.items():
             self._record_owner(hashed, owner)
         state = fold(events)
         held = {seat: spec.account for seat, spec in enumerate(seats) if spec.account}
-        settings = {**{k: json.loads(v) for k, v in meta.items()}, "webhooks": [], "accounts": held}
+        settings = {
+            **{k: json.loads(v) for k, v in meta.items()},
+            "webhooks": [],
+            "accounts": held,
+            "clocks": clocks.read({}),
+        }
         outbox = [turn_entry(game, state, settings), *alert_entries(game, events, 1, state, settings)]
         self.store.append(game, 0, events, actor="system", command_id="create", command_hash="create", outbox=outbox)
+        self.clocks.record(game, events, settings, now_ms())
         self._after_append(game, state, settings, outbox)
         return Created(game, state.version, public)
 
@@ -235,11 +246,12 @@ class GameService:
             pipe.hgetall(keys.meta(game))
             pipe.hvals(keys.webhooks(game))
             pipe.hgetall(keys.seat_accounts(game))
+            pipe.hgetall(keys.clock(game))
             pipe.hget(keys.outbox_of(game)[0], game)
             if token:
                 pipe.get(keys.token(digest(token)))
-            raw, hooks, holders, pending, *found = pipe.execute()
-        settings = self._settings_from(game, raw, hooks, holders)
+            raw, hooks, holders, clock, pending, *found = pipe.execute()
+        settings = self._settings_from(game, raw, hooks, holders, clock)
         settings["pending_turn"] = TurnTicket.from_payload(pending) if pending else None
         return (self._seat_from(game, found[0]) if token else None), settings
 
@@ -272,16 +284,20 @@ class GameService:
             pipe.hgetall(keys.meta(game))
             pipe.hvals(keys.webhooks(game))
             pipe.hgetall(keys.seat_accounts(game))
-            raw, hooks, holders = pipe.execute()
-        return self._settings_from(game, raw, hooks, holders)
+            pipe.hgetall(keys.clock(game))
+            raw, hooks, holders, clock = pipe.execute()
+        return self._settings_from(game, raw, hooks, holders, clock)
 
     @staticmethod
-    def _settings_from(game: str, raw: dict[Any, Any], hooks: list[Any], holders: dict[Any, Any]) -> dict[str, Any]:
+    def _settings_from(
+        game: str, raw: dict[Any, Any], hooks: list[Any], holders: dict[Any, Any], clock: dict[Any, Any]
+    ) -> dict[str, Any]:
         if not raw:
             raise NotFound(f"no game {game}")
         settings = {text(k): json.loads(v) for k, v in raw.items()}
         settings["webhooks"] = [json.loads(h) for h in hooks]
         settings["accounts"] = {int(text(seat)): text(account) for seat, account in holders.items()}
+        settings["clocks"] = clocks.read(clock)
         return settings
 
     # -- reading --------------------------------------------------------------------------
@@ -359,6 +375,7 @@ class GameService:
         if appended.duplicate:
             return self._replay(game, key or "", command_hash, (command_hash, appended))
         stored = appended.stored
+        self.clocks.record(game, events, settings, now_ms())
         self.games.remember(game, new_state, state)
         if self.on_append is not None:
             self.on_append(game, stored)

@@ -17,6 +17,8 @@ from domain.events import TurnStarted
 from events.outbox import now_ms
 from events.store import OutboxWrite
 
+from .clocks import deadline_ms
+
 
 @dataclass(frozen=True)
 class TurnTicket:
@@ -75,8 +77,8 @@ def turn_entry(game: str, state: Game, settings: dict[str, Any]) -> OutboxWrite:
     if seat["kind"] == "bot":
         ticket = TurnTicket(game, state.version, turn.seat, turn.number, seat.get("level") or "greedy", "bot")
         return OutboxWrite(game, ticket.payload(), now_ms())
-    if settings.get("turn_deadline"):
-        due = now_ms() + int(settings["turn_deadline"]) * 1000
+    due = deadline_ms(settings, turn.seat, now_ms())
+    if due is not None:
         level = settings.get("deadline_level") or "pass"
         ticket = TurnTicket(game, state.version, turn.seat, turn.number, level, "deadline", deadline_ms=due)
         return OutboxWrite(game, ticket.payload(), due)

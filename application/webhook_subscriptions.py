@@ -27,6 +27,7 @@ from events.redis_store import RedisStore
 from events.serialization import StoredEvent, now
 from events.store import OutboxWrite
 
+from . import clocks
 from .codec import event_to_json
 from .refusals import NotFound, ServiceError
 
@@ -160,7 +161,7 @@ def deliveries(
                     {
                         "turn": turn_started.number,
                         "seat": seat,
-                        "deadline_seconds": settings.get("turn_deadline"),
+                        "deadline_seconds": _seconds_to_deadline(settings, seat, at),
                     },
                     at,
                 )
@@ -169,7 +170,7 @@ def deliveries(
             writes.append(_delivery(game, hook, "game.ended", ended.seq, event_to_json(ended, ended.event), at))
         if (turn_started is not None or ended is not None) and "turn.deadline_near" in kinds:
             name = f"wh:{game}:{hook['id']}:deadline"  # one per webhook: the next turn replaces or clears it
-            deadline = settings.get("turn_deadline")
+            deadline = _seconds_to_deadline(settings, seat, at)
             if turn_started is not None and turn_started.seat == seat and not state.finished and deadline:
                 warning = min(300.0, deadline * DEADLINE_WARNING)
                 writes.append(
@@ -186,6 +187,12 @@ def deliveries(
             else:
                 writes.append(OutboxWrite(name, None))
     return writes
+
+
+def _seconds_to_deadline(settings: dict[str, Any], seat: int, at: int) -> int | None:
+    """Seconds the seat has for a turn starting now: the fixed deadline, or what its bank holds."""
+    due = clocks.deadline_ms(settings, seat, at)
+    return None if due is None else (due - at) // 1000
 
 
 def _delivery(

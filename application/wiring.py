@@ -28,6 +28,7 @@ from .handoff import Handoff
 from .ratings import Ratings
 from .rematches import Rematches
 from .tables import Tables
+from .vacations import Vacations
 
 #: Socket timeouts of the service's own calls (short reads and Lua appends): during an outage
 #: they fail within seconds, and the API answers 503 instead of hanging.
@@ -51,6 +52,7 @@ class Components:
     tables: Tables
     rematches: Rematches
     alerts: AlertSettings
+    vacations: Vacations
 
 
 def redis_url() -> str:
@@ -169,4 +171,5 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         Tables(store, service, accounts, ratings),
         Rematches(store, service, accounts),
         AlertSettings(store),
+        Vacations(store, accounts, service.clocks, service.outbox),
     )

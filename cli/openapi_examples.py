@@ -16,6 +16,7 @@ import base64
 import os
 import random
 import re
+from datetime import UTC, datetime, timedelta
 from typing import Any
 from unittest import mock
 
@@ -308,6 +309,10 @@ def _alerts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: str
     http.post(f"/alerts/unsubscribe?token={link_token}", data={"List-Unsubscribe": "One-Click"})
     found["unsubscribeOneClick"] = {"request": None, "response": None}
     found["subscription"] = made["id"]  # the path parameter's example, moved into "parameters"
+    back = datetime.now(UTC) + timedelta(days=3)
+    call("goAway", "PUT", "/me/vacation", {"until": back.isoformat(timespec="seconds")}, token=token)
+    call("getVacation", "GET", "/me/vacation", token=token)
+    call("comeBack", "DELETE", "/me/vacation", token=token)
 
 
 def _b64(raw: bytes) -> str:

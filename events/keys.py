@@ -113,6 +113,13 @@ def seat_accounts(game: str) -> str:
     return _key(game, "accounts")
 
 
+def clock(game: str) -> str:
+    """The game's clock record (application/clocks.py): a hash of ``banks`` (each seat's time
+    bank, ms), ``turn`` (the turn under way and its start) and ``away`` (seats whose person is
+    on vacation, and until when)."""
+    return _key(game, "clock")
+
+
 def watchers(game: str) -> str:
     """The seats' open streams: a sorted set of ``<seat>:<stream id>`` -> until when it counts
     (epoch ms); a person watching their seat gets no alert for it."""
@@ -298,6 +305,12 @@ def mail_batch(account_id: str) -> str:
 def alert_sent(account_id: str, mark: str) -> str:
     """That one alert went out on one channel (expiring): a retried job does not send it again."""
     return _account_key(account_id, f"sent:{mark}")
+
+
+def vacation(account_id: str) -> str:
+    """The person's vacations: a hash of ``away`` (JSON: start and end, ms, of the current or last
+    one) and ``days:<year>`` (vacation days used that year)."""
+    return _account_key(account_id, "vacation")
 
 
 def unsubscribe(token_digest: str) -> str:

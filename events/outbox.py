@@ -64,6 +64,17 @@ return 1
 """
 
 
+# KEYS: payloads, due, tries. ARGV: name, payload expected, new payload, due (ms). The same work
+# rescheduled (a deadline moved by a vacation): only if the entry still holds the expected payload.
+REPLACE = """
+if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[4]), ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+
+
 @dataclass(frozen=True)
 class Claim:
     name: str
@@ -82,6 +93,7 @@ class Outbox:
         self._claim = client.register_script(CLAIM)
         self._renew = client.register_script(RENEW)
         self._finish = client.register_script(FINISH)
+        self._replace = client.register_script(REPLACE)
 
     def claim(self, name: str | None = None, limit: int = 100) -> list[Claim]:
         """Lease the entries that are due: only the entry ``name``, if given, else up to ``limit``
@@ -105,6 +117,10 @@ class Outbox:
         resets the claim count (a claim that found the previous job still waiting hands it back)."""
         due = now_ms() + self.lease_ms if due_ms is None else due_ms
         return bool(self._renew(keys=keys.outbox_of(name), args=[name, payload, due, "" if tries is None else tries]))
+
+    def replace(self, name: str, payload: str, new_payload: str, due_ms: int) -> bool:
+        """Reschedule the entry with a new payload, if it still holds ``payload``."""
+        return bool(self._replace(keys=keys.outbox_of(name), args=[name, payload, new_payload, due_ms]))
 
     def finish(self, name: str, payload: str) -> bool:
         """The work is done: remove the entry, if it still holds ``payload``."""

@@ -147,3 +147,16 @@ def settings_doc(
 ) -> dict[str, Any]:
     shown = [{k: s[k] for k in ("id", "endpoint", "created")} for s in subscriptions]
     return {**settings, "muted": muted, "push_subscriptions": shown, "vapid_public_key": key}
+
+
+class VacationRequest(Strict):
+    until = fields.AwareDateTime(
+        required=True,
+        metadata={"description": "When you are back (ISO 8601 with a zone); each day begun counts as a day away."},
+    )
+
+
+class VacationStatus(Schema):
+    away_until = fields.String(required=True, allow_none=True, metadata={"description": "Null when you are not away."})
+    days_per_year = Whole(required=True)
+    days_left = Whole(required=True, metadata={"description": "Vacation days left this calendar year (UTC)."})

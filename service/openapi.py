@@ -201,8 +201,16 @@ COMPONENTS = [
     "PlayerRating",
     "Leaderboard",
 ]
-#: The alerts' schemas, in a module of their own.
-ALERT_COMPONENTS = ["AlertChanges", "PushSubscriptionShown", "AlertSettingsDoc", "PushSubscriptionRequest", "AlertLog"]
+#: The alerts' and vacations' schemas, in a module of their own.
+ALERT_COMPONENTS = [
+    "AlertChanges",
+    "PushSubscriptionShown",
+    "AlertSettingsDoc",
+    "PushSubscriptionRequest",
+    "AlertLog",
+    "VacationRequest",
+    "VacationStatus",
+]
 
 
 def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import re
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -13,6 +14,7 @@ from marshmallow import Schema
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from application.accounts import TOKEN_PREFIX, Accounts
+from application.clocks import Bank, Clocks
 from application.codec import event_to_json
 from application.games import NOT_A_SEAT, GameService
 from application.refusals import Forbidden, Unauthorized
@@ -129,11 +131,17 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
     doc["game"] = game
     doc["seats"] = service().public_seats(game, settings["seats"])
     deadline = settings.get("turn_deadline")
+    bank = Bank.of(settings)
     doc["settings"] = {
         "turn_deadline": deadline,
-        "deadline_level": (settings.get("deadline_level") or "pass") if deadline else None,
+        "deadline_level": (settings.get("deadline_level") or "pass") if deadline or bank else None,
         "rated": bool(settings.get("rated")),
+        "clock": None
+        if bank is None
+        else {"bank_seconds": bank.bank, "increment_seconds": bank.increment, "cap_seconds": bank.cap},
     }
+    shown = Clocks.shown(settings, len(settings["seats"]), int(time.time() * 1000))
+    doc["clocks"] = [{**c, "away_until": _iso(c["away_until"]) if c["away_until"] else None} for c in shown]
     if doc["turn"] is not None:
         pending = settings.get("pending_turn")
         due = (
@@ -141,12 +149,12 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
             if pending and pending.turn == state.turn.number and pending.reason == "deadline"
             else None
         )
-        doc["turn"]["deadline"] = (
-            None
-            if due is None
-            else datetime.fromtimestamp(due / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-        )
+        doc["turn"]["deadline"] = None if due is None else _iso(due)
     return doc
+
+
+def _iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def served_events(stored: list[StoredEvent], seat: int | None, revealed: bool) -> list[dict[str, Any]]:

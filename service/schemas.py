@@ -167,6 +167,32 @@ class Scenario(Strict):
     )
 
 
+class ClockRequest(Strict):
+    """A time bank per seat, as Board Game Arena's clock: instead of a fixed deadline per turn."""
+
+    bank_seconds = Whole(
+        required=True,
+        validate=validate.Range(min=2, max=60 * 86400),
+        metadata={"description": "Seconds each human seat starts with for all its turns (e.g. 259200: 3 days)."},
+    )
+    increment_seconds = Whole(
+        load_default=0,
+        validate=validate.Range(min=0, max=7 * 86400),
+        metadata={"description": "Seconds added each time the seat ends its turn (e.g. 86400: 1 day)."},
+    )
+    cap_seconds = Whole(
+        load_default=None,
+        allow_none=True,
+        validate=validate.Range(min=2, max=60 * 86400),
+        metadata={"description": "The most a bank may hold; the starting bank unless given (never below it)."},
+    )
+
+    @validates_schema
+    def _cap(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("cap_seconds") is not None and data["cap_seconds"] < data["bank_seconds"]:
+            raise ValidationError("must be at least bank_seconds", "cap_seconds")
+
+
 class CreateGame(Strict):
     edition = fields.String(load_default="cmon", validate=validate.OneOf(["classic", "cmon"]))
     expansion = Flag(load_default=False)
@@ -193,9 +219,20 @@ class CreateGame(Strict):
         validate=validate.OneOf(["pass", *LEVELS]),
         metadata={"description": "How an overdue turn is played: pass (just the Reset) or a bot level."},
     )
+    clock = fields.Nested(
+        ClockRequest,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "A time bank per human seat instead of `turn_deadline`; a seat whose bank runs out "
+            "in its turn has it played as `deadline_level`."
+        },
+    )
 
     @validates_schema
     def _consistent(self, data: dict[str, Any], **_: Any) -> None:
+        if data.get("clock") and data.get("turn_deadline"):
+            raise ValidationError("a game has a time bank (clock) or a fixed turn_deadline, not both", "clock")
         if data.get("expansion") and data.get("edition") == "classic":
             raise ValidationError("the expansion exists in the cmon edition only", "expansion")
         grid = (data.get("setup") or {}).get("grid")
@@ -372,6 +409,23 @@ class GameSettings(Schema):
         metadata={"description": "What plays an overdue turn: `pass` ends it, a bot level plays it."},
     )
     rated = Flag(required=True, metadata={"description": "Whether the end rates the seats (games from open games)."})
+    clock = fields.Nested(
+        ClockRequest, required=True, allow_none=True, metadata={"description": "The time bank, if the game has one."}
+    )
+
+
+class SeatClock(Schema):
+    seat = Whole(required=True)
+    bank_ms = Whole(
+        required=True,
+        allow_none=True,
+        metadata={"description": "What the seat's time bank holds now (running down in its turn); null without one."},
+    )
+    away_until = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={"description": "Until when (UTC) the seat's person is on vacation: their clock is paused."},
+    )
 
 
 class GameView(Schema):
@@ -404,6 +458,7 @@ class GameView(Schema):
     result = fields.Nested(ResultView, allow_none=True, required=True)
     seats = fields.List(fields.Nested(SeatInfo), required=True)
     settings = fields.Nested(GameSettings, required=True)
+    clocks = fields.List(fields.Nested(SeatClock), required=True, metadata={"description": "Each seat's clock."})
 
 
 # -- commands -------------------------------------------------------------------------------

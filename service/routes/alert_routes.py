@@ -203,3 +203,52 @@ def unsubscribe_one_click(query: Body) -> Answer:
     alerts().unsubscribe(query["token"])
     body = '<p>Done: no more “your turn” mails. You can turn them on again in your alert settings.</p><p><a href="/">To the lobby</a></p>'
     return Response(SIGN_IN_PAGE.format(body=body), mimetype="text/html")
+
+
+@Operation(
+    alert_api,
+    "get",
+    "/me/vacation",
+    id="getVacation",
+    tag="alerts",
+    summary="Your vacation: until when you are away, and the days you have left this year.",
+    security=PERSON,
+    responses={200: Reply("Your vacation.", alert_schemas.VacationStatus)},
+    problems=(401,),
+)
+def get_vacation() -> Answer:
+    return components().vacations.status(person())
+
+
+@Operation(
+    alert_api,
+    "put",
+    "/me/vacation",
+    id="goAway",
+    tag="alerts",
+    summary="Go on vacation until a time: every clock of yours pauses, and the other seats see until when.",
+    description="Each day begun counts against your days a year (14 unless the service sets otherwise); "
+    "a turn of yours that is under way gets its deadline moved by the time away. A new vacation replaces "
+    "one under way.",
+    security=PERSON,
+    body=alert_schemas.VacationRequest,
+    responses={200: Reply("Away.", alert_schemas.VacationStatus)},
+    problems=(400, 401, 403, 413, 415, 422),
+)
+def go_away(body: Body) -> Answer:
+    return components().vacations.go_away(person(), int(body["until"].timestamp() * 1000))
+
+
+@Operation(
+    alert_api,
+    "delete",
+    "/me/vacation",
+    id="comeBack",
+    tag="alerts",
+    summary="Come back early: the whole days not begun are yours again, and your deadlines move back.",
+    security=PERSON,
+    responses={200: Reply("Back.", alert_schemas.VacationStatus)},
+    problems=(401, 403),
+)
+def come_back() -> Answer:
+    return components().vacations.come_back(person())

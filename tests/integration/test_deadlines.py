@@ -32,7 +32,7 @@ def test_a_short_deadline_is_shown_as_a_utc_time_passes_and_the_next_turn_shows_
         ).json
         game, token = created["game"], created["seats"][1]["token"]
         view = api.get(f"/games/{game}", token=token).json
-        assert view["settings"] == {"turn_deadline": 10, "deadline_level": "pass", "rated": False}
+        assert view["settings"] == {"turn_deadline": 10, "deadline_level": "pass", "rated": False, "clock": None}
         first = datetime.fromisoformat(view["turn"]["deadline"].replace("Z", "+00:00"))
         assert view["turn"]["deadline"].endswith("Z") and 9 <= (first - created_at).total_seconds() <= 11
         mover = created["seats"][0]["token"]
@@ -57,7 +57,7 @@ def test_a_short_deadline_is_shown_as_a_utc_time_passes_and_the_next_turn_shows_
         untimed = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
         plain = api.get(f"/games/{untimed['game']}").json
         assert (
-            plain["settings"] == {"turn_deadline": None, "deadline_level": None, "rated": False}
+            plain["settings"] == {"turn_deadline": None, "deadline_level": None, "rated": False, "clock": None}
             and plain["turn"]["deadline"] is None
         )
     finally:

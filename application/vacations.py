@@ -1,0 +1,119 @@
+"""Vacations: days away that pause every clock of a person's (application/clocks.py).
+
+A person has ``VACATION_DAYS`` a calendar year (14 unless the operator sets otherwise). Going
+away until a time spends the days it starts in (a day begun counts whole), and is written into
+each of their games: their turn's deadline moves by the time away, and the other seats see
+until when they are away. Coming back early gives back the whole days not begun, and moves the
+deadlines back by the time not spent away.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from datetime import UTC, datetime
+from typing import Any
+
+from events import keys
+from events.outbox import Outbox, now_ms
+from events.redis_store import RedisStore, text
+
+from .accounts import Accounts
+from .clocks import Clocks
+from .refusals import ServiceError
+from .turns import TurnTicket
+
+DAY_MS = 86_400_000
+VACATION_DAYS = int(os.environ.get("BLUEMOON_VACATION_DAYS", "14"))  #: days away a person has a year
+
+
+class VacationRefused(ServiceError):
+    status, code, title = 422, "vacation_refused", "The vacation cannot be taken"
+
+
+def _days(start_ms: int, end_ms: int) -> int:
+    return max(1, math.ceil((end_ms - start_ms) / DAY_MS))
+
+
+def _year(at_ms: int) -> int:
+    return datetime.fromtimestamp(at_ms / 1000, UTC).year
+
+
+class Vacations:
+    def __init__(self, store: RedisStore, accounts: Accounts, clocks: Clocks, outbox: Outbox) -> None:
+        self.store, self.client = store, store.client
+        self.accounts, self.clocks, self.outbox = accounts, clocks, outbox
+
+    def status(self, account: str) -> dict[str, Any]:
+        found = {text(k): text(v) for k, v in self.client.hgetall(keys.vacation(account)).items()}
+        at = now_ms()
+        away = json.loads(found["away"]) if "away" in found else None
+        used = int(found.get(f"days:{_year(at)}", 0))
+        current = away if away and away[1] > at else None
+        return {
+            "away_until": _iso(current[1]) if current else None,
+            "days_per_year": VACATION_DAYS,
+            "days_left": VACATION_DAYS - used,
+        }
+
+    def go_away(self, account: str, until_ms: int) -> dict[str, Any]:
+        """Pause every clock of the person's until ``until_ms`` (refused past the days left)."""
+        at = now_ms()
+        if until_ms <= at:
+            raise VacationRefused(
+                "'until' must be in the future", field="until", errors={"until": ["must be in the future"]}
+            )
+        if self.status(account)["away_until"] is not None:
+            self.come_back(account)  # a new span replaces the one under way
+        days = _days(at, until_ms)
+        left = self.status(account)["days_left"]
+        if days > left:
+            detail = f"{days} days asked, {left} of {VACATION_DAYS} left this year"
+            raise VacationRefused(detail, field="until", errors={"until": [detail]})
+        record = keys.vacation(account)
+        self.store.durably(
+            record,
+            lambda c: (
+                c.hset(record, "away", json.dumps([at, until_ms])),
+                c.hincrby(record, f"days:{_year(at)}", days),
+            ),
+        )
+        self._shift(account, (at, until_ms), until_ms - at)
+        return self.status(account)
+
+    def come_back(self, account: str) -> dict[str, Any]:
+        """End the vacation now: whole days not begun are given back, deadlines move back."""
+        found = self.client.hget(keys.vacation(account), "away")
+        at = now_ms()
+        away = json.loads(found) if found else None
+        if not away or away[1] <= at:
+            return self.status(account)
+        unused = _days(away[0], away[1]) - _days(away[0], at)
+        record = keys.vacation(account)
+        self.store.durably(
+            record,
+            lambda c: (
+                c.hset(record, "away", json.dumps([away[0], at])),
+                c.hincrby(record, f"days:{_year(at)}", -unused),
+            ),
+        )
+        self._shift(account, (away[0], at), -(away[1] - at))
+        return self.status(account)
+
+    def _shift(self, account: str, span: tuple[int, int], by_ms: int) -> None:
+        """Write the span into each of the person's games, and move their pending deadline."""
+        for game, seat in self.accounts.seats(account).items():
+            self.clocks.set_away(game, seat, span)
+            found = self.client.hget(keys.outbox_of(game)[0], game)
+            if found is None:
+                continue
+            ticket = TurnTicket.from_payload(text(found))
+            if ticket.reason != "deadline" or ticket.seat != seat or ticket.deadline_ms is None:
+                continue
+            moved = TurnTicket(**{**ticket.__dict__, "deadline_ms": ticket.deadline_ms + by_ms, "tries": 1})
+            self.outbox.replace(game, text(found), moved.payload(), moved.deadline_ms or 0)
+
+
+def _iso(ms: int) -> str:
+    return datetime.fromtimestamp(ms / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
