@@ -204,6 +204,12 @@ def _session() -> dict[str, dict[str, Any]]:
     token_id = _accounts(call, refused, http, found, game, ada)
     passkey_id = _passkeys(call, refused, found)
     table, player = _lobby(call, refused, http, app.extensions["bluemoon"], workers, run_bots)
+    # the service worker and the manifest come last: each request draws an id, and ids drawn
+    # before the others' would change every later example
+    worker = http.get("/sw.js").get_data(as_text=True)
+    found["serviceWorker"] = {"request": None, "response": "\n".join(worker.splitlines()[:3]) + "\n…"}
+    manifest = http.get("/manifest.webmanifest").get_json(force=True)
+    found["webManifest"] = {"request": None, "response": {k: manifest[k] for k in ("name", "start_url", "display")}}
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {

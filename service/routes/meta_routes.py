@@ -191,14 +191,46 @@ def play_page(game: str) -> Answer:
     return send_from_directory(WEB, "play.html", mimetype="text/html")
 
 
+@Operation(
+    pages,
+    "get",
+    "/sw.js",
+    id="serviceWorker",
+    tag="service",
+    summary="The pages' service worker (scope `/`): shows the turn alerts pushed to a subscribed browser and opens "
+    "the game when one is clicked.",
+    responses={200: Reply("JavaScript", {"text/javascript": {"schema": {"type": "string"}}})},
+)
+def service_worker() -> Answer:
+    """Served at the root, so that its scope covers every page without a Service-Worker-Allowed header."""
+    return _in_hand(send_from_directory(WEB, "sw.js", mimetype="text/javascript"))
+
+
+@Operation(
+    pages,
+    "get",
+    "/manifest.webmanifest",
+    id="webManifest",
+    tag="service",
+    summary="The web app manifest: the pages installed on a phone's home screen, with their name and icons.",
+    responses={200: Reply("Web app manifest", {"application/manifest+json": {"schema": {"type": "object"}}})},
+)
+def web_manifest() -> Answer:
+    return _in_hand(send_from_directory(WEB, "manifest.webmanifest", mimetype="application/manifest+json"))
+
+
+def _in_hand(asset: Response) -> Response:
+    """A file's answer with its body in hand, not a file stream (flask-compress skips streams)."""
+    asset.direct_passthrough = False
+    asset.set_data(asset.get_data())
+    return asset
+
+
 @pages.get("/web/<path:name>")
 def web_assets(name: str) -> Response:
     """The pages' scripts and styles, compressed like the API's answers (a file passed straight
     through would not be) and revalidated by ETag (``no-cache``), so a new release is seen at once."""
-    asset = send_from_directory(WEB, name)
-    asset.direct_passthrough = False
-    asset.set_data(asset.get_data())  # a body in hand, not a file stream: flask-compress skips streams
-    return asset
+    return _in_hand(send_from_directory(WEB, name))
 
 
 @Operation(
