@@ -236,3 +236,51 @@ def test_the_unsubscribe_link_works_without_signing_in(api):
         ).status_code
         == 404
     )
+
+
+def test_an_open_stream_of_a_seat_marks_its_person_as_watching_until_it_closes(api):
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    game, _, bo_seat = _game_with(api, ada, bo)
+    client = api.app.extensions["bluemoon"].client
+    api.app.config["SSE_SECONDS"] = 30
+    stream = api.app.test_client().get(
+        f"/games/{game}/stream", headers={"Authorization": f"Bearer {bo_seat}"}, buffered=False
+    )
+    chunks = iter(stream.response)
+    assert next(chunks).startswith(b"retry:")
+    next(chunks)  # the events so far: the stream is now open on the seat
+    assert alert_jobs.watching(client, game, 1) and not alert_jobs.watching(client, game, 0)
+    stream.close()  # the page is closed
+    assert not alert_jobs.watching(client, game, 1)
+    spectator = api.app.test_client().get(f"/games/{game}/stream", buffered=False)
+    spectating = iter(spectator.response)
+    next(spectating), next(spectating)
+    assert not client.zcard(keys.watchers(game))  # a spectator watches no seat
+    spectator.close()
+
+
+def test_a_channel_a_group_shares_gets_each_games_turn_once(api):
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    sent: list = []
+    shared = {"slack": {"url": "https://203.0.113.9/services/group"}}
+    with (
+        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
+        mock.patch.object(alert_jobs.alert_channels, "post_json", lambda field, url, body: sent.append(body) or 200),
+        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
+    ):
+        for person in (ada, bo):
+            assert api.patch("/me/alerts", json=shared, token=person).status_code == 200
+        game, ada_seat, bo_seat = _game_with(api, ada, bo)
+        _end_turn(api, game, ada_seat)
+        name, payload = f"al:{game}:1", _entry(api, f"al:{game}:1")
+        again = json.dumps({**json.loads(payload), "id": "al_another"})  # the same turn alerted twice
+        components = api.app.extensions["bluemoon"]
+        assert alert_jobs.attempt(components, name, payload) == "done"
+        components.client.hset(keys.outbox_of(name)[0], name, again)
+        assert alert_jobs.attempt(components, name, again) == "done"
+        _end_turn(api, game, bo_seat)
+        assert _attempt(api, f"al:{game}:0") == "done"  # Ada's turn: a new message on the same channel
+    names = [api.get("/me", token=person).json["display_name"] for person in (bo, ada)]
+    assert [body["text"] for body in sent] == [
+        f"{name}, it is your turn in {names[1]}, {names[0]} (CMON)" for name in names
+    ]

@@ -204,3 +204,32 @@ def _check_vapid(header: str, service_key: str, endpoint: str) -> None:
     public.verify(der, f"{head}.{claims}".encode(), ec.ECDSA(hashes.SHA256()))  # raises if forged
     decoded = json.loads(_b64decode(claims))
     assert endpoint.startswith(decoded["aud"]) and decoded["exp"] > time.time()
+
+
+def test_the_reminder_before_a_deadline_goes_out_once_per_turn(setting, receivers):
+    api = setting
+    ada, bo = _people(api)
+    discord = receivers(204)
+    changes = {"email": {"enabled": False, "delay_seconds": 0}, "discord": {"url": discord.url}}
+    assert api.patch("/me/alerts", json=changes, token=bo).status_code == 200
+    made = api.post(
+        "/games",
+        json={
+            "seats": [{"kind": "human"}, {"kind": "open"}],
+            "setup": {"first_player": 0},
+            "clock": {"bank_seconds": 4},
+        },
+        token=ada,
+    ).json
+    game = made["game"]
+    bo_seat = api.post(f"/games/{game}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo).json
+    assert bo_seat["seat"] == 1
+    _play(api, game, made["seats"][0]["token"])
+    started = time.monotonic()
+    wait_until(lambda: len(discord.requests) == 2, 15, "the turn's alert and its reminder")
+    assert time.monotonic() - started >= 2.5  # the reminder comes in the last quarter of Bo's 4 s
+    first, reminder = (json.loads(r["body"])["content"] for r in discord.requests)
+    assert "it is your turn" in first and "ends in about" in reminder
+    wait_until(lambda: api.get(f"/games/{game}", token=ada).json["turn"]["seat"] == 0, 15, "Bo's bank to run out")
+    time.sleep(1)
+    assert len(discord.requests) == 2  # once per turn
