@@ -90,6 +90,7 @@ class Rematches:
             specs,
             turn_deadline=settings.get("turn_deadline"),
             deadline_level=settings.get("deadline_level"),
+            clock=settings.get("clock"),
             rated=bool(settings.get("rated")),
             origin={"rematch_of": old},
             game=new,

@@ -69,6 +69,7 @@ class TableSpec:
     rating_range: tuple[float, float] | None = None  #: the shown ratings that may join
     turn_deadline: int | None = None
     deadline_level: str | None = None
+    clock: dict[str, int] | None = None  #: a time bank (application/clocks.py), instead of a deadline
 
 
 class Tables:
@@ -97,6 +98,7 @@ class Tables:
             "rating_range": list(spec.rating_range) if spec.rating_range else None,
             "turn_deadline": spec.turn_deadline,
             "deadline_level": spec.deadline_level,
+            "clock": spec.clock,
             "seats": [{"kind": "human", "account": creator, "name": self.accounts.display_name(creator)}]
             + [{"kind": "human", "account": None, "name": None}] * (spec.players - 1 - len(spec.bots))
             + [{"kind": "bot", "level": level, "name": None} for level in spec.bots],
@@ -171,6 +173,7 @@ class Tables:
             seats,
             turn_deadline=doc["turn_deadline"],
             deadline_level=doc["deadline_level"],
+            clock=doc.get("clock"),
             rated=doc["rated"],
             origin={"open_game": doc["id"]},
             game=game,

@@ -136,9 +136,7 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
         "turn_deadline": deadline,
         "deadline_level": (settings.get("deadline_level") or "pass") if deadline or bank else None,
         "rated": bool(settings.get("rated")),
-        "clock": None
-        if bank is None
-        else {"bank_seconds": bank.bank, "increment_seconds": bank.increment, "cap_seconds": bank.cap},
+        "clock": shown_clock(settings.get("clock")),
     }
     shown = Clocks.shown(settings, len(settings["seats"]), int(time.time() * 1000))
     doc["clocks"] = [{**c, "away_until": _iso(c["away_until"]) if c["away_until"] else None} for c in shown]
@@ -151,6 +149,21 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
         )
         doc["turn"]["deadline"] = None if due is None else _iso(due)
     return doc
+
+
+def stored_clock(asked: dict[str, Any] | None) -> dict[str, int] | None:
+    """A time bank as asked for (``ClockRequest``) as a game keeps it: seconds, the cap filled in."""
+    if not asked:
+        return None
+    cap = asked.get("cap_seconds") or asked["bank_seconds"]
+    return {"bank": asked["bank_seconds"], "increment": asked["increment_seconds"], "cap": cap}
+
+
+def shown_clock(kept: dict[str, int] | None) -> dict[str, int] | None:
+    """A kept time bank as the API shows it (``ClockRequest``'s fields)."""
+    if not kept:
+        return None
+    return {"bank_seconds": kept["bank"], "increment_seconds": kept["increment"], "cap_seconds": kept["cap"]}
 
 
 def _iso(ms: int) -> str:

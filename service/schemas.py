@@ -989,11 +989,19 @@ class OpenGameRequest(Strict):
         metadata={"description": "Seconds a human seat has for a turn; then the workers play it."},
     )
     deadline_level = fields.String(load_default="pass", validate=validate.OneOf(["pass", *LEVELS]))
+    clock = fields.Nested(
+        ClockRequest,
+        load_default=None,
+        allow_none=True,
+        metadata={"description": "A time bank per human seat instead of `turn_deadline`."},
+    )
 
     @validates_schema
     def _consistent(self, data: dict[str, Any], **_: Any) -> None:
         if data.get("expansion") and data.get("edition") == "classic":
             raise ValidationError("the expansion exists in the cmon edition only", "expansion")
+        if data.get("clock") and data.get("turn_deadline"):
+            raise ValidationError("a game has a time bank (clock) or a fixed turn_deadline, not both", "clock")
         if len(data.get("bots", [])) > data["players"] - 2:
             raise ValidationError(
                 f"at most {data['players'] - 2} bots: an open game keeps a seat for another person", "bots"
@@ -1025,6 +1033,7 @@ class OpenGame(Schema):
     rating_range = fields.Nested(RatingRange, required=True, allow_none=True)
     turn_deadline = Whole(required=True, allow_none=True)
     deadline_level = fields.String(required=True, allow_none=True)
+    clock = fields.Nested(ClockRequest, required=True, allow_none=True)
     seats = fields.List(fields.Nested(OpenSeat), required=True)
     free = Whole(required=True, metadata={"description": "Seats still free for people."})
     game = fields.String(

@@ -28,17 +28,9 @@ from ..operation import (
     Reply,
     TrueOrFalse,
 )
-from ..requests import accounts, etag, etag_version, game_view, service, signed_in, tokens
+from ..requests import accounts, etag, etag_version, game_view, service, signed_in, stored_clock, tokens
 
 games = Blueprint("games", __name__)
-
-
-def _clock(asked: dict[str, Any] | None) -> dict[str, int] | None:
-    """The game's time bank as stored: bank, increment and cap in seconds."""
-    if not asked:
-        return None
-    cap = asked.get("cap_seconds") or asked["bank_seconds"]
-    return {"bank": asked["bank_seconds"], "increment": asked["increment_seconds"], "cap": cap}
 
 
 @Operation(
@@ -77,7 +69,7 @@ def create_game(body: Body) -> Answer:
             turn_deadline=body.get("turn_deadline"),
             deadline_level=body.get("deadline_level"),
             scenario=_position(body["scenario"]) if body.get("scenario") else None,
-            clock=_clock(body.get("clock")),
+            clock=stored_clock(body.get("clock")),
         )
     except ValueError as error:  # the domain's check of an explicit grid or deck, or of a scenario
         raise ValidationError({"scenario" if body.get("scenario") else "setup": [str(error)]}) from error

@@ -16,7 +16,7 @@ from application.tables import TableSpec
 
 from .. import schemas
 from ..operation import AUTH, OPTIONAL_AUTH, PERSON, Answer, Body, Caller, Operation, Paging, Parameters, Reply
-from ..requests import accounts, components, etag, etag_version, person, signed_in
+from ..requests import accounts, components, etag, etag_version, person, shown_clock, signed_in, stored_clock
 
 lobby = Blueprint("lobby", __name__)
 
@@ -31,6 +31,7 @@ def public(doc: dict[str, Any]) -> dict[str, Any]:
     rating_range = doc["rating_range"]
     return {
         **{k: doc[k] for k in ("id", "created", "status", "options", "rated", "turn_deadline", "deadline_level")},
+        "clock": shown_clock(doc.get("clock")),
         "closes": closes,
         "rating_range": {"min": rating_range[0], "max": rating_range[1]} if rating_range else None,
         "seats": seats,
@@ -61,7 +62,8 @@ def open_game(body: Body) -> Answer:
         rated=body["rated"],
         rating_range=(body["rating_range"]["min"], body["rating_range"]["max"]) if body["rating_range"] else None,
         turn_deadline=body["turn_deadline"],
-        deadline_level=body["deadline_level"] if body["turn_deadline"] else None,
+        deadline_level=body["deadline_level"] if body["turn_deadline"] or body["clock"] else None,
+        clock=stored_clock(body["clock"]),
     )
     doc = components().tables.open(person(), spec)
     return public(doc), {"Location": f"/open-games/{doc['id']}"}

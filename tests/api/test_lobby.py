@@ -307,3 +307,23 @@ def test_games_are_listed_by_their_players_names_and_a_join_renames_the_seat(api
     api.post(created["seats"][1]["invite_url"], json={"invite": created["seats"][1]["invite"], "name": "Bo"})
     listed = {g["game"]: g for g in api.get("/games").json["games"]}
     assert listed[game]["names"] == ["Ada", "Bo", "greedy bot"]  # before anyone has moved
+
+
+def test_an_open_game_with_a_time_bank_starts_with_it_and_its_rematch_keeps_it(api):
+    ada, bo = people(api, "ada", "bo")
+    clock = {"bank_seconds": 259_200, "increment_seconds": 86_400, "cap_seconds": 432_000}
+    both = api.post("/open-games", json={"players": 2, "clock": clock, "turn_deadline": 3600}, headers=auth(ada))
+    assert both.status_code == 422 and "clock" in both.json["errors"]
+    table = _open(api, ada, clock=clock, rated=False)
+    assert table["clock"] == clock and table["deadline_level"] == "pass"
+    game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
+    view = api.get(f"/games/{game}", headers=auth(bo)).json
+    assert view["settings"]["clock"] == clock and [c["bank_ms"] for c in view["clocks"]][1] == 259_200_000
+    assert view["turn"]["deadline"] is not None  # the first turn's deadline: its seat's bank
+    service = api.app.extensions["bluemoon"].service
+    while not service.state(game).finished:
+        state = service.state(game)
+        play(service, game, state.turn.seat, state.turn.number, "greedy", "deadline")
+    api.post(f"/games/{game}/rematch", headers=auth(ada))
+    new = api.post(f"/games/{game}/rematch", headers=auth(bo)).json["game"]
+    assert api.get(f"/games/{new}").json["settings"]["clock"] == clock
