@@ -101,6 +101,12 @@ class Vacations:
         self._shift(account, (away[0], at), -(away[1] - at))
         return self.status(account)
 
+    def _write(self, account: str, away: list[int], days: int, at: int) -> None:
+        """Keep the span and count the days (one write each: a durable write is one command)."""
+        record = keys.vacation(account)
+        self.store.durably(record, lambda c: c.hset(record, "away", json.dumps(away)))
+        self.store.durably(record, lambda c: c.hincrby(record, f"days:{_year(at)}", days))
+
     def _shift(self, account: str, span: tuple[int, int], by_ms: int) -> None:
         """Write the span into each of the person's games, and move their pending deadline."""
         for game, seat in self.accounts.seats(account).items():
