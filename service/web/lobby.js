@@ -1,6 +1,7 @@
 // The lobby: sign in (an email link or a passkey), create a game, hand out its seats, and list my
 // games, my turn first: those of my account (on every device) and the seat tokens this browser keeps.
 // As on the play page, one state object, changed only by update(), which redraws every panel.
+import { showAlerts } from "/web/alerts.js";
 import { api, mySeats, remember } from "/web/api.js";
 import { html, nothing, render } from "/web/html.js";
 import { decimal, explain, onLanguageChange, t, tParts } from "/web/i18n.js";
@@ -223,6 +224,7 @@ async function passkeyAction(action) {
 async function leave() {
   await signOut();
   update({ me: null, accountNote: null });
+  showAlerts(false);
   listGames();
 }
 
@@ -235,6 +237,7 @@ async function keepSeats() {
 async function whoAmI() {
   const session = await api("GET", "/auth/session"); // signed out is an answer here, not an error
   update({ me: session.ok ? session.body.profile : null });
+  showAlerts(Boolean(state.me));
   listGames();
 }
 

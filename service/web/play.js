@@ -43,6 +43,8 @@ let state = Object.freeze({
   lastTile: null, // where the last move happened (a figure or dragon went, a space was paid), highlighted
   problem: null, // what went wrong last: a problem document or a message (i18n.js explain)
   rematch: null, // once the game is over: who accepted a rematch, and its game once all have
+  viewedAt: 0, // when the view was fetched (Date.now()): the clock of the seat in turn runs from there
+  muted: null, // a signed-in person's own seat: whether its turn alerts are muted; null: not theirs, or signed out
 });
 
 /** The one way the state changes: ``changes`` merged in, every panel redrawn, then ``focus`` (a selector) focused. */
@@ -59,6 +61,7 @@ function renderPage() {
   render(playersPanel(), $("table"));
   render(handPanel(), $("hand"));
   render(actionsPanel(), $("actions"));
+  render(mutePanel(), $("alert-controls"));
   render(explain(state.problem), $("problem"));
   renderLog();
   renderReplay();
@@ -100,16 +103,62 @@ function boardPanel() {
 function playersPanel() {
   const v = state.replay?.view ?? state.view;
   if (!v) return nothing;
+  const clocks = v.clocks ?? [];
+  const timed = Boolean(v.settings?.clock) || clocks.some((c) => c.away_until); // a column only when there is something to show
   const rows = v.players.map((p) => {
     const turn = Boolean(v.turn && v.turn.seat === p.seat);
     const seat = v.seats[p.seat];
     return html`<tr class=${turn ? "turn" : nothing}>
       <td>${turn ? "▶ " : ""}P${p.seat} ${seat.name ?? kindName(seat.kind)}${seat.level ? ` (${levelName(seat.level)})` : ""}</td>
       <td>${named(p.position)}</td><td>${p.hand_size}</td><td>${p.crystals ?? "?"}</td>
-      <td>${p.scales}</td><td>${p.markers}</td><td>${p.offerings}</td></tr>`;
+      <td>${p.scales}</td><td>${p.markers}</td><td>${p.offerings}</td>
+      ${timed ? html`<td class="clock" data-seat=${p.seat}>${clockOf(v, clocks.find((c) => c.seat === p.seat))}</td>` : nothing}</tr>`;
   });
   return html`<tbody><tr><th>${t("players.seat")}</th><th>${t("players.tile")}</th><th>${t("players.cards")}</th><th>${t("players.crystals")}</th>
-    <th>${t("players.scales")}</th><th>${t("players.markers")}</th><th>${t("players.offerings")}</th></tr>${rows}</tbody>`;
+    <th>${t("players.scales")}</th><th>${t("players.markers")}</th><th>${t("players.offerings")}</th>${timed ? html`<th>${t("players.clock")}</th>` : nothing}</tr>${rows}</tbody>`;
+}
+
+/** A seat's time bank (running down in its turn, unless its person is away) and its vacation. */
+function clockOf(v, clock) {
+  if (!clock) return nothing;
+  const away = clock.away_until && new Date(clock.away_until) > new Date();
+  const running = !away && !v.result && v.turn?.seat === clock.seat && v === state.view;
+  const left = clock.bank_ms === null ? null : clock.bank_ms - (running ? Date.now() - state.viewedAt : 0);
+  const awayText = away ? html` <span class="muted away">${t("clock.away", { date: new Date(clock.away_until).toLocaleString(currentLanguage(), { dateStyle: "medium", timeStyle: "short" }) })}</span>` : nothing;
+  return html`${left === null ? "" : duration(left)}${awayText}`;
+}
+
+/** A time left, as a person reads it: "2 d 3 h", "3 h 12 min", "4 min", "45 s". */
+function duration(ms) {
+  const all = Math.max(0, Math.floor(ms / 1000));
+  const days = Math.floor(all / 86400);
+  const hours = Math.floor((all % 86400) / 3600);
+  const minutes = Math.floor((all % 3600) / 60);
+  if (days) return t("clock.days", { days, hours });
+  if (hours) return t("clock.hours", { hours, minutes });
+  if (minutes) return t("clock.minutes", { minutes });
+  return t("clock.seconds", { seconds: all });
+}
+
+/** Mute or unmute this game's turn alerts: for a signed-in person's own seat. */
+function mutePanel() {
+  if (state.muted === null || state.seat === null) return nothing;
+  const said = state.muted ? html`<span class="muted" id="muted-note">${t("mute.muted")}</span>` : nothing;
+  return html`<p><button type="button" id="mute" @click=${toggleMute}>${state.muted ? t("mute.unmute") : t("mute.mute")}</button> ${said}</p>`;
+}
+
+async function toggleMute() {
+  const muting = !state.muted;
+  const done = await api(muting ? "PUT" : "DELETE", `/me/muted-games/${game}`);
+  update(done.ok ? { muted: muting, problem: null } : { problem: done.problem });
+}
+
+/** A signed-in person's muted games (GET /me/alerts): only then is the mute control offered. */
+async function checkMuted() {
+  const session = await api("GET", "/auth/session"); // signed out is an answer here, not an error
+  if (!session.ok || !session.body.signed_in) return;
+  const alerts = await api("GET", "/me/alerts");
+  if (alerts.ok) update({ muted: alerts.body.muted.includes(game) });
 }
 
 /** The hand grouped by people, in the table's order: [[colour, cards]], empty groups left out. */
@@ -312,6 +361,8 @@ async function start() {
   const known = await api("GET", "/catalogue");
   if (known.ok) update({ catalogue: Object.fromEntries(known.body.buildings.map((b) => [b.building, b])) });
   await load();
+  checkMuted();
+  setInterval(() => { if (state.view?.settings?.clock && !state.view.result) render(playersPanel(), $("table")); }, 1000);
   follow();
 }
 
@@ -332,7 +383,7 @@ async function load() {
   }
   // a new version ends a payment begun on the old one; choices and discard ticks start afresh
   const payment = moved ? { paying: null, ticked: [] } : {};
-  update({ view, version: view.version, seat, legal, busy: false, choosing: null, discards: [], ...payment });
+  update({ view, version: view.version, seat, legal, busy: false, choosing: null, discards: [], viewedAt: Date.now(), ...payment });
   if (view.result) watchRematch();
   if (mine && window.Notification?.permission === "granted" && document.hidden) new Notification(t("play.notification"));
 }

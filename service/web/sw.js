@@ -15,8 +15,9 @@ function ours(address) {
 }
 
 self.addEventListener("push", (event) => {
-  let message = {};
-  try { message = event.data ? event.data.json() : {}; } catch { message = { body: event.data.text() }; }
+  const message = (() => {
+    try { return event.data ? event.data.json() : {}; } catch { return { body: event.data.text() }; } // plain text: the body
+  })();
   event.waitUntil(self.registration.showNotification(message.title || "Blue Moon City", {
     body: message.body || "",
     tag: message.tag, // a newer alert of the same game replaces the older one
