@@ -110,12 +110,14 @@ function playersPanel() {
     const seat = v.seats[p.seat];
     return html`<tr class=${turn ? "turn" : nothing}>
       <td>${turn ? "▶ " : ""}P${p.seat} ${seat.name ?? kindName(seat.kind)}${seat.level ? ` (${levelName(seat.level)})` : ""}</td>
+      ${timed ? html`<td class="clock" data-seat=${p.seat}>${clockOf(v, clocks.find((c) => c.seat === p.seat))}</td>` : nothing}
       <td>${named(p.position)}</td><td>${p.hand_size}</td><td>${p.crystals ?? "?"}</td>
-      <td>${p.scales}</td><td>${p.markers}</td><td>${p.offerings}</td>
-      ${timed ? html`<td class="clock" data-seat=${p.seat}>${clockOf(v, clocks.find((c) => c.seat === p.seat))}</td>` : nothing}</tr>`;
+      <td>${p.scales}</td><td>${p.markers}</td><td>${p.offerings}</td></tr>`;
   });
-  return html`<tbody><tr><th>${t("players.seat")}</th><th>${t("players.tile")}</th><th>${t("players.cards")}</th><th>${t("players.crystals")}</th>
-    <th>${t("players.scales")}</th><th>${t("players.markers")}</th><th>${t("players.offerings")}</th>${timed ? html`<th>${t("players.clock")}</th>` : nothing}</tr>${rows}</tbody>`;
+  // the clock comes next to the seat's name, where a phone shows it without scrolling the table
+  return html`<tbody><tr><th>${t("players.seat")}</th>${timed ? html`<th>${t("players.clock")}</th>` : nothing}<th>${t("players.tile")}</th>
+    <th>${t("players.cards")}</th><th>${t("players.crystals")}</th><th>${t("players.scales")}</th><th>${t("players.markers")}</th>
+    <th>${t("players.offerings")}</th></tr>${rows}</tbody>`;
 }
 
 /** A seat's time bank (running down in its turn, unless its person is away) and its vacation. */
@@ -124,8 +126,9 @@ function clockOf(v, clock) {
   const away = clock.away_until && new Date(clock.away_until) > new Date();
   const running = !away && !v.result && v.turn?.seat === clock.seat && v === state.view;
   const left = clock.bank_ms === null ? null : clock.bank_ms - (running ? Date.now() - state.viewedAt : 0);
-  const awayText = away ? html` <span class="muted away">${t("clock.away", { date: new Date(clock.away_until).toLocaleString(currentLanguage(), { dateStyle: "medium", timeStyle: "short" }) })}</span>` : nothing;
-  return html`${left === null ? "" : duration(left)}${awayText}`;
+  const until = away ? new Date(clock.away_until).toLocaleString(currentLanguage(), { dateStyle: "short", timeStyle: "short" }) : "";
+  return html`${left === null ? nothing : html`<span class="left">${duration(left)}</span>`}
+    ${away ? html` <span class="muted away">${t("clock.away", { date: until })}</span>` : nothing}`;
 }
 
 /** A time left, as a person reads it: "2 d 3 h", "3 h 12 min", "4 min", "45 s". */
