@@ -17,7 +17,6 @@ import argparse
 import base64
 import os
 import signal
-import subprocess
 import sys
 import threading
 import time
@@ -36,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 from application.games import SeatSpec  # noqa: E402
 from application.rq_handoff import RQHandoff  # noqa: E402
 from application.wiring import Components, build  # noqa: E402
+from bench.noop import noop_rate, start_worker  # noqa: E402
 from bench.webhook_speed import Receiver, percentiles  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
@@ -78,7 +78,8 @@ def subscription(endpoint: str) -> tuple[str, str, str]:
 
 def person(c: Components, channel: str, receiver: Receiver) -> str:
     """An account whose only channel is ``channel``, pointed at the receiver."""
-    account = c.accounts.use_link(c.accounts.ask_link(f"p-{uuid.uuid4().hex[:12]}@example.com", "bench"))
+    tag = uuid.uuid4().hex[:12]
+    account = c.accounts.use_link(c.accounts.ask_link(f"p-{tag}@example.com", f"bench-{tag}"))  # each its own address
     changes: dict[str, object] = dict(OFF)
     if channel == "email":
         changes["email"] = {"enabled": True, "delay_seconds": 0}
@@ -109,11 +110,16 @@ def measure(c: Components, channel: str, receiver: Receiver, count: int, latency
     receiver.wait(before + count)
     rate = count / (receiver.arrivals[before + count - 1] - start)
     game, version = game_for(c, person(c, channel, receiver), person(c, channel, receiver))
-    seat, latencies = 0, []
-    for i in range(latency):
+    seat, latencies, i = 0, [], 0
+    while len(latencies) < latency:
         arrived = len(receiver.arrivals)
         sent = time.perf_counter()
         outcome = c.service.submit(game, EndTurn(seat), expected=version, key=f"{channel}-lat-{i}")
+        i += 1
+        if outcome.state.finished:  # ten quiet rounds end a game (ruling P16), alerting nobody
+            game, version = game_for(c, person(c, channel, receiver), person(c, channel, receiver))
+            seat = 0
+            continue
         receiver.wait(arrived + 1)
         latencies.append(receiver.arrivals[arrived] - sent)
         version, seat = outcome.state.version, 1 - seat
@@ -127,31 +133,15 @@ def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     c = build(client=client, handoff=RQHandoff(client, queue=QUEUE))
     receivers = {"email": mailbox, "push": Receiver(), "discord": Receiver(), "slack": Receiver()}
-    env = {**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE}
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", QUEUE],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    worker = start_worker(url, QUEUE)
     try:
-        queue = Queue(QUEUE, connection=client)
-        warm = queue.enqueue("bench.noop.noop")
-        while warm.get_status(refresh=True) != "finished":
-            time.sleep(0.01)
-        jobs = [queue.enqueue("bench.noop.noop") for _ in range(args.alerts)]
-        start = time.perf_counter()
-        while jobs[-1].get_status(refresh=True) != "finished":
-            time.sleep(0.005)
-        noop_rate = args.alerts / (time.perf_counter() - start)
+        noop = noop_rate(Queue(QUEUE, connection=client), args.alerts)  # the baseline, through the same worker
         print(f"one worker, receivers on 127.0.0.1 accepting at once; {args.alerts} alerts and no-op jobs per channel")
-        print(f"no-op RQ jobs: {noop_rate:.1f} jobs/s (baseline)")
+        print(f"no-op RQ jobs: {noop:.1f} jobs/s (baseline)")
         for channel, receiver in receivers.items():
             rate, p50, p99 = measure(c, channel, receiver, args.alerts, args.latency)
             print(
-                f"{channel:8} {rate:6.1f} alerts/s per worker ({rate / noop_rate:.2f} x the no-op rate); "
+                f"{channel:8} {rate:6.1f} alerts/s per worker ({rate / noop:.2f} x the no-op rate); "
                 f"turn appended -> receiver p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms"
             )
     finally:

@@ -15,7 +15,6 @@ import argparse
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -32,6 +31,7 @@ from application.games import SeatSpec  # noqa: E402
 from application.rq_handoff import RQHandoff  # noqa: E402
 from application.webhook_subscriptions import Webhooks  # noqa: E402
 from application.wiring import build  # noqa: E402
+from bench.noop import noop_rate, start_worker  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
@@ -80,26 +80,9 @@ def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     service = build(client=client, handoff=RQHandoff(client, queue=QUEUE)).service
     receiver = Receiver()
-    env = {**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE}
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", QUEUE],
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    worker = start_worker(url, QUEUE)
     try:
-        queue = Queue(QUEUE, connection=client)
-        warm = queue.enqueue("bench.noop.noop")
-        while warm.get_status(refresh=True) != "finished":
-            time.sleep(0.01)
-        # baseline: a backlog of no-op jobs through the same worker
-        jobs = [queue.enqueue("bench.noop.noop") for _ in range(args.deliveries)]
-        start = time.perf_counter()
-        while jobs[-1].get_status(refresh=True) != "finished":
-            time.sleep(0.005)
-        noop_rate = args.deliveries / (time.perf_counter() - start)
+        noop = noop_rate(Queue(QUEUE, connection=client), args.deliveries)  # the baseline, through the same worker
 
         # throughput: every event of many commands, to one seat's "event" webhook
         games = []
@@ -131,9 +114,9 @@ def run(args: argparse.Namespace, url: str) -> None:
         print(
             f"one worker, receiver on 127.0.0.1 answering 200 at once; {expected} deliveries, {args.deliveries} no-op jobs"
         )
-        print(f"no-op RQ jobs: {noop_rate:.1f} jobs/s (baseline)")
+        print(f"no-op RQ jobs: {noop:.1f} jobs/s (baseline)")
         print(
-            f"webhook deliveries: {delivery_rate:.1f} deliveries/s per worker ({delivery_rate / noop_rate:.2f} x the no-op job rate)"
+            f"webhook deliveries: {delivery_rate:.1f} deliveries/s per worker ({delivery_rate / noop:.2f} x the no-op job rate)"
         )
         print(
             f"event appended -> receiver: p50 {p50 * 1000:.1f} ms, p99 {p99 * 1000:.1f} ms over {len(latencies)} commands"
