@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import secrets
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -22,6 +23,7 @@ from events import keys
 from events.redis_store import RedisStore, text
 from events.serialization import now
 
+from .clocks import Clocks, current_away
 from .games import digest
 from .refusals import NotFound, ServiceError
 
@@ -272,6 +274,9 @@ class Accounts:
         held, holders = keys.account_seats(account), keys.seat_accounts(game)
         self.store.durably(held, lambda c: c.hset(held, game, seat))
         self.store.durably(holders, lambda c: c.hset(holders, str(seat), account))
+        span = current_away(self.client, account, int(time.time() * 1000))
+        if span is not None:  # a person on vacation: their clock in this game waits too
+            Clocks(self.store).set_away(game, seat, span)
 
     def seat_in(self, account: str, game: str) -> int | None:
         found = self.client.hget(keys.account_seats(account), game)

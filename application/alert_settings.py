@@ -25,7 +25,7 @@ from events.redis_store import RedisStore, text
 from events.serialization import now
 
 from .games import digest
-from .refusals import NotFound
+from .refusals import NotFound, ServiceError
 from .webhook_subscriptions import UnsafeUrl, allowed_hosts, check_url
 
 DEFAULTS: dict[str, Any] = {
@@ -41,8 +41,20 @@ MAX_SUBSCRIPTIONS = 10  #: push subscriptions per account (a person's browsers a
 CHANNELS = ("email", "push", "discord", "slack")
 
 
+class BadPushKeys(ServiceError):
+    status, code, title = 422, "bad_push_keys", "The push subscription's keys are not a browser's"
+
+
+class TooManySubscriptions(ServiceError):
+    status, code, title = 422, "too_many_subscriptions", "Too many push subscriptions"
+
+
 def _unsafe(field: str, detail: str) -> UnsafeUrl:
     return UnsafeUrl(detail, field=field, errors={field: [detail]})
+
+
+def _bad_key(field: str, detail: str) -> BadPushKeys:
+    return BadPushKeys(detail, field=field, errors={field: [detail]})
 
 
 def check_channel_url(field: str, url: str) -> None:
@@ -61,7 +73,7 @@ def _key_bytes(field: str, value: str, size: int) -> bytes:
     except (binascii.Error, ValueError):
         raw = b""
     if len(raw) != size:
-        raise _unsafe(field, f"must be {size} bytes in base64url")
+        raise _bad_key(field, f"must be {size} bytes in base64url")
     return raw
 
 
@@ -71,7 +83,7 @@ def check_push_keys(p256dh: str, auth: str) -> None:
     try:
         ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), raw)
     except ValueError:
-        raise _unsafe("keys.p256dh", "is not a point on the P-256 curve") from None
+        raise _bad_key("keys.p256dh", "is not a point on the P-256 curve") from None
     _key_bytes("keys.auth", auth, 16)
 
 
@@ -159,7 +171,8 @@ class AlertSettings:
         subscriptions = self.subscriptions(account)
         same = next((s for s in subscriptions if s["endpoint"] == endpoint), None)
         if same is None and len(subscriptions) >= MAX_SUBSCRIPTIONS:
-            raise _unsafe("endpoint", f"an account keeps at most {MAX_SUBSCRIPTIONS} push subscriptions")
+            detail = f"an account keeps at most {MAX_SUBSCRIPTIONS} push subscriptions: drop one first"
+            raise TooManySubscriptions(detail, field="endpoint", errors={"endpoint": [detail]})
         doc = {
             "id": same["id"] if same else uuid.uuid4().hex,
             "endpoint": endpoint,

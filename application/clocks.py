@@ -81,6 +81,13 @@ def _charged(bank: Bank, left: int, used: int) -> int:
     return min(bank.cap * 1000, max(0, left - used) + bank.increment * 1000)
 
 
+def current_away(client: Any, account: str, at_ms: int) -> tuple[int, int] | None:
+    """The person's vacation under way at ``at_ms`` (start, end in ms), if any."""
+    found = client.hget(keys.vacation(account), "away")
+    span = json.loads(found) if found else None
+    return (span[0], span[1]) if span and span[0] <= at_ms < span[1] else None
+
+
 class Clocks:
     def __init__(self, store: RedisStore) -> None:
         self.store = store

@@ -176,6 +176,12 @@ class GameService:
             "accounts": held,
             "clocks": clocks.read({}),
         }
+        at = now_ms()
+        for seat, account in held.items():  # a person already away: the new game's clock waits too
+            span = clocks.current_away(self.client, account, at)
+            if span is not None:
+                self.clocks.set_away(game, seat, span)
+                settings["clocks"]["away"][seat] = span
         outbox = [turn_entry(game, state, settings), *alert_entries(game, events, 1, state, settings)]
         self.store.append(game, 0, events, actor="system", command_id="create", command_hash="create", outbox=outbox)
         self.clocks.record(game, events, settings, now_ms())

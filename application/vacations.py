@@ -71,14 +71,7 @@ class Vacations:
         if days > left:
             detail = f"{days} days asked, {left} of {VACATION_DAYS} left this year"
             raise VacationRefused(detail, field="until", errors={"until": [detail]})
-        record = keys.vacation(account)
-        self.store.durably(
-            record,
-            lambda c: (
-                c.hset(record, "away", json.dumps([at, until_ms])),
-                c.hincrby(record, f"days:{_year(at)}", days),
-            ),
-        )
+        self._write(account, [at, until_ms], days, at)
         self._shift(account, (at, until_ms), until_ms - at)
         return self.status(account)
 
@@ -90,14 +83,7 @@ class Vacations:
         if not away or away[1] <= at:
             return self.status(account)
         unused = _days(away[0], away[1]) - _days(away[0], at)
-        record = keys.vacation(account)
-        self.store.durably(
-            record,
-            lambda c: (
-                c.hset(record, "away", json.dumps([away[0], at])),
-                c.hincrby(record, f"days:{_year(at)}", -unused),
-            ),
-        )
+        self._write(account, [away[0], at], -unused, at)
         self._shift(account, (away[0], at), -(away[1] - at))
         return self.status(account)
 

@@ -104,6 +104,7 @@ def test_a_push_subscription_with_bad_keys_is_refused_and_a_good_one_kept_once(a
         ]:
             answer = api.post("/me/push-subscriptions", json={"endpoint": endpoint, "keys": keys_sent}, token=ada)
             assert answer.status_code == 422 and field in answer.json["errors"], answer.json
+            assert answer.json["code"] == "bad_push_keys"
         private = api.post(
             "/me/push-subscriptions", json={"endpoint": "https://192.168.1.4/p", "keys": good}, token=ada
         )
@@ -284,3 +285,21 @@ def test_a_channel_a_group_shares_gets_each_games_turn_once(api):
     assert [body["text"] for body in sent] == [
         f"{name}, it is your turn in {names[1]}, {names[0]} (CMON)" for name in names
     ]
+
+
+def test_a_game_made_or_joined_while_its_person_is_away_waits_for_them_too(api):
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    back = datetime.now(UTC) + timedelta(days=2)
+    away = api.put("/me/vacation", json={"until": back.isoformat()}, token=ada).json
+    assert away["days_left"] == 12  # two days begun
+    made = api.post(
+        "/games",
+        json={**TWO, "seats": [{"kind": "human"}, {"kind": "open"}], "clock": {"bank_seconds": 60}},
+        token=ada,
+    ).json
+    api.put("/me/vacation", json={"until": back.isoformat()}, token=bo)
+    api.post(f"/games/{made['game']}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo)
+    view = api.get(f"/games/{made['game']}", token=ada).json
+    assert [c["away_until"] for c in view["clocks"]] == [away["away_until"], away["away_until"]]
+    deadline = datetime.fromisoformat(view["turn"]["deadline"].replace("Z", "+00:00"))
+    assert 55 <= (deadline - back).total_seconds() <= 61  # Ada's 60 s begin when she is back
