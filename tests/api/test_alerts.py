@@ -303,3 +303,19 @@ def test_a_game_made_or_joined_while_its_person_is_away_waits_for_them_too(api):
     assert [c["away_until"] for c in view["clocks"]] == [away["away_until"], away["away_until"]]
     deadline = datetime.fromisoformat(view["turn"]["deadline"].replace("Z", "+00:00"))
     assert 55 <= (deadline - back).total_seconds() <= 61  # Ada's 60 s begin when she is back
+
+
+def test_a_clock_outside_its_limits_is_refused_with_the_field_named(api):
+    seats = {"seats": [{"kind": "human"}, {"kind": "human"}]}
+    for clock, field in [
+        ({"bank_seconds": 1}, "bank_seconds"),
+        ({"bank_seconds": 61 * 86400}, "bank_seconds"),
+        ({"bank_seconds": 600, "increment_seconds": -1}, "increment_seconds"),
+        ({"bank_seconds": 600, "cap_seconds": 300}, "cap_seconds"),
+        ({"increment_seconds": 60}, "bank_seconds"),
+    ]:
+        answer = api.post("/games", json={**seats, "clock": clock})
+        assert answer.status_code == 422 and field in answer.json["errors"]["clock"], (clock, answer.json)
+    both = api.post("/games", json={**seats, "clock": {"bank_seconds": 600}, "turn_deadline": 600})
+    assert both.status_code == 422 and "clock" in both.json["errors"]
+    assert api.get("/games").json["games"] == []  # nothing was made
