@@ -25,11 +25,14 @@ let state = Object.freeze({
   openProblem: null, // why an open game could not be opened or joined
   board: null, // {players, bots}: the leaderboard
   rating: null, // my rating, when signed in
+  clocks: { create: "none", open: "none" }, // each form's kind of clock: none, deadline (per turn) or bank (a time bank)
 });
 
 function update(changes) {
   state = Object.freeze({ ...state, ...changes });
   render(state.seats.map(seatRow), $("seats")); // after the fieldset's legend
+  render(clockFields("create"), $("create-clock")); // (the same)
+  render(clockFields("open"), $("open-clock"));
   render(explain(state.problem), $("problem"));
   render(accountPanel(), $("account"));
   render(createdPanel(), $("created"));
@@ -53,6 +56,7 @@ function openPanel() {
       `${EDITIONS[table.options.edition] ?? table.options.edition}${table.options.expansion ? ` + ${t("lobby.withExpansion")}` : ""}`,
       table.rated ? t("lobby.ratedGame") : "",
       table.rating_range ? t("lobby.range", { min: table.rating_range.min, max: table.rating_range.max }) : "",
+      clockText(table),
       t("lobby.free", { count: table.free }),
     ].filter(Boolean).join(", ");
     const action = !state.me
@@ -110,12 +114,74 @@ $("open-game").onsubmit = async (event) => {
     expansion: form.expansion.checked,
     bots: Array(Number(form.bots.value)).fill(form.level.value),
     rated: form.rated.checked,
+    ...clockRequest(form, state.clocks.open),
   };
   if (form.min.value !== "" || form.max.value !== "") body.rating_range = { min: Number(form.min.value || -100), max: Number(form.max.value || 100) };
   const opened = await api("POST", "/open-games", body);
   update({ openProblem: opened.problem });
   listOpen(true);
 };
+
+/** A span of seconds, short: 3 d, 1 d 12 h, 90 min is 1 h 30 min; no unit that is zero. In
+ * hours and less when ``inDays`` is false (a deadline per turn, asked for in hours: 24 h). */
+function span(seconds, inDays = true) {
+  const days = inDays ? Math.floor(seconds / 86400) : 0;
+  const parts = [
+    [days, (n) => t("lobby.spanDays", { days: n })],
+    [Math.floor((seconds - days * 86400) / 3600), (hours) => t("lobby.spanHours", { hours })],
+    [Math.floor((seconds % 3600) / 60), (minutes) => t("lobby.spanMinutes", { minutes })],
+    [seconds % 60, (secs) => t("lobby.spanSeconds", { seconds: secs })],
+  ].filter(([n]) => n > 0);
+  return parts.length ? parts.map(([n, word]) => word(n)).join(" ") : t("lobby.spanSeconds", { seconds: 0 });
+}
+
+/** An open game's clock in words: its time bank, its deadline per turn, or none. */
+function clockText(table) {
+  const { clock } = table;
+  if (!clock) return table.turn_deadline ? t("lobby.listDeadline", { time: span(table.turn_deadline, false) }) : t("lobby.listNoClock");
+  const bank = clock.increment_seconds
+    ? t("lobby.listBankIncrement", { bank: span(clock.bank_seconds), increment: span(clock.increment_seconds) })
+    : t("lobby.listBank", { bank: span(clock.bank_seconds) });
+  return clock.cap_seconds && clock.cap_seconds !== clock.bank_seconds ? `${bank}, ${t("lobby.listCap", { cap: span(clock.cap_seconds) })}` : bank;
+}
+
+/** A span asked for in days (at most ``most``, as the API allows) and hours: two number fields,
+ * each with its own accessible name. */
+const daysAndHours = (name, label, days, hours, most, { days: d = "", hours: h = "" } = {}) => html`<div class="span" role="group" aria-label=${label}>
+    <span>${label}</span>
+    <label><input type="number" name=${`${name}_days`} min="0" max=${most} step="1" value=${d} aria-label=${days}> ${t("lobby.days")}</label>
+    <label><input type="number" name=${`${name}_hours`} min="0" max="23" step="1" value=${h} aria-label=${hours}> ${t("lobby.hours")}</label></div>`;
+
+/** A form's clock: none, a deadline per turn, or a time bank (the bank, the credit per turn, the
+ * cap); with either, who plays a turn whose time runs out. */
+function clockFields(form) {
+  const kind = state.clocks[form];
+  const choose = (e) => update({ clocks: { ...state.clocks, [form]: e.target.value } });
+  const kinds = [["none", t("lobby.clockNone")], ["deadline", t("lobby.clockDeadline")], ["bank", t("lobby.clockBank")]];
+  const fields = kind === "deadline"
+    ? html`<label>${t("lobby.deadline")} <input type="number" name="deadline" min="1" max="720" step="1" value="24"></label>`
+    : kind === "bank"
+      ? html`${daysAndHours("bank", t("lobby.bank"), t("lobby.bankDays"), t("lobby.bankHours"), 60, { days: "3", hours: "0" })}
+        ${daysAndHours("increment", t("lobby.increment"), t("lobby.incrementDays"), t("lobby.incrementHours"), 7, { days: "1", hours: "0" })}
+        ${daysAndHours("cap", t("lobby.cap"), t("lobby.capDays"), t("lobby.capHours"), 60)}`
+      : nothing;
+  const level = kind === "none" ? nothing : html`<label>${t("lobby.deadlineLevel")} <select name="deadline_level">
+      <option value="pass">${t("lobby.deadlinePass")}</option>
+      ${["random", "greedy", "mcts"].map((l) => html`<option value=${l}>${t("lobby.deadlineBot", { level: levelName(l) })}</option>`)}</select></label>`;
+  return html`<select name="clock" aria-label=${t("lobby.clockKind")} @change=${choose}>
+      ${kinds.map(([value, words]) => html`<option value=${value} ?selected=${value === kind}>${words}</option>`)}</select>
+    ${fields} ${level}`;
+}
+
+/** What a form's clock adds to its request: turn_deadline or clock (in seconds), and deadline_level. */
+function clockRequest(form, kind) {
+  const seconds = (name) => Number(form[`${name}_days`].value || 0) * 86400 + Number(form[`${name}_hours`].value || 0) * 3600;
+  if (kind === "deadline") return { turn_deadline: Number(form.deadline.value) * 3600, deadline_level: form.deadline_level.value };
+  if (kind !== "bank") return {};
+  const capped = form.cap_days.value !== "" || form.cap_hours.value !== "";
+  const clock = { bank_seconds: seconds("bank"), increment_seconds: seconds("increment"), cap_seconds: capped ? seconds("cap") : null };
+  return { clock, deadline_level: form.deadline_level.value };
+}
 
 const setSeat = (i, change) => update({ seats: state.seats.map((seat, j) => (j === i ? { ...seat, ...change } : seat)) });
 
@@ -251,9 +317,8 @@ $("create").onsubmit = async (event) => {
     seats: state.seats.map(({ kind, level }) => (kind === "bot" ? { kind, level } : { kind })),
     edition: form.edition.value,
     expansion: form.expansion.checked,
+    ...clockRequest(form, state.clocks.create),
   };
-  const hours = Number(form.deadline.value);
-  if (hours > 0) body.turn_deadline = hours * 3600;
   const response = await api("POST", "/games", body);
   if (!response.ok) { update({ problem: response.problem }); return; }
   const { game, seats } = response.body;

@@ -41,6 +41,61 @@ def test_browser_an_open_game_is_seen_live_joined_in_one_click_and_started_for_b
     assert errors == []
 
 
+def test_browser_the_forms_make_a_game_and_open_games_with_a_clock_and_the_lobby_lists_each_clock(
+    service_and_log,  # noqa: F811
+    browser,  # noqa: F811
+):
+    """Slow: a browser signs in by email link, creates a game with a time bank (once refused: a cap
+    below the bank), then opens a game with a time bank and one with a deadline per turn, each seen
+    in the list of open games; the API says what the forms asked for."""
+    base, log = service_and_log
+    errors: list[str] = []
+    page = _page(browser, errors)
+    _sign_in(page, base, log, "ada@example.com")
+
+    page.select_option("#create select[name=clock]", "bank")
+    for name, value in {"bank_days": "2", "bank_hours": "12", "increment_days": "0", "increment_hours": "6"}.items():
+        page.fill(f"#create input[name={name}]", value)
+    page.fill("#create input[name=cap_days]", "1")  # below the bank: the API refuses it (422)
+    page.select_option("#create select[name=deadline_level]", "greedy")
+    page.click("#create button.primary")
+    page.wait_for_selector("#problem:has-text('malformed')")
+    page.fill("#create input[name=cap_days]", "4")
+    page.click("#create button.primary")
+    page.wait_for_selector("#created a")
+    assert page.text_content("#problem") == ""
+    game = page.get_attribute("#created a", "href").split("/play/")[1].split("#")[0]
+    status, view = call(base, "GET", f"/games/{game}")
+    assert status == 200
+    assert view["settings"]["clock"] == {"bank_seconds": 216_000, "increment_seconds": 21_600, "cap_seconds": 345_600}
+    assert view["settings"]["deadline_level"] == "greedy" and view["settings"]["turn_deadline"] is None
+    # the person's seat (seat 0) starts with the bank, less the seconds it has run if its turn came first
+    assert 216_000_000 - 60_000 < view["clocks"][0]["bank_ms"] <= 216_000_000
+
+    page.select_option("#open-game select[name=players]", "2")
+    page.select_option(
+        "#open-game select[name=clock]", "bank"
+    )  # the defaults: 3 days, 1 day a turn, capped at the bank
+    page.click("#open-game button[type=submit]")
+    listed = page.wait_for_selector("#open-games li[data-open]:has-text('time bank 3 d + 1 d/turn')")
+    assert "at most" not in listed.text_content()  # the cap is the bank: not worth a word
+    opened = call(base, "GET", "/open-games")[1]["open_games"]
+    assert [(t["clock"], t["turn_deadline"], t["deadline_level"]) for t in opened] == [
+        ({"bank_seconds": 259_200, "increment_seconds": 86_400, "cap_seconds": 259_200}, None, "pass")
+    ]
+
+    page.click("#open-games button[data-action=cancel]")
+    page.wait_for_selector("#open-games li.muted")  # no open game left
+    page.select_option("#open-game select[name=clock]", "deadline")  # 24 hours unless changed
+    page.select_option("#open-game select[name=deadline_level]", "mcts")
+    page.click("#open-game button[type=submit]")
+    page.wait_for_selector("#open-games li[data-open]:has-text('24 h per turn')")
+    opened = call(base, "GET", "/open-games")[1]["open_games"]
+    assert [(t["clock"], t["turn_deadline"], t["deadline_level"]) for t in opened] == [(None, 86_400, "mcts")]
+    refused = "the server responded with a status of 422"  # the console's word for the refused creation
+    assert [e for e in errors if refused not in e] == [] and len(errors) == 1
+
+
 def test_browser_a_rematch_offered_on_one_page_and_accepted_on_the_other_takes_both_to_the_new_game(server, browser):  # noqa: F811
     """Seat 0 holds five offerings and makes the sixth: the game ends. Its page offers a
     rematch, seat 1's page (each holds a seat token) sees the offer and accepts it, and both
