@@ -61,6 +61,8 @@ def origin() -> str:
 
 
 def attempt(c: Components, name: str, payload: str) -> str:
+    """One attempt at the alert: skipped, held for quiet hours, or sent on each channel not yet
+    marked; the entry is renewed for what must be tried again, else finished."""
     alert = json.loads(payload)
     account, game, seat = alert["account"], alert["game"], alert["seat"]
     alerts, client, service = AlertSettings(c.store), c.client, c.service
