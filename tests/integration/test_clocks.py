@@ -67,9 +67,10 @@ def test_a_bank_that_runs_out_is_played_for_the_seat_and_a_quick_turn_refills_it
     time.sleep(0.3)
     _end_turn(api, game, second)  # a quick turn: 3 s - 0.3 s + 2 s, but no more than the 5 s cap
     view = api.get(f"/games/{game}", token=second).json
-    assert 4000 <= _clock_of(view, 1)["bank_ms"] <= 4800
+    assert 3500 <= _clock_of(view, 1)["bank_ms"] <= 4800  # more than it started with: the credit came
     deadline = datetime.fromisoformat(view["turn"]["deadline"].replace("Z", "+00:00"))
-    assert 1 <= (deadline - datetime.now(UTC)).total_seconds() <= 3  # seat 0 has its 2 s
+    # seat 0 has its 2 s; the view gives the deadline in whole seconds (cut, not rounded)
+    assert 0 < (deadline - datetime.now(UTC)).total_seconds() <= 2
     _end_turn(api, game, first)
     view = api.get(f"/games/{game}", token=second).json
     assert _clock_of(view, 0)["bank_ms"] <= 5000 and _clock_of(view, 1)["bank_ms"] <= 4800
@@ -77,7 +78,7 @@ def test_a_bank_that_runs_out_is_played_for_the_seat_and_a_quick_turn_refills_it
 
 def test_a_vacation_pauses_the_persons_clock_is_shown_to_the_others_and_resumes_when_they_come_back(api):
     ada = _personal_token(api, f"ada-{uuid.uuid4().hex[:8]}@example.com")
-    clock = {"bank_seconds": 2, "increment_seconds": 1}
+    clock = {"bank_seconds": 4, "increment_seconds": 1}
     made = api.post(
         "/games",
         json={"seats": [{"kind": "human"}, {"kind": "open"}], "setup": {"first_player": 0}, "clock": clock},
@@ -86,18 +87,18 @@ def test_a_vacation_pauses_the_persons_clock_is_shown_to_the_others_and_resumes_
     game = made["game"]
     bo = api.post(f"/games/{game}/seats/1/join", json={"invite": made["seats"][1]["invite"]}).json["token"]
     started = time.monotonic()
-    back = datetime.now(UTC) + timedelta(seconds=4)
+    back = datetime.now(UTC) + timedelta(seconds=6)
     away = api.put("/me/vacation", json={"until": back.isoformat()}, token=ada)
     assert away.status_code == 200 and away.json["days_left"] == 13 and away.json["away_until"]
     seen = api.get(f"/games/{game}", token=bo).json  # Bo sees that Ada is away, and until when
     assert _clock_of(seen, 0)["away_until"] == away.json["away_until"]
-    time.sleep(max(0.0, 3.0 - (time.monotonic() - started)))  # past Ada's 2 s bank
+    time.sleep(max(0.0, 5.0 - (time.monotonic() - started)))  # past Ada's 4 s bank
     assert api.get(f"/games/{game}", token=bo).json["turn"]["seat"] == 0  # paused: still her turn
     returned = api.delete("/me/vacation", token=ada).json
     assert returned["away_until"] is None and returned["days_left"] == 13  # the day begun stays spent
     assert _clock_of(api.get(f"/games/{game}", token=bo).json, 0)["away_until"] is None
     wait_until(lambda: api.get(f"/games/{game}", token=bo).json["turn"]["seat"] == 1, 10, "Ada's clock to run out")
-    assert time.monotonic() - started >= 3.0
+    assert time.monotonic() - started >= 5.0
     refused = api.put("/me/vacation", json={"until": (datetime.now(UTC) + timedelta(days=20)).isoformat()}, token=ada)
     assert (
         refused.status_code == 422 and refused.json["code"] == "vacation_refused" and "until" in refused.json["errors"]
