@@ -25,12 +25,16 @@ from application.wiring import build, connect, queue_url, store_client_for_job
 from domain import Command, Game, bots, legal_commands, view
 from domain.commands import EndTurn
 from domain.errors import CommandError
+from events.outbox import LEASE_MS
 from events.store import IdempotencyConflict, WrongExpectedVersion
 
 log = logging.getLogger("bluemoon.jobs")
 
 MAX_COMMANDS = 80  #: a turn never takes this many commands; a guard against a bot bug
 BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2}
+#: Seconds between two renewals of the turn's lease: a third of it, so that a slow decision
+#: never lets it lapse, without a round trip before every command.
+RENEW_EVERY = LEASE_MS / 3000
 
 
 def _service() -> GameService:
@@ -84,19 +88,23 @@ def play(
 ) -> str:
     """Play ``seat``'s turn number ``turn`` to its end, exactly once (see module doc)."""
     delay = float(os.environ.get("BOT_STEP_DELAY", "0"))  # pace bots so they look human
+    renewed = -RENEW_EVERY
+    kept: Game | None = None  # the state after this job's own last command, when it applied
     for _ in range(MAX_COMMANDS):
-        state = service.state(game)
+        state = kept if kept is not None else service.state(game)
+        kept = None
         if state.finished or state.turn is None or state.turn.seat != seat or state.turn.number != turn:
             return "done"
-        if payload is not None:
+        if payload is not None and time.monotonic() - renewed >= RENEW_EVERY:
             service.outbox.renew(game, payload)
+            renewed = time.monotonic()
         seed = bot_seed(game, state.version, seat)
         meta: dict[str, object] = {"reason": reason, "seed": seed, "view": view_hash(state, seat)}
         command: Command | None = None
         for played, command in candidates(state, seat, level, seed):
             meta.update(level=played, budget=BUDGETS.get(played, 0.0))
             try:
-                service.submit(
+                outcome = service.submit(
                     game,
                     command,
                     expected=state.version,
@@ -104,6 +112,8 @@ def play(
                     actor=f"{'bot' if reason == 'bot' else 'deadline'}:{played}",
                     meta=json.dumps(meta),
                 )
+                # a copy of this job that moved first gets a replay: read the game again then
+                kept = None if outcome.duplicate else outcome.state
                 break
             except (WrongExpectedVersion, IdempotencyConflict):
                 break  # another copy of this job moved first: look again

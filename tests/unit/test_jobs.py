@@ -15,6 +15,7 @@ from application.handoff import CallbackHandoff
 from application.rq_handoff import RQHandoff
 from application.wiring import build
 from domain import Options
+from domain.commands import EndTurn
 from workers.turn_jobs import play
 
 
@@ -163,3 +164,23 @@ def test_a_turn_claimed_again_and_again_falls_back_to_greedy_then_to_ending_the_
         (5, "pass"),
     ]
     assert {t.job_id for t in handed} == {f"bot-{created.game}-{created.version}-{n}" for n in range(1, 6)}
+
+
+@pytest.mark.parametrize("clock_step, renewals", [(0.0, "once"), (1.0, "every command")])
+def test_a_job_renews_its_turns_lease_once_a_third_of_it_has_passed(rq_env, monkeypatch, clock_step, renewals):
+    """No round trip before every command, yet a slow turn never lets its lease lapse: the
+    clock here moves a third of the lease (RENEW_EVERY) per look at it, or not at all."""
+    import workers.turn_jobs as turn_jobs
+
+    _, _, service = rq_env
+    created = service.create(Options(2), [SeatSpec("human"), SeatSpec("bot", level="greedy")], first_player=0)
+    service.submit(created.game, EndTurn(0), expected=created.version, key="human")
+    looks = iter(range(1000))
+    monkeypatch.setattr(turn_jobs.time, "monotonic", lambda: next(looks) * clock_step * turn_jobs.RENEW_EVERY)
+    renewed = []
+    monkeypatch.setattr(service.outbox, "renew", lambda name, payload: renewed.append(payload))
+    before = service.state(created.game).version
+    play(service, created.game, 1, 2, "greedy", "bot", payload="the-ticket")
+    commands = len({s.command for s in service.store.read(created.game, after=before)})
+    assert commands >= 2  # a move or a contribution, then the end of the turn
+    assert len(renewed) == (1 if renewals == "once" else commands)
