@@ -16,6 +16,7 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -65,7 +66,7 @@ def attempt(c: Components, name: str, payload: str) -> str:
     marked; the entry is renewed for what must be tried again, else finished."""
     alert = json.loads(payload)
     account, game, seat = alert["account"], alert["game"], alert["seat"]
-    alerts, client, service = AlertSettings(c.store), c.client, c.service
+    alerts, client, service = c.alerts, c.client, c.service
     tries = int(client.hget(keys.outbox_of(name)[2], name) or 1)
     state = service.state(game)
     game_settings = service.settings(game)
@@ -99,8 +100,12 @@ def attempt(c: Components, name: str, payload: str) -> str:
         if client.exists(mark):
             continue
         started = time.monotonic()
+        if not service.outbox.renew(name, payload):
+            return "taken"  # another job finished or replaced the entry while this one sent
         try:
-            result = _send(c, alerts, account, channel, settings, item, alert)
+            result = _send(
+                c, alerts, account, channel, settings, item, alert, lambda: service.outbox.renew(name, payload)
+            )
         except ChannelFailed as failed:
             last = tries > len(BACKOFF)
             alerts.record(
@@ -145,12 +150,14 @@ def _send(
     settings: dict[str, Any],
     item: dict[str, Any],
     alert: dict[str, Any],
+    hold: Callable[[], object],
 ) -> str | int:
-    """Send on one channel: "sent", another outcome to log, or when to look again (a mail batch)."""
+    """Send on one channel: "sent", another outcome to log, or when to look again (a mail batch).
+    ``hold`` renews the job's lease on the entry: push calls it before each subscription."""
     if channel == "email":
         return _mail(c, alerts, account, settings, item, alert["id"])
     if channel == "push":
-        return _push(c, alerts, account, item, alert["id"])
+        return _push(c, alerts, account, item, alert["id"], hold)
     url = settings[channel]["url"]
     shared = keys.channel_sent(digest(url), f"{alert['game']}:{alert['turn']}:{alert['kind']}")
     if c.client.exists(shared):
@@ -195,8 +202,11 @@ def _still_their_turn(service: GameService, item: dict[str, Any]) -> bool:
     )
 
 
-def _push(c: Components, alerts: AlertSettings, account: str, item: dict[str, Any], alert: str) -> str:
-    """Every subscription of the account, each once; one its push service says is gone is dropped."""
+def _push(
+    c: Components, alerts: AlertSettings, account: str, item: dict[str, Any], alert: str, hold: Callable[[], object]
+) -> str:
+    """Every subscription of the account, each once; one its push service says is gone is dropped.
+    Each may take a push service's whole timeout: the lease is renewed before each."""
     key = vapid_key(c.client)
     contact = os.environ.get("VAPID_CONTACT", "mailto:admin@localhost")
     failures = []
@@ -204,6 +214,7 @@ def _push(c: Components, alerts: AlertSettings, account: str, item: dict[str, An
         mark = keys.alert_sent(account, f"{alert}:push:{subscription['id']}")
         if c.client.exists(mark):
             continue
+        hold()
         try:
             alert_channels.push(subscription, push(item), key, contact)
             c.client.set(mark, 1, ex=SENT_SECONDS)

@@ -14,7 +14,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from events import keys
-from events.outbox import now_ms
+from events.outbox import LEASE_MS, now_ms
 from tests.api.test_accounts import OWN, _personal_token, _sign_in
 from workers import alert_jobs
 
@@ -319,3 +319,31 @@ def test_a_clock_outside_its_limits_is_refused_with_the_field_named(api):
     both = api.post("/games", json={**seats, "clock": {"bank_seconds": 600}, "turn_deadline": 600})
     assert both.status_code == 422 and "clock" in both.json["errors"]
     assert api.get("/games").json["games"] == []  # nothing was made
+
+
+def test_each_channel_is_sent_under_a_fresh_lease_so_a_slow_one_never_lets_a_second_job_in(api):
+    """Were the first channel to take almost the whole lease (a slow SMTP server, a push
+    service at its timeout), the dispatcher would hand the entry to a second job while this
+    one still sends: the job renews the lease before each channel."""
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    components = api.app.extensions["bluemoon"]
+    leases: list[int] = []
+
+    def slow_post(field, url, body):  # the entry's time left when sent; then the lease all but gone
+        payload, due = components.store.outbox_entry(name)
+        leases.append(due - now_ms())
+        components.client.zadd(keys.outbox_of(name)[1], {name: now_ms() + 5})
+        return 200
+
+    with (
+        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
+        mock.patch.object(alert_jobs.alert_channels, "post_json", slow_post),
+        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
+    ):
+        both = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}, "slack": {"url": "https://203.0.113.9/s"}}
+        assert api.patch("/me/alerts", json=both, token=bo).status_code == 200
+        game, ada_seat, _ = _game_with(api, ada, bo)
+        _end_turn(api, game, ada_seat)
+        name = f"al:{game}:1"
+        assert _attempt(api, name) == "done"
+    assert len(leases) == 2 and min(leases) > LEASE_MS - 2_000, leases
