@@ -1,11 +1,11 @@
 """Bot speed with one real `rq worker` on a real Redis.
 
 Prints: greedy bot turns completed per second by one worker (4-bot games), and the time from
-a human's command to the bot's reply being visible in the event feed (p50/p99), each beside a
-baseline measured in the same run: an RQ job that does nothing, enqueued and awaited the same
-way.
+a human's command to the bot's reply being visible in the event feed (p50/p99), for greedy and
+for mcts at the budget the workers give it, each beside a baseline measured in the same run:
+an RQ job that does nothing, enqueued and awaited the same way.
 
-    python bench/bot_speed.py [--replies 40] [--seconds 15]
+    python bench/bot_speed.py [--replies 40] [--mcts-replies 10] [--seconds 15]
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from application.wiring import build  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
+from workers.turn_jobs import BUDGETS  # noqa: E402
 
 QUEUE = "bench-bots"
 
@@ -50,10 +51,28 @@ def wait_for_turn(service, game: str, seat: int, timeout: float = 30) -> None:  
     raise TimeoutError("no reply")
 
 
+def reply_times(service, level: str, count: int) -> list[float]:  # type: ignore[no-untyped-def]
+    """Seconds from a human's command to the whole reply of a ``level`` bot visible in the feed."""
+    replies = []
+    for i in range(count):
+        created = service.create(Options(2), [SeatSpec("human"), SeatSpec("bot", level=level)], first_player=0)
+        start = time.perf_counter()
+        service.submit(created.game, EndTurn(0), expected=created.version, key=f"bench-{level}-{i}")
+        wait_for_turn(service, created.game, 0)
+        replies.append(time.perf_counter() - start)
+    return replies
+
+
+def percentiles(seconds: list[float]) -> tuple[float, float]:
+    ordered = sorted(seconds)
+    return statistics.median(ordered), ordered[max(0, int(len(ordered) * 0.99) - 1)]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--replies", type=int, default=40)
     parser.add_argument("--seconds", type=float, default=15.0)
+    parser.add_argument("--mcts-replies", type=int, default=10)
     args = parser.parse_args()
     with redis_for("bots") as url:
         run(args, url)
@@ -80,14 +99,8 @@ def run(args: argparse.Namespace, url: str) -> None:
             while job.get_status(refresh=True) != "finished":
                 time.sleep(0.001)
             base.append(time.perf_counter() - start)
-        # a human's command, then the greedy bot's whole reply visible in the feed
-        replies = []
-        for i in range(args.replies):
-            created = service.create(Options(2), [SeatSpec("human"), SeatSpec("bot", level="greedy")], first_player=0)
-            start = time.perf_counter()
-            service.submit(created.game, EndTurn(0), expected=created.version, key=f"bench-{i}")
-            wait_for_turn(service, created.game, 0)
-            replies.append(time.perf_counter() - start)
+        replies = reply_times(service, "greedy", args.replies)
+        mcts = reply_times(service, "mcts", args.mcts_replies)
         # throughput: 4-bot games kept going for a while; count bot turns ended
         games = [service.create(Options(4), [SeatSpec("bot", level="greedy") for _ in range(4)]).game for _ in range(4)]
         time.sleep(1.0)
@@ -95,14 +108,17 @@ def run(args: argparse.Namespace, url: str) -> None:
         time.sleep(args.seconds)
         after = sum(service.store.load(g).turn.number for g in games)
         turns_per_second = (after - before) / args.seconds
-        base.sort()
-        replies.sort()
-        b50, b99 = statistics.median(base), base[int(len(base) * 0.99) - 1]
-        r50, r99 = statistics.median(replies), replies[int(len(replies) * 0.99) - 1]
+        b50, b99 = percentiles(base)
+        r50, r99 = percentiles(replies)
+        m50, m99 = percentiles(mcts)
         print(f"baseline no-op RQ job: p50 {b50 * 1000:.1f} ms, p99 {b99 * 1000:.1f} ms")
         print(
             f"human command -> greedy bot's reply in the feed: p50 {r50 * 1000:.1f} ms, p99 {r99 * 1000:.1f} ms "
             f"({r50 / b50:.1f} x the no-op job at p50)"
+        )
+        print(
+            f"human command -> mcts's reply in the feed ({BUDGETS['mcts']:.1f} s a decision): "
+            f"p50 {m50 * 1000:.0f} ms, p99 {m99 * 1000:.0f} ms over {len(mcts)} replies ({m50 / b50:.1f} x the no-op job)"
         )
         print(
             f"one worker, greedy: {turns_per_second:.1f} bot turns/s ({1 / turns_per_second / b50:.1f} x no-op job time per turn)"
