@@ -193,21 +193,10 @@ class ClockRequest(Strict):
             raise ValidationError("must be at least bank_seconds", "cap_seconds")
 
 
-class CreateGame(Strict):
-    edition = fields.String(load_default="cmon", validate=validate.OneOf(["classic", "cmon"]))
-    expansion = Flag(load_default=False)
-    layout = fields.String(load_default="standard", validate=validate.OneOf(["standard", "variant", "explicit"]))
-    seats = fields.List(fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=4))
-    setup = fields.Nested(ExplicitSetup, load_default=None, allow_none=True)
-    scenario = fields.Nested(
-        Scenario,
-        load_default=None,
-        allow_none=True,
-        metadata={
-            "description": "Start from this position instead of the opening: a scenario game, marked as one "
-            "in views, the index and the audit."
-        },
-    )
+class TimeLimits(Strict):
+    """How long a human seat may take, for a game made at once or an open game: a fixed
+    deadline per turn or a time bank, and what plays an overdue turn."""
+
     turn_deadline = Whole(
         load_default=None,
         allow_none=True,
@@ -230,9 +219,28 @@ class CreateGame(Strict):
     )
 
     @validates_schema
-    def _consistent(self, data: dict[str, Any], **_: Any) -> None:
+    def _one_time_limit(self, data: dict[str, Any], **_: Any) -> None:
         if data.get("clock") and data.get("turn_deadline"):
             raise ValidationError("a game has a time bank (clock) or a fixed turn_deadline, not both", "clock")
+
+
+class CreateGame(TimeLimits):
+    edition = fields.String(load_default="cmon", validate=validate.OneOf(["classic", "cmon"]))
+    expansion = Flag(load_default=False)
+    layout = fields.String(load_default="standard", validate=validate.OneOf(["standard", "variant", "explicit"]))
+    seats = fields.List(fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=4))
+    setup = fields.Nested(ExplicitSetup, load_default=None, allow_none=True)
+    scenario = fields.Nested(
+        Scenario,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "Start from this position instead of the opening: a scenario game, marked as one "
+            "in views, the index and the audit."
+        },
+    )
+    @validates_schema
+    def _consistent(self, data: dict[str, Any], **_: Any) -> None:
         if data.get("expansion") and data.get("edition") == "classic":
             raise ValidationError("the expansion exists in the cmon edition only", "expansion")
         grid = (data.get("setup") or {}).get("grid")
@@ -966,7 +974,7 @@ class RatingRange(Strict):
             raise ValidationError("the range is upside down: max must not be below min", "max")
 
 
-class OpenGameRequest(Strict):
+class OpenGameRequest(TimeLimits):
     players = Whole(required=True, validate=validate.Range(2, 4))
     edition = fields.String(load_default="cmon", validate=validate.OneOf(["classic", "cmon"]))
     expansion = Flag(load_default=False)
@@ -982,26 +990,10 @@ class OpenGameRequest(Strict):
         allow_none=True,
         metadata={"description": "Only people whose shown rating is within it may join (yours too)."},
     )
-    turn_deadline = Whole(
-        load_default=None,
-        allow_none=True,
-        validate=validate.Range(min=10, max=30 * 86400),
-        metadata={"description": "Seconds a human seat has for a turn; then the workers play it."},
-    )
-    deadline_level = fields.String(load_default="pass", validate=validate.OneOf(["pass", *LEVELS]))
-    clock = fields.Nested(
-        ClockRequest,
-        load_default=None,
-        allow_none=True,
-        metadata={"description": "A time bank per human seat instead of `turn_deadline`."},
-    )
-
     @validates_schema
     def _consistent(self, data: dict[str, Any], **_: Any) -> None:
         if data.get("expansion") and data.get("edition") == "classic":
             raise ValidationError("the expansion exists in the cmon edition only", "expansion")
-        if data.get("clock") and data.get("turn_deadline"):
-            raise ValidationError("a game has a time bank (clock) or a fixed turn_deadline, not both", "clock")
         if len(data.get("bots", [])) > data["players"] - 2:
             raise ValidationError(
                 f"at most {data['players'] - 2} bots: an open game keeps a seat for another person", "bots"
