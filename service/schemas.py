@@ -239,6 +239,7 @@ class CreateGame(TimeLimits):
             "in views, the index and the audit."
         },
     )
+
     @validates_schema
     def _consistent(self, data: dict[str, Any], **_: Any) -> None:
         if data.get("expansion") and data.get("edition") == "classic":
@@ -990,6 +991,7 @@ class OpenGameRequest(TimeLimits):
         allow_none=True,
         metadata={"description": "Only people whose shown rating is within it may join (yours too)."},
     )
+
     @validates_schema
     def _consistent(self, data: dict[str, Any], **_: Any) -> None:
         if data.get("expansion") and data.get("edition") == "classic":
