@@ -57,24 +57,28 @@ def best_action(state: Game, seat: int, judge: Judge = value) -> tuple[float, cm
         if isinstance(c, cmd.UseAction) and c.to is not None:
             continue  # the Main Hall's move is judged by the tile plan, not here
         after = apply(state, c)
-        gain = judge(after, seat) - base + plan_value(after, seat, 1, judge)
+        judged = judge(after, seat)
+        gain = judged - base + plan_value(after, seat, 1, judge, judged)
         if gain > best[0]:
             best = (gain, c)
     return best
 
 
-def plan_value(state: Game, seat: int, depth: int, judge: Judge = value) -> float:
+def plan_value(state: Game, seat: int, depth: int, judge: Judge = value, base: float | None = None) -> float:
     """The best total gain of up to ``depth`` contribution-phase commands from ``state``: a
-    short look-ahead, so that a marker placed now counts when the next one completes."""
+    short look-ahead, so that a marker placed now counts when the next one completes.
+    ``base`` is ``judge(state, seat)`` when the caller has it already."""
     if depth == 0 or state.finished:
         return 0.0
-    base = judge(state, seat)
+    if base is None:
+        base = judge(state, seat)
     best = 0.0
     for c in candidates(state, seat):
         if isinstance(c, cmd.UseAction) and c.to is not None:
             continue
         after = apply(state, c)
-        best = max(best, judge(after, seat) - base + plan_value(after, seat, depth - 1, judge))
+        judged = judge(after, seat)
+        best = max(best, judged - base + plan_value(after, seat, depth - 1, judge, judged))
     return best
 
 

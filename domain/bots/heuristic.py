@@ -21,23 +21,30 @@ def reward_value(r: Reward) -> float:
     return r.crystals + SCALE * r.scales + CARD * r.cards
 
 
+#: Each building's rewards in value, worked out once: the bots judge thousands of states a turn.
+CONSTRUCTION = {name: reward_value(spec.construction) for name, spec in BUILDINGS.items()}
+MAJORITY = {name: reward_value(spec.majority) for name, spec in BUILDINGS.items()}
+NEIGHBOURHOOD = {name: reward_value(spec.neighbourhood) for name, spec in BUILDINGS.items()}
+POINTS = {card: c.value for card, c in CARDS.items()}  #: a card's value by its id
+
+
 def building_share(state: Game, seat: int, building: str) -> float:
     """What ``seat`` can expect from an unfinished building it has markers on: its bonuses
     if completed, times a likelihood that grows as the building fills."""
-    site = state.sites[building]
-    spec = BUILDINGS[building]
-    mine = site.markers.count(seat)
+    markers = state.sites[building].markers
+    mine = markers.count(seat)
     if not mine:
         return 0.0
-    best_other = max((site.markers.count(s) for s in range(state.options.players) if s != seat), default=0)
-    share = reward_value(spec.construction)
+    best_other = max((markers.count(s) for s in range(state.options.players) if s != seat), default=0)
+    share = CONSTRUCTION[building]
     if mine >= best_other:
-        share += reward_value(spec.majority)
+        share += MAJORITY[building]
+    sites = state.sites
     for near in state.city.neighbours[building]:
-        if near != COURTYARD and state.sites[near].reconstructed:
-            share += reward_value(BUILDINGS[near].neighbourhood)
-    filled = sum(m is not None for m in site.markers) / len(site.markers)
-    still_open = site.markers.count(None)
+        if near != COURTYARD and sites[near].reconstructed:
+            share += NEIGHBOURHOOD[near]
+    still_open = markers.count(None)
+    filled = (len(markers) - still_open) / len(markers)
     if still_open > state.players[seat].markers:
         share *= STRANDED  # it cannot finish this building alone: the markers may be stuck
     return share * (0.4 + 0.6 * filled)
@@ -56,7 +63,8 @@ def value(state: Game, seat: int, card_value: float = CARD_VALUE) -> float:
         if not site.reconstructed and seat in site.markers:
             v += building_share(state, seat, building)
     v += sum(SPARE_MARKERS[: p.markers])
-    v += card_value * sum(CARDS[c].value for c in p.hand + p.aside if c in CARDS)
+    points = POINTS.get
+    v += card_value * (sum(points(c, 0) for c in p.hand) + sum(points(c, 0) for c in p.aside))
     return v
 
 
