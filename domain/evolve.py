@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import lru_cache
 from typing import Any
 
 from . import events as ev
@@ -30,9 +31,15 @@ def _turn(game: Game, **changes: Any) -> Turn:
     return replace(game.turn, **changes)
 
 
+@lru_cache(maxsize=256)
+def _city(grid: tuple[tuple[str, int, int], ...]) -> City:
+    """One City per grid: its adjacency and distances are worked out once, not on every fold."""
+    return City({tile: (r, c) for tile, r, c in grid})
+
+
 def _created(_: Game | None, e: ev.GameCreated) -> Game:
     options = Options(e.players, Edition(e.edition), e.expansion, Layout(e.layout))
-    city = City({tile: (r, c) for tile, r, c in e.grid})
+    city = _city(e.grid)
     sites = {t: Site(t, (None,) * len(BUILDINGS[t].spaces)) for t in city.placement if t != COURTYARD}
     return Game(
         options=options,
