@@ -208,6 +208,7 @@ def _payments(found: list[Choice], ids: dict[Kind, list[str]], colour: Colour, n
     result: list[Payment] = []
     brown = colour is Colour.BROWN
     recolours: dict[tuple[str, tuple[str, ...]], Recolour] = {}  #: one object per recolouring
+    known: dict[tuple[str, ...], Covers] = {}
     all_w1 = ids.get(_W1, [])
     all_w2 = ids.get(_W2, [])
     for choice in found:
@@ -237,7 +238,7 @@ def _payments(found: list[Choice], ids: dict[Kind, list[str]], colour: Colour, n
             continue
         w1 = all_w1[taken.get(_W1, 0) :]
         w2 = all_w2[taken.get(_W2, 0) :]
-        for plain in _recolourings(targets, w1, w2):
+        for plain in _recolourings(targets, w1, w2, known):
             key = (paid, plain)
             if key in seen:
                 continue
@@ -257,40 +258,77 @@ def _payments(found: list[Choice], ids: dict[Kind, list[str]], colour: Colour, n
 _LARGEST_FIRST: dict[str, tuple[int, str]] = {cid: (-c.value, cid) for cid, c in CARDS.items()}
 
 
+Covers = list[tuple[int, int, list[tuple[bool, int, tuple[str, ...]]]]]
+
+
 def _recolourings(
-    targets: dict[Colour, list[str]], w1: list[str], w2: list[str]
+    targets: dict[Colour, list[str]], w1: list[str], w2: list[str], known: dict[tuple[str, ...], Covers]
 ) -> list[tuple[tuple[str, tuple[str, ...]], ...]]:
     """Each minimal way the spare Hoax cards ``w1`` (1s) and ``w2`` (2s) recolour ``targets``:
-    a Hoax 2 takes the smallest single cards, each Hoax 1 up to four of the largest."""
-    colours = sorted(targets)
-    rests = [sorted(targets[x], key=_LARGEST_FIRST.__getitem__) for x in colours]
+    a Hoax 2 takes the smallest single cards, each Hoax 1 up to four of the largest. ``known``
+    keeps, for one search, each colour's covers by its targets: choices share them."""
     n1, n2 = len(w1), len(w2)
+    if len(targets) == 1:  # one colour recoloured: most choices, so a quicker path
+        (rest,) = targets.values()
+        if len(rest) > 1:
+            rest = sorted(rest, key=_LARGEST_FIRST.__getitem__)
+        return [
+            tuple(
+                (w2[i], (rest[start],)) if by_two else (w1[i], tuple(sorted(rest[start:stop])))
+                for by_two, i, start, stop in parts
+            )
+            for h1, h2, parts in _layouts(len(rest))
+            if h1 <= n1 and h2 <= n2
+        ]
+    # Per colour and cover: which Hoax (a 2 or a 1, counted within the colour) takes which cards.
+    per_colour = []
+    for x in sorted(targets):
+        key = tuple(targets[x])
+        covers = known.get(key)
+        if covers is None:
+            rest = sorted(key, key=_LARGEST_FIRST.__getitem__)
+            covers = known[key] = [
+                (h1, h2, [(by_two, i, tuple(sorted(rest[start:stop]))) for by_two, i, start, stop in parts])
+                for h1, h2, parts in _layouts(len(rest))
+            ]
+        per_colour.append(covers)
     found = []
-    for plan in (
-        product(*[_covers(len(rest)) for rest in rests]) if len(rests) > 1 else [(c,) for c in _covers(len(rests[0]))]
-    ):
+    for plan in product(*per_colour):
         t1 = t2 = 0
-        for h1, h2 in plan:
+        for h1, h2, _ in plan:
             t1 += h1
             t2 += h2
         if t1 > n1 or t2 > n2:
             continue
         hoax: list[tuple[str, tuple[str, ...]]] = []
         i1 = i2 = 0
-        for rest, (h1, h2) in zip(rests, plan):
-            end = len(rest)
-            for _ in range(h2):
-                end -= 1
-                hoax.append((w2[i2], (rest[end],)))
-                i2 += 1
-            start = 0
-            for k in range(h1):
-                stop = end if k == h1 - 1 else start + 4
-                hoax.append((w1[i1], tuple(sorted(rest[start:stop]))))
-                start = stop
-                i1 += 1
+        for h1, h2, parts in plan:
+            for by_two, i, recoloured in parts:
+                hoax.append((w2[i2 + i] if by_two else w1[i1 + i], recoloured))
+            i1 += h1
+            i2 += h2
         found.append(tuple(hoax))
     return found
+
+
+@cache
+def _layouts(targets: int) -> tuple[tuple[int, int, tuple[tuple[bool, int, int, int], ...]], ...]:
+    """For each cover (Hoax 1s, Hoax 2s) of ``targets`` cards of one colour, sorted largest
+    first: which Hoax (a 2 or a 1, its index) recolours which slice of them."""
+    result = []
+    for h1, h2 in _covers(targets):
+        parts = []
+        end = targets
+        for i in range(h2):
+            end -= 1
+            parts.append((True, i, end, end + 1))
+        start = 0
+        for k in range(h1):
+            stop = end if k == h1 - 1 else start + 4
+            parts.append((False, k, start, stop))
+            start = stop
+        result.append((h1, h2, tuple(parts)))
+    return tuple(result)
 
 
 def _none_spare(payment: Payment, colour: Colour, need: int) -> bool:
