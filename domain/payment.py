@@ -203,7 +203,12 @@ def _choices(ids: dict[Kind, list[str]], colour: Colour, need: int, use_hoax: bo
 
 
 def _payments(found: list[Choice], ids: dict[Kind, list[str]], colour: Colour, need: int) -> list[Payment]:
-    """The payments of ``found`` choices, the first cards of each kind taken, duplicates left out."""
+    """The payments of ``found`` choices, the first cards of each kind taken, duplicates left out.
+
+    Only brown has duplicates: there a brown 1 may be paid natively or in a pair, so two
+    choices can name the same cards. On any other space each kind plays one role (native, Khind
+    wild, Mimix pair, or recoloured, which shows in the Hoax plan), so the cards and the plan
+    determine the choice."""
     seen: set[object] = set()
     result: list[Payment] = []
     brown = colour is Colour.BROWN
@@ -230,17 +235,16 @@ def _payments(found: list[Choice], ids: dict[Kind, list[str]], colour: Colour, n
         cards.sort()
         paid = tuple(cards)
         if targets is None:
-            if paid not in seen:
-                candidate: Payment = (paid, ())
-                if not brown or _none_spare(candidate, colour, need):
-                    seen.add(paid)
-                    result.append(candidate)
+            if not brown:
+                result.append((paid, ()))
+            elif paid not in seen and _none_spare((paid, ()), colour, need):
+                seen.add(paid)
+                result.append((paid, ()))
             continue
         w1 = all_w1[taken.get(_W1, 0) :]
         w2 = all_w2[taken.get(_W2, 0) :]
         for plain in _recolourings(targets, w1, w2, known):
-            key = (paid, plain)
-            if key in seen:
+            if brown and (paid, plain) in seen:
                 continue
             hoax = []
             for pair in plain:
@@ -249,8 +253,10 @@ def _payments(found: list[Choice], ids: dict[Kind, list[str]], colour: Colour, n
                     rec = recolours[pair] = Recolour(*pair)
                 hoax.append(rec)
             candidate = (paid, tuple(hoax))
-            if not brown or _none_spare(candidate, colour, need):
-                seen.add(key)
+            if not brown:
+                result.append(candidate)
+            elif _none_spare(candidate, colour, need):
+                seen.add((paid, plain))
                 result.append(candidate)
     return result
 
