@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 from . import commands as cmd
 from .catalogue import BUILDINGS, COURTYARD
 from .decide import DRAGON_MOVE_STEPS, PILLAR_EXTRA, can_offer, can_take_back
-from .payment import minimal_payments
+from .payment import minimal_payments_sorted
 from .peoples import CARDS, DRAGON_OF, Colour
 from .state import Game, Phase
 
@@ -95,13 +95,16 @@ def _contributions(state: Game, seat: int) -> Iterator[cmd.Command]:
     site = state.sites.get(player.position)
     if site is None or site.reconstructed or player.markers <= 0:
         return
-    for index, space in enumerate(BUILDINGS[site.building].spaces):
+    building = site.building
+    hand = tuple(sorted(player.hand))  # sorted once for every space and colour
+    for index, space in enumerate(BUILDINGS[building].spaces):
         if site.markers[index] is not None:
             continue
         colours = [space.colour] if space.colour is not None else list(Colour)
         for colour in colours:
-            for cards, hoax in minimal_payments(player.hand, colour, space.value):
-                yield cmd.Contribute(seat, site.building, index, cards, None if space.colour else colour.value, hoax)
+            named = None if space.colour else colour.value  # a colour is named on any-colour spaces
+            payments = minimal_payments_sorted(hand, colour, space.value)
+            yield from [cmd.Contribute(seat, building, index, cards, named, hoax) for cards, hoax in payments]
 
 
 def offers_and_actions(state: Game, seat: int) -> Iterator[cmd.Command]:

@@ -96,11 +96,12 @@ def minimal_payments(hand: Sequence[str], colour: Colour, need: int, hoax: bool 
 
     Cached: a hand does not change while its owner moves, and bots ask again and again.
     ``hoax=False`` leaves out payments that play a Hoax (a quick search for bots)."""
-    return _minimal_payments(tuple(sorted(hand)), colour, need, hoax)
+    return minimal_payments_sorted(tuple(sorted(hand)), colour, need, hoax)
 
 
 @lru_cache(maxsize=8192)
-def _minimal_payments(hand: tuple[str, ...], colour: Colour, need: int, hoax: bool) -> tuple[Payment, ...]:
+def minimal_payments_sorted(hand: tuple[str, ...], colour: Colour, need: int, hoax: bool = True) -> tuple[Payment, ...]:
+    """``minimal_payments`` of a hand already sorted (legal_commands sorts it once per call)."""
     return tuple(_search(hand, colour, need, hoax))
 
 
