@@ -8,12 +8,12 @@ same colour and value are interchangeable), and contributions are the minimal pa
 from __future__ import annotations
 
 from collections.abc import Iterator
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from . import commands as cmd
 from .catalogue import BUILDINGS, COURTYARD
 from .decide import DRAGON_MOVE_STEPS, PILLAR_EXTRA, can_offer, can_take_back
-from .payment import minimal_payments
+from .payment import minimal_payments_sorted
 from .peoples import CARDS, DRAGON_OF, Colour
 from .state import Game, Phase
 
@@ -53,21 +53,41 @@ def _movement(state: Game, seat: int, kinds: list[str]) -> Iterator[cmd.Command]
     here = state.players[seat].position
     tiles = state.city.tiles
     if state.turn.steps > 0:
-        for to in state.city.neighbours[here]:
-            yield cmd.Move(seat, to)
+        yield from _moves(seat, state.city.neighbours[here])
     for cid in kinds:
         card = CARDS[cid]
         if card.colour is Colour.GREY and card.value == 1:
-            yield from (cmd.FlyFigure(seat, cid, to) for to in tiles if to != here)
+            yield from _with_card(cmd.FlyFigure, seat, cid, tuple(to for to in tiles if to != here))
         elif card.colour is Colour.GREY and card.value == 2:
             yield cmd.GainSteps(seat, cid)
         elif card.colour in DRAGON_OF and card.value in (1, 2):
             at = state.dragons[DRAGON_OF[card.colour]]
             if card.value == 1:
                 targets: tuple[str | None, ...] = (*tiles, None)
-                yield from (cmd.FlyDragon(seat, cid, to) for to in targets if to != at)
+                yield from _with_card(cmd.FlyDragon, seat, cid, tuple(to for to in targets if to != at))
             elif at is not None:
-                yield from (cmd.MoveDragon(seat, cid, to) for to in state.city.within(at, DRAGON_MOVE_STEPS))
+                yield from _with_card(cmd.MoveDragon, seat, cid, state.city.within(at, DRAGON_MOVE_STEPS))
+
+
+# Commands are frozen values, so the legal set shares them between calls: a turn asks for the
+# same destinations and discards again and again, and building each command anew was most of
+# what legal_commands spent outside the payment search.
+
+
+@lru_cache(maxsize=1024)
+def _moves(seat: int, destinations: tuple[str, ...]) -> tuple[cmd.Move, ...]:
+    return tuple(cmd.Move(seat, to) for to in destinations)
+
+
+@lru_cache(maxsize=4096)
+def _with_card(
+    command: type[cmd.FlyFigure | cmd.FlyDragon | cmd.MoveDragon],
+    seat: int,
+    card: str,
+    destinations: tuple[str | None, ...],
+) -> tuple[cmd.Command, ...]:
+    """A card's power used towards each destination (the card is one of its kind)."""
+    return tuple(command(seat, card, to) for to in destinations)  # type: ignore[arg-type]
 
 
 def _contributions(state: Game, seat: int) -> Iterator[cmd.Command]:
@@ -75,13 +95,16 @@ def _contributions(state: Game, seat: int) -> Iterator[cmd.Command]:
     site = state.sites.get(player.position)
     if site is None or site.reconstructed or player.markers <= 0:
         return
-    for index, space in enumerate(BUILDINGS[site.building].spaces):
+    building = site.building
+    hand = tuple(sorted(player.hand))  # sorted once for every space and colour
+    for index, space in enumerate(BUILDINGS[building].spaces):
         if site.markers[index] is not None:
             continue
         colours = [space.colour] if space.colour is not None else list(Colour)
         for colour in colours:
-            for cards, hoax in minimal_payments(player.hand, colour, space.value):
-                yield cmd.Contribute(seat, site.building, index, cards, None if space.colour else colour.value, hoax)
+            named = None if space.colour else colour.value  # a colour is named on any-colour spaces
+            payments = minimal_payments_sorted(hand, colour, space.value)
+            yield from [cmd.Contribute(seat, building, index, cards, named, hoax) for cards, hoax in payments]
 
 
 def offers_and_actions(state: Game, seat: int) -> Iterator[cmd.Command]:
@@ -124,12 +147,22 @@ def _actions(state: Game, seat: int) -> Iterator[cmd.Command]:
         yield cmd.UseAction(seat)
 
 
-def _resets(seat: int, hand: tuple[str, ...]) -> Iterator[cmd.Command]:
-    yield cmd.EndTurn(seat)
-    yield from (cmd.EndTurn(seat, d) for d in _discard_choices(tuple(sorted(hand))))
+def _resets(seat: int, hand: tuple[str, ...]) -> tuple[cmd.EndTurn, ...]:
+    return _end_turns(seat, tuple(sorted(hand)))
 
 
 @lru_cache(maxsize=4096)
+def _end_turns(seat: int, hand: tuple[str, ...]) -> tuple[cmd.EndTurn, ...]:
+    """The Reset without a discard, then with each choice of discards (``hand`` sorted)."""
+    return (_end_turn(seat, ()), *(_end_turn(seat, d) for d in _discard_choices(hand)))
+
+
+@cache
+def _end_turn(seat: int, discards: tuple[str, ...]) -> cmd.EndTurn:
+    """One shared EndTurn per seat and discards: at most 4 x 3,240 of them."""
+    return cmd.EndTurn(seat, discards)
+
+
 def _discard_choices(hand: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     """1 or 2 cards to discard, one choice per combination of kinds (``hand`` sorted)."""
     by_kind: dict[tuple[Colour, int], list[str]] = {}
