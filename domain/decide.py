@@ -365,28 +365,30 @@ def _end_turn(tx: _Transaction, c: cmd.EndTurn) -> None:
 
 
 def _take_back(tx: _Transaction, c: cmd.TakeBack) -> None:
-    start = tx.game.turn_start
-    if start is None:
-        raise IllegalCommand(
+    refusal = _take_back_refusal(tx.game)
+    if refusal is not None:
+        raise refusal
+    assert tx.game.turn_start is not None
+    tx.emit(ev.TurnTakenBack(c.seat, tx.game.turn_start.version))
+
+
+def _take_back_refusal(game: Game) -> IllegalCommand | None:
+    """Why the turn so far cannot be taken back now, if it cannot (P17): the one statement of
+    the rule, for deciding the command and for listing it as legal."""
+    if game.turn_start is None:
+        return IllegalCommand(
             "take_back_closed",
             "this turn can no longer be taken back: a card was drawn, a building completed or an offering made (P17)",
         )
-    if start.version == tx.game.version:
-        raise IllegalCommand("nothing_to_take_back", "nothing has been done this turn since it began (P17)")
-    tx.emit(ev.TurnTakenBack(c.seat, start.version))
+    if game.turn_start.version == game.version:
+        return IllegalCommand("nothing_to_take_back", "nothing has been done this turn since it began (P17)")
+    return None
 
 
 def can_take_back(game: Game, seat: int) -> bool:
     """Whether ``seat`` may take back its turn so far now (P17)."""
-    start = game.turn_start
     turn = game.turn
-    return (
-        start is not None
-        and turn is not None
-        and turn.seat == seat
-        and not game.finished
-        and start.version != game.version
-    )
+    return turn is not None and turn.seat == seat and not game.finished and _take_back_refusal(game) is None
 
 
 def can_offer(game: Game, seat: int) -> bool:
