@@ -3,6 +3,7 @@ seat, ETags, and the game view and events as served."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import time
@@ -16,6 +17,7 @@ from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 from application.accounts import TOKEN_PREFIX, Accounts
 from application.clocks import Bank, Clocks
 from application.codec import event_to_json
+from application.game_reads import GameRead
 from application.games import NOT_A_SEAT, GameService
 from application.refusals import Forbidden, Unauthorized
 from application.wiring import Components
@@ -107,20 +109,21 @@ def person() -> str:
     return account
 
 
-def access(game: str, required: bool) -> tuple[int | None, dict[str, Any]]:
-    """The caller's seat (None for a spectator) and the game's settings, in one round trip.
+def access(game: str, required: bool, key: str | None = None) -> GameRead:
+    """The caller's seat (None for a spectator) and the game's settings, in one round trip
+    with the game's state and the record of the command id ``key`` (see GameService.read).
     A signed-in person reaches each seat of theirs, whatever device they sign in on."""
     account = signed_in()
     if account is not None:
-        _, settings = service().access(game, None)  # 404 for an unknown game
+        read = service().read(game, None, key)  # 404 for an unknown game
         seat = accounts().seat_in(account, game)
         if seat is None and required:
             raise Forbidden(NOT_A_SEAT)
-        return seat, settings
+        return dataclasses.replace(read, seat=seat)
     found = tokens()
     if not found and required:
         raise Unauthorized("send 'Authorization: Bearer <seat token>'")
-    return service().access(game, found[0] if found else None)
+    return service().read(game, found[0] if found else None, key)
 
 
 def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
