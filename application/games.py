@@ -44,6 +44,7 @@ from .ratings import rating_entry
 from .refusals import Forbidden, NotFound, SeatTaken, Unauthorized
 from .repository import GameRepository
 from .turns import TurnTicket, starts_work, turn_entry
+from .views import ViewMemo
 
 log = logging.getLogger("bluemoon.games")
 NOT_A_SEAT = "the token is not a seat of this game"
@@ -103,6 +104,7 @@ class GameService:
         self.store = store
         self.games = GameRepository(store)
         self.reader = GameReader(client)
+        self.views = ViewMemo()
         self.index = GameIndex(client)
         self.outbox = Outbox(client)
         self.dispatcher = Dispatcher(self.outbox, handoff)

@@ -21,7 +21,7 @@ from application.game_reads import GameRead
 from application.games import NOT_A_SEAT, GameService
 from application.refusals import Forbidden, Unauthorized
 from application.wiring import Components
-from domain import redact, view
+from domain import redact
 from events.serialization import StoredEvent
 
 SESSION_COOKIE = "bm_session"  #: the page's session (HttpOnly, SameSite=Lax; Secure behind https)
@@ -130,7 +130,7 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
     """The domain's view plus what the service knows: the seats, the game's settings, and
     when the current turn's deadline passes (so a client can show a countdown)."""
     settings = settings if settings is not None else service().settings(game)
-    doc = view(state, seat)
+    doc = dict(service().views.view(game, state, seat))  # the drawn picture stays as it is
     doc["game"] = game
     doc["seats"] = service().public_seats(game, settings["seats"])
     deadline = settings.get("turn_deadline")
@@ -150,7 +150,7 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
             if pending and pending.turn == state.turn.number and pending.reason == "deadline"
             else None
         )
-        doc["turn"]["deadline"] = None if due is None else _iso(due)
+        doc["turn"] = {**doc["turn"], "deadline": None if due is None else _iso(due)}
     return doc
 
 
