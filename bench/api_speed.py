@@ -20,15 +20,50 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import redis  # noqa: E402
 
 from bench.server import call, serve  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
 
 
-def load(port: int, clients: int, seconds: float, make_worker) -> tuple[float, list[float]]:  # type: ignore[no-untyped-def]
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) a process has used, from /proc (0 where there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (gunicorn's workers), from /proc."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                if entry.isdigit() and int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+class Served(NamedTuple):
+    """A load's outcome: requests per second, each counted request's latency, and the CPU the
+    watched processes (the server's workers, Redis) used per counted request, in seconds."""
+
+    rate: float
+    latencies: list[float]
+    cpu: list[float]
+
+
+def load(port: int, clients: int, seconds: float, make_worker, watched=()) -> Served:  # type: ignore[no-untyped-def]
     """Run ``clients`` threads for ``seconds``; each calls its worker's step() in a loop. The
     clock starts once every client has made its worker (its games), and a step counts (its
     latency and one request) only when it returns True: a step that only makes a new game
@@ -36,7 +71,10 @@ def load(port: int, clients: int, seconds: float, make_worker) -> tuple[float, l
     client that fails ends the run with its error rather than leaving fewer requests counted."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
     window: list[float] = []
-    barrier = threading.Barrier(clients, action=lambda: window.append(time.perf_counter()))
+    used: list[list[float]] = []
+    barrier = threading.Barrier(
+        clients, action=lambda: (used.append([cpu_seconds(p) for p in watched]), window.append(time.perf_counter()))
+    )
     errors: list[BaseException] = []
 
     def run(i: int) -> None:
@@ -63,7 +101,8 @@ def load(port: int, clients: int, seconds: float, make_worker) -> tuple[float, l
         raise errors[0]
     elapsed = time.perf_counter() - window[0]
     flat = [x for xs in latencies for x in xs]
-    return len(flat) / elapsed, flat
+    after = [cpu_seconds(p) for p in watched]
+    return Served(len(flat) / elapsed, flat, [(a - b) / max(len(flat), 1) for a, b in zip(after, used[0])])
 
 
 def ok(status: int, data: bytes) -> bytes:
@@ -80,6 +119,16 @@ def report(name: str, rate: float, lat: list[float], base_rate: float, base_lat:
     print(
         f"{name:22s} {rate:8.0f} req/s  p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms   "
         f"vs bare: {rate / base_rate:.3f} x throughput, {p50 / b50:.1f} x p50 latency"
+    )
+
+
+def cpu_report(name: str, cpu: list[float], base_workers: float) -> None:
+    """The server's CPU per request, which other loads on the machine disturb far less than
+    throughput: the workers' (against the bare endpoint's workers) and Redis's."""
+    workers, redis_cpu = sum(cpu[:-1]), cpu[-1]
+    print(
+        f"{name:22s} CPU per request: workers {workers * 1e6:5.0f} us ({workers / base_workers:.2f} x bare's "
+        f"{base_workers * 1e6:.0f} us), Redis {redis_cpu * 1e6:4.0f} us"
     )
 
 
@@ -100,11 +149,15 @@ def run(args: argparse.Namespace, url: str) -> None:
         service, sport = serve("service.app:create_app()", env)
         bare, bport = serve("bench.bare_app:create_app()", env)
         procs += [service, bare]
+        probe = redis.Redis.from_url(url)
+        redis_pid = int(probe.info("server")["process_id"])
+        probe.close()
 
         def bare_step(conn):  # type: ignore[no-untyped-def]
             return lambda: bool(ok(*call(conn, "GET", "/bare")))
 
-        base_rate, base_lat = load(bport, args.clients, args.seconds, bare_step)
+        bare_pids, service_pids = children(bare.pid), [*children(service.pid), redis_pid]
+        base_rate, base_lat, base_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
 
         def new_game(conn):  # type: ignore[no-untyped-def]
             status, data = call(
@@ -164,9 +217,9 @@ def run(args: argparse.Namespace, url: str) -> None:
             return step
 
         ended, made = [0], [0]
-        view_rate, view_lat = load(sport, args.clients, args.seconds, viewer)
-        post_rate, post_lat = load(sport, args.clients, args.seconds, player)
-        base2_rate, base2_lat = load(bport, args.clients, args.seconds, bare_step)
+        view_rate, view_lat, view_cpu = load(sport, args.clients, args.seconds, viewer, service_pids)
+        post_rate, post_lat, post_cpu = load(sport, args.clients, args.seconds, player, service_pids)
+        base2_rate, base2_lat, base2_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
         base_rate = (base_rate + base2_rate) / 2
         base_lat = base_lat + base2_lat
         print(f"gunicorn 2 gevent workers, {args.clients} keep-alive clients, {args.seconds:.0f} s each, one machine")
@@ -177,6 +230,9 @@ def run(args: argparse.Namespace, url: str) -> None:
         )
         report("get my view", view_rate, view_lat, base_rate, base_lat)
         report("post a command", post_rate, post_lat, base_rate, base_lat)
+        bare_workers = (sum(base_cpu) + sum(base2_cpu)) / 2
+        cpu_report("get my view", view_cpu, bare_workers)
+        cpu_report("post a command", post_cpu, bare_workers)
         print(
             f"{'':22s} ({ended[0]} games ended and were replaced by ready ones while posting; "
             f"{made[0]} more were made on the clock, uncounted)"
