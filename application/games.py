@@ -24,10 +24,11 @@ from domain.scenario import Position, scenario_game
 from events import keys
 from events.outbox import Outbox, now_ms
 from events.projection import GameIndex, seat_names
-from events.redis_store import RedisStore, text
+from events.redis_store import RedisStore, command_record, text
 from events.serialization import StoredEvent, now
 from events.store import (
     IdempotencyConflict,
+    IndexWrite,
     OutboxWrite,
     WrongExpectedVersion,
 )
@@ -37,11 +38,13 @@ from . import webhook_subscriptions as webhooks
 from .alerts import alert_entries
 from .clocks import Clocks
 from .codec import command_to_json
+from .game_reads import GameRead, GameReader
 from .handoff import Dispatcher, Handoff
 from .ratings import rating_entry
 from .refusals import Forbidden, NotFound, SeatTaken, Unauthorized
 from .repository import GameRepository
 from .turns import TurnTicket, starts_work, turn_entry
+from .views import ViewMemo
 
 log = logging.getLogger("bluemoon.games")
 NOT_A_SEAT = "the token is not a seat of this game"
@@ -100,6 +103,8 @@ class GameService:
         self.client = client
         self.store = store
         self.games = GameRepository(store)
+        self.reader = GameReader(client)
+        self.views = ViewMemo()
         self.index = GameIndex(client)
         self.outbox = Outbox(client)
         self.dispatcher = Dispatcher(self.outbox, handoff)
@@ -183,9 +188,18 @@ class GameService:
                 self.clocks.set_away(game, seat, span)
                 settings["clocks"]["away"][seat] = span
         outbox = [turn_entry(game, state, settings), *alert_entries(game, events, 1, state, settings)]
-        self.store.append(game, 0, events, actor="system", command_id="create", command_hash="create", outbox=outbox)
+        self.store.append(
+            game,
+            0,
+            events,
+            actor="system",
+            command_id="create",
+            command_hash="create",
+            outbox=outbox,
+            index=self._summary(game, state, settings),
+        )
         self.clocks.record(game, events, settings, now_ms())
-        self._after_append(game, state, settings, outbox)
+        self._dispatch_due(outbox)
         return Created(game, state.version, public)
 
     def seats(self, game: str) -> list[dict[str, Any]]:
@@ -248,18 +262,27 @@ class GameService:
     def access(self, game: str, token: str | None) -> tuple[int | None, dict[str, Any]]:
         """``token``'s seat in ``game`` (None without a token) and the game's settings, in one
         round trip; 404 for an unknown game, 403 for a token that is not this game's."""
-        with self.client.pipeline(transaction=False) as pipe:
-            pipe.hgetall(keys.meta(game))
-            pipe.hvals(keys.webhooks(game))
-            pipe.hgetall(keys.seat_accounts(game))
-            pipe.hgetall(keys.clock(game))
-            pipe.hget(keys.outbox_of(game)[0], game)
-            if token:
-                pipe.get(keys.token(digest(token)))
-            raw, hooks, holders, clock, pending, *found = pipe.execute()
-        settings = self._settings_from(game, raw, hooks, holders, clock)
-        settings["pending_turn"] = TurnTicket.from_payload(pending) if pending else None
-        return (self._seat_from(game, found[0]) if token else None), settings
+        read = self.read(game, token)
+        return read.seat, read.settings
+
+    def read(self, game: str, token: str | None, key: str | None = None) -> GameRead:
+        """What a request on ``game`` needs, in one round trip (application/game_reads.py):
+        ``token``'s seat, the settings, the events after the state this process kept, and the
+        record of the command id ``key``. 404 for an unknown game, 403 for a token that is not
+        this game's."""
+        kept = self.games.kept(game)
+        found = self.reader.read(
+            game,
+            keys.token(digest(token)) if token else None,
+            key,
+            kept.version - 1 if kept is not None else None,
+        )
+        settings = self._settings_from(game, found.meta, found.webhooks, found.accounts, found.clock)
+        settings["pending_turn"] = TurnTicket.from_payload(found.pending) if found.pending else None
+        seat = self._seat_from(game, found.owner) if token else None
+        seen = command_record(found.seen) if key else None
+        state = self.games.caught_up(game, kept, found.events) if kept is not None else None
+        return GameRead(seat, settings, state, key, seen)
 
     @staticmethod
     def _seat_from(game: str, found: Any) -> int:
@@ -308,8 +331,9 @@ class GameService:
 
     # -- reading --------------------------------------------------------------------------
 
-    def state(self, game: str) -> Game:
-        state = self.games.load(game)
+    def state(self, game: str, read: GameRead | None = None) -> Game:
+        """The game's current state: as ``read`` brought it up to date, else loaded now."""
+        state = read.state if read is not None and read.state is not None else self.games.load(game)
         if state is None:
             raise NotFound(f"no game {game}")
         return state
@@ -332,17 +356,22 @@ class GameService:
         actor: str | None = None,
         meta: str = "{}",
         settings: dict[str, Any] | None = None,
+        read: GameRead | None = None,
     ) -> Outcome:
         """Apply ``command`` exactly once. A retried ``key`` returns the original outcome;
         ``expected`` (the version the client played against) guards against lost updates.
-        The work the events start (a bot's turn, a deadline) is written with them (the outbox)."""
+        The work the events start (a bot's turn, a deadline) is written with them (the outbox).
+        ``read``: what the request already read of the game (its settings, state and the
+        record of ``key``), so that none of it is read again."""
         command_json = command_to_json(command)
         command_hash = digest(json.dumps([command.seat, command_json], sort_keys=True))
+        if read is not None:
+            settings = read.settings
         if key:
-            seen = self.store.command(game, key)
+            seen = read.seen if read is not None and read.key == key else self.store.command(game, key)
             if seen is not None:
                 return self._replay(game, key, command_hash, seen)
-        state = self.state(game)
+        state = self.state(game, read)
         if expected is not None and expected != state.version:
             raise WrongExpectedVersion(expected, state.version)
         events: list[Event] = decide(state, command)
@@ -372,6 +401,7 @@ class GameService:
                 meta=meta,
                 outbox=list(outbox),
                 outbox_for=deliveries,
+                index=self._summary(game, new_state, settings),
             )
         except WrongExpectedVersion:
             seen = self.store.command(game, key) if key else None
@@ -385,7 +415,7 @@ class GameService:
         self.games.remember(game, new_state, state)
         if self.on_append is not None:
             self.on_append(game, stored)
-        self._after_append(game, new_state, settings, outbox)
+        self._dispatch_due(outbox)
         turn = next((w for w in outbox if w.name == game), None)
         if turn is None:  # the turn goes on: its deadline stands
             pending = settings.get("pending_turn")
@@ -404,10 +434,14 @@ class GameService:
             duplicate=True,
         )
 
-    def _after_append(self, game: str, state: Game, settings: dict[str, Any], outbox: list[OutboxWrite]) -> None:
-        """Update the index; hand work that is due now (a bot's turn, webhook deliveries) to
-        the workers at once (a dispatcher would, a moment later)."""
-        self.index.record(game, state, settings["created"], now(), seat_names(settings["seats"]))
+    @staticmethod
+    def _summary(game: str, state: Game, settings: dict[str, Any]) -> IndexWrite:
+        """The game's index summary after an append, which writes it with its events."""
+        return GameIndex.write(game, state, settings["created"], now(), seat_names(settings["seats"]))
+
+    def _dispatch_due(self, outbox: list[OutboxWrite]) -> None:
+        """Hand work that is due now (a bot's turn, webhook deliveries) to the workers at once
+        (a dispatcher would, a moment later)."""
         due_by = now_ms()
         for write in outbox:
             if write.payload is not None and write.due_ms <= due_by:

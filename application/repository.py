@@ -11,7 +11,8 @@ import threading
 from collections import OrderedDict
 
 from domain import Game
-from events.store import SNAPSHOT_EVERY, EventStore, StreamBehind
+from events.serialization import StoredEvent
+from events.store import SNAPSHOT_EVERY, EventStore, StreamBehind, caught_up
 
 STATE_CACHE = 2048  #: games whose latest state a process keeps in memory
 
@@ -29,16 +30,27 @@ class GameRepository:
         writes in a crash, a failover or a restore) drops it, and the store folds the game
         again from the stream as it now is."""
         kept = self._states.get(game)
-        if kept is None:
-            state = self.store.load(game)
-        else:
-            try:
-                state = self.store.advance(game, kept)
-            except StreamBehind:
-                self.forget(game)
-                state = self.store.load(game)
+        if kept is not None:
+            return self.caught_up(game, kept, self.store.read(game, after=kept.version - 1))
+        state = self.store.load(game)
         if state is not None:
-            self.remember(game, state, kept)
+            self.remember(game, state)
+        return state
+
+    def kept(self, game: str) -> Game | None:
+        """The state this process kept of ``game``, maybe behind: a caller reads the events
+        from its version on with whatever else it reads, and hands them to ``caught_up``."""
+        return self._states.get(game)
+
+    def caught_up(self, game: str, kept: Game, stored: list[StoredEvent]) -> Game | None:
+        """``kept`` brought up to date by ``stored``, the stream read from ``kept``'s own last
+        event on, and kept in its place; a stream shorter than ``kept`` is loaded anew (``load``)."""
+        try:
+            state = caught_up(game, kept, stored)
+        except StreamBehind:
+            self.forget(game)
+            return self.load(game)
+        self.remember(game, state, kept)
         return state
 
     def remember(self, game: str, state: Game, before: Game | None = None) -> None:

@@ -2,8 +2,9 @@
 endpoint served the same way in the same run: the ratio is the figure.
 
 Measures "get my view" (GET /games/{id} with a seat token) and "post a command" (POST
-/games/{id}/commands: decide + append + index) with concurrent keep-alive clients. A client
-whose game ends goes on with a game it made before the clock started.
+/games/{id}/commands: decide + append + index) with concurrent keep-alive clients. The clock
+starts once every client has made its games; a client whose game ends goes on with the next
+one it made, and every counted request is a command the server applied (200, not a replay).
 
     python bench/api_speed.py [--seconds 5] [--clients 8]
 """
@@ -19,39 +20,96 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+import redis  # noqa: E402
 
 from bench.server import call, serve  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
 
 
-def load(port: int, clients: int, seconds: float, make_worker) -> tuple[float, list[float]]:  # type: ignore[no-untyped-def]
-    """Run ``clients`` threads for ``seconds``; each calls its worker's step() in a loop."""
+def cpu_seconds(pid: int) -> float:
+    """The CPU time (user + system) a process has used, from /proc (0 where there is none)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (gunicorn's workers), from /proc."""
+    found = []
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        try:
+            with open(f"/proc/{entry}/stat") as stat:
+                if entry.isdigit() and int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
+                    found.append(int(entry))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+class Served(NamedTuple):
+    """A load's outcome: requests per second, each counted request's latency, and the CPU the
+    watched processes (the server's workers, Redis) used per counted request, in seconds."""
+
+    rate: float
+    latencies: list[float]
+    cpu: list[float]
+
+
+def load(port: int, clients: int, seconds: float, make_worker, watched=()) -> Served:  # type: ignore[no-untyped-def]
+    """Run ``clients`` threads for ``seconds``; each calls its worker's step() in a loop. The
+    clock starts once every client has made its worker (its games), and a step counts (its
+    latency and one request) only when it returns True: a step that only makes a new game
+    (a client that used up its ready ones) spends the clock's time but is not counted. A
+    client that fails ends the run with its error rather than leaving fewer requests counted."""
     latencies: list[list[float]] = [[] for _ in range(clients)]
-    stop = time.monotonic() + seconds
-    barrier = threading.Barrier(clients)
+    window: list[float] = []
+    used: list[list[float]] = []
+    barrier = threading.Barrier(
+        clients, action=lambda: (used.append([cpu_seconds(p) for p in watched]), window.append(time.perf_counter()))
+    )
+    errors: list[BaseException] = []
 
     def run(i: int) -> None:
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        step = make_worker(conn)
-        barrier.wait()
-        while time.monotonic() < stop:
-            t = time.perf_counter()
-            step()
-            latencies[i].append(time.perf_counter() - t)
-        conn.close()
+        try:
+            step = make_worker(conn)
+            barrier.wait()
+            stop = window[0] + seconds
+            while (t := time.perf_counter()) < stop:
+                if step():
+                    latencies[i].append(time.perf_counter() - t)
+        except BaseException as error:
+            errors.append(error)
+            barrier.abort()
+        finally:
+            conn.close()
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(clients)]
-    start = time.perf_counter()
     for t in threads:
         t.start()
     for t in threads:
         t.join()
-    elapsed = time.perf_counter() - start
+    if errors:
+        raise errors[0]
+    elapsed = time.perf_counter() - window[0]
     flat = [x for xs in latencies for x in xs]
-    return len(flat) / elapsed, flat
+    after = [cpu_seconds(p) for p in watched]
+    return Served(len(flat) / elapsed, flat, [(a - b) / max(len(flat), 1) for a, b in zip(after, used[0])])
+
+
+def ok(status: int, data: bytes) -> bytes:
+    """A timed request's body, once it is known to have succeeded."""
+    if status != 200:
+        raise AssertionError(f"{status}: {data[:300]!r}")
+    return data
 
 
 def report(name: str, rate: float, lat: list[float], base_rate: float, base_lat: list[float]) -> None:
@@ -64,11 +122,21 @@ def report(name: str, rate: float, lat: list[float], base_rate: float, base_lat:
     )
 
 
+def cpu_report(name: str, cpu: list[float], base_workers: float) -> None:
+    """The server's CPU per request, which other loads on the machine disturb far less than
+    throughput: the workers' (against the bare endpoint's workers) and Redis's."""
+    workers, redis_cpu = sum(cpu[:-1]), cpu[-1]
+    print(
+        f"{name:22s} CPU per request: workers {workers * 1e6:5.0f} us ({workers / base_workers:.2f} x bare's "
+        f"{base_workers * 1e6:.0f} us), Redis {redis_cpu * 1e6:4.0f} us"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--clients", type=int, default=8)
-    parser.add_argument("--games-per-client", type=int, default=40, help="games made ready before the clock starts")
+    parser.add_argument("--games-per-client", type=int, default=80, help="games made ready before the clock starts")
     args = parser.parse_args()
     with redis_for("api") as url:
         run(args, url)
@@ -81,8 +149,15 @@ def run(args: argparse.Namespace, url: str) -> None:
         service, sport = serve("service.app:create_app()", env)
         bare, bport = serve("bench.bare_app:create_app()", env)
         procs += [service, bare]
+        probe = redis.Redis.from_url(url)
+        redis_pid = int(probe.info("server")["process_id"])
+        probe.close()
 
-        base_rate, base_lat = load(bport, args.clients, args.seconds, lambda conn: lambda: call(conn, "GET", "/bare"))
+        def bare_step(conn):  # type: ignore[no-untyped-def]
+            return lambda: bool(ok(*call(conn, "GET", "/bare")))
+
+        bare_pids, service_pids = children(bare.pid), [*children(service.pid), redis_pid]
+        base_rate, base_lat, base_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
 
         def new_game(conn):  # type: ignore[no-untyped-def]
             status, data = call(
@@ -98,7 +173,7 @@ def run(args: argparse.Namespace, url: str) -> None:
         def viewer(conn):  # type: ignore[no-untyped-def]
             game, tokens, _ = new_game(conn)
             headers = {"Authorization": f"Bearer {tokens[0]}"}
-            return lambda: call(conn, "GET", f"/games/{game}", headers=headers)
+            return lambda: bool(ok(*call(conn, "GET", f"/games/{game}", headers=headers)))
 
         def ready_game(conn):  # type: ignore[no-untyped-def]
             game, tokens, version = new_game(conn)
@@ -108,35 +183,43 @@ def run(args: argparse.Namespace, url: str) -> None:
         def player(conn):  # type: ignore[no-untyped-def]
             # Two players who only end their turns reach a stalemate after ten quiet rounds (P16,
             # 20 commands): each client makes its games before the clock starts and moves to the
-            # next when one ends, so that every timed request is a command.
+            # next when one ends, so that every counted request is a command that was applied.
             spares = [ready_game(conn) for _ in range(args.games_per_client)]
-            state = spares.pop()
+            state: dict | None = spares.pop()  # type: ignore[type-arg]
 
-            def step() -> None:
+            def step() -> bool:
                 nonlocal state
+                if state is None:  # out of ready games: make one, uncounted
+                    state = ready_game(conn)
+                    made[0] += 1
+                    return False
                 headers = {
                     "Authorization": f"Bearer {state['tokens'][state['seat']]}",
                     "Content-Type": "application/json",
                     "If-Match": f'"{state["version"]}"',
                     "Idempotency-Key": f"{state['game']}-{state['version']}",
                 }
-                status, data = call(
-                    conn, "POST", f"/games/{state['game']}/commands", {"type": "end_turn", "discards": []}, headers
+                data = ok(
+                    *call(
+                        conn, "POST", f"/games/{state['game']}/commands", {"type": "end_turn", "discards": []}, headers
+                    )
                 )
-                assert status == 200, data
                 doc = json.loads(data)
+                if doc["duplicate"] or doc["version"] <= state["version"]:
+                    raise AssertionError(f"the command was not applied anew: {data[:300]!r}")
                 if doc["view"]["turn"] is None:  # the game ended
                     ended[0] += 1
-                    state = spares.pop() if spares else ready_game(conn)
+                    state = spares.pop() if spares else None
                 else:
                     state.update(version=doc["version"], seat=doc["view"]["turn"]["seat"])
+                return True
 
             return step
 
-        ended = [0]
-        view_rate, view_lat = load(sport, args.clients, args.seconds, viewer)
-        post_rate, post_lat = load(sport, args.clients, args.seconds, player)
-        base2_rate, base2_lat = load(bport, args.clients, args.seconds, lambda conn: lambda: call(conn, "GET", "/bare"))
+        ended, made = [0], [0]
+        view_rate, view_lat, view_cpu = load(sport, args.clients, args.seconds, viewer, service_pids)
+        post_rate, post_lat, post_cpu = load(sport, args.clients, args.seconds, player, service_pids)
+        base2_rate, base2_lat, base2_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
         base_rate = (base_rate + base2_rate) / 2
         base_lat = base_lat + base2_lat
         print(f"gunicorn 2 gevent workers, {args.clients} keep-alive clients, {args.seconds:.0f} s each, one machine")
@@ -147,7 +230,13 @@ def run(args: argparse.Namespace, url: str) -> None:
         )
         report("get my view", view_rate, view_lat, base_rate, base_lat)
         report("post a command", post_rate, post_lat, base_rate, base_lat)
-        print(f"{'':22s} ({ended[0]} games ended and were replaced by ready ones while posting)")
+        bare_workers = (sum(base_cpu) + sum(base2_cpu)) / 2
+        cpu_report("get my view", view_cpu, bare_workers)
+        cpu_report("post a command", post_cpu, bare_workers)
+        print(
+            f"{'':22s} ({ended[0]} games ended and were replaced by ready ones while posting; "
+            f"{made[0]} more were made on the clock, uncounted)"
+        )
     finally:
         for p in procs:
             p.terminate()

@@ -1,7 +1,8 @@
 """The game index: a projection of every game's stream into lists for the lobby.
 
-It is written after each append from the new state, and can be rebuilt from the streams at
-any time (``rebuild``), so losing or corrupting it loses nothing.
+Each append writes the game's summary from the new state with its events (``GameIndex.write``,
+in the append's own script: the summaries share the game's slot), and the index can be rebuilt
+from the streams at any time (``rebuild``), so losing or corrupting it loses nothing.
 """
 
 from __future__ import annotations
@@ -15,8 +16,8 @@ from typing import Any, NamedTuple
 from domain import Game
 
 from . import keys
-from .redis_store import text
-from .store import EventStore
+from .redis_store import RECORD_SUMMARY, text
+from .store import EventStore, IndexWrite
 
 
 def seat_names(seats: list[dict[str, Any]]) -> list[str]:
@@ -49,19 +50,12 @@ def summary(
 
 # KEYS: the shard's summaries, then its listings (all, active, finished). ARGV: game, version,
 # JSON summary, listing entry, status. Never goes backwards; a finished game leaves "active".
-RECORD = """
-local old = redis.call('HGET', KEYS[1], ARGV[1])
-if old and cjson.decode(old).version >= tonumber(ARGV[2]) then return 0 end
-redis.call('HSET', KEYS[1], ARGV[1], ARGV[3])
-redis.call('ZADD', KEYS[2], 0, ARGV[4])
-if ARGV[5] == 'finished' then
-  redis.call('ZREM', KEYS[3], ARGV[4])
-  redis.call('ZADD', KEYS[4], 0, ARGV[4])
-else
-  redis.call('ZADD', KEYS[3], 0, ARGV[4])
-end
-return 1
+RECORD = (
+    RECORD_SUMMARY
+    + """
+return record_summary(KEYS[1], KEYS[2], KEYS[3], KEYS[4], ARGV[1], tonumber(ARGV[2]), ARGV[3], ARGV[4], ARGV[5])
 """
+)
 
 # KEYS: the shard's summaries. ARGV: game, version, JSON summary. Replaces the summary of that
 # very version (the seats' names changed: a join), never a newer one.
@@ -103,6 +97,14 @@ class GameIndex:
     ) -> None:
         """Store the summary unless a newer one is already there (two writers may race)."""
         self.record_summary(summary(game, state, created, updated, names))
+
+    @staticmethod
+    def write(
+        game: str, state: Game, created: str, updated: str | None = None, names: list[str] | None = None
+    ) -> IndexWrite:
+        """``record``'s summary as an append writes it with its events (EventStore.append)."""
+        doc = summary(game, state, created, updated, names)
+        return IndexWrite(json.dumps(doc), entry(game, created), doc["status"])
 
     def record_summary(self, doc: dict[str, Any]) -> bool:
         """Store a summary (``record``'s, or one moved from an older index) unless a newer one

@@ -21,6 +21,7 @@ from .store import (
     Appended,
     EventStore,
     IdempotencyConflict,
+    IndexWrite,
     InvalidRecord,
     NotReplicated,
     OutboxWrite,
@@ -31,20 +32,48 @@ FIELDS = ("type", "schema", "at", "actor", "meta", "data")
 REPLICAS_RECHECK = 1.0  #: seconds a primary's count of connected replicas is trusted
 log = logging.getLogger("bluemoon.store")
 
-# KEYS: stream, commands, the shard's outbox payloads, due and tries, and optionally the game's
-# live channel. ARGV: expected, command id, command hash, game, count, then count * len(FIELDS)
-# values, then optionally the number of outbox writes and for each its entry name, payload (''
-# clears the entry) and due (ms). Every check comes before the first write, so a refused or
-# malformed append writes nothing; outbox entries are written with the events or not at all.
-# With a live channel (on a Redis Cluster, where no reader can XREAD many games' streams at
-# once) the new version is published on it by sharded pub/sub, in the same slot.
-APPEND = """
+# A Lua function shared by the append script and the index's own (events/projection.py): store a
+# game's summary in its shard's index (KEYS: summaries, then the listings all, active and
+# finished) unless a newer one is there; a finished game leaves "active". 1 when stored.
+RECORD_SUMMARY = """
+local function record_summary(summaries, all, active, finished, game, version, summary, listing, status)
+  local old = redis.call('HGET', summaries, game)
+  if old and cjson.decode(old).version >= version then return 0 end
+  redis.call('HSET', summaries, game, summary)
+  redis.call('ZADD', all, 0, listing)
+  if status == 'finished' then
+    redis.call('ZREM', active, listing)
+    redis.call('ZADD', finished, 0, listing)
+  else
+    redis.call('ZADD', active, 0, listing)
+  end
+  return 1
+end
+"""
+
+# KEYS: stream, commands, the shard's outbox payloads, due and tries, then with an index write
+# the shard's index summaries and listings (all, active, finished), and last, optionally, the
+# game's live channel. ARGV: expected, command id, command hash, game, count, then count *
+# len(FIELDS) values, then optionally the number of outbox writes and for each its entry name,
+# payload ('' clears the entry) and due (ms), and after them optionally the index write: the
+# summary, the listing entry and the status. Every check comes before the first write, so a
+# refused or malformed append writes nothing; outbox entries and the summary are written with
+# the events or not at all. With a live channel (on a Redis Cluster, where no reader can XREAD
+# many games' streams at once) the new version is published on it by sharded pub/sub, in the
+# same slot.
+APPEND = (
+    RECORD_SUMMARY
+    + """
 local expected = tonumber(ARGV[1])
 local cid, chash, game, n = ARGV[2], ARGV[3], ARGV[4], tonumber(ARGV[5])
 local width = 6
 local tail = 5 + (n or 0) * width
 local writes = tonumber(ARGV[tail + 1] or '0')
-if expected == nil or n == nil or n < 1 or writes == nil or (#ARGV ~= tail and #ARGV ~= tail + 1 + 3 * writes) then
+if expected == nil or n == nil or n < 1 or writes == nil then
+  return redis.error_reply('INVALID append arguments')
+end
+local indexed = #ARGV == tail + 1 + 3 * writes + 3
+if #ARGV ~= tail and #ARGV ~= tail + 1 + 3 * writes and not indexed then
   return redis.error_reply('INVALID append arguments')
 end
 for i = 0, n - 1 do
@@ -89,9 +118,16 @@ for w = 0, writes - 1 do
   end
   redis.call('HDEL', KEYS[5], name)
 end
-if KEYS[6] then redis.call('SPUBLISH', KEYS[6], current + n) end
+local live = 6
+if indexed then
+  local at = tail + 1 + 3 * writes
+  record_summary(KEYS[6], KEYS[7], KEYS[8], KEYS[9], game, current + n, ARGV[at + 1], ARGV[at + 2], ARGV[at + 3])
+  live = 10
+end
+if KEYS[live] then redis.call('SPUBLISH', KEYS[live], current + n) end
 return {'ok', current + 1, current + n}
 """
+)
 
 # KEYS: snapshot. ARGV: version, schema, state. Never replaces a newer snapshot of the
 # same schema; a snapshot of another schema is always replaced.
@@ -111,6 +147,14 @@ def text(value: Any) -> str:
 def decode_entry(fields: dict[Any, Any]) -> StoredEvent:
     """A stream entry's fields as read by XRANGE or XREAD."""
     return from_record({text(k): text(v) for k, v in fields.items()})
+
+
+def command_record(seen: Any) -> tuple[str, Appended] | None:
+    """A command id's entry in the game's commands hash (``hash|first|last``) as ``command`` gives it."""
+    if seen is None:
+        return None
+    digest, first, last = text(seen).rsplit("|", 2)
+    return digest, Appended(int(first), int(last), duplicate=True)
 
 
 class RedisStore(EventStore):
@@ -133,17 +177,22 @@ class RedisStore(EventStore):
         command_id: str,
         command_hash: str,
         outbox: Sequence[OutboxWrite],
+        index: IndexWrite | None = None,
     ) -> Appended:
         args: list[Any] = [expected, command_id, command_hash, game, len(records)]
         for r in records:
             args += [r.get(f, "{}") if f == "meta" else r[f] for f in FIELDS]
-        names = [keys.stream(game), keys.commands(game), *keys.outbox(keys.shard(game))]  # one slot
-        if self.publish:
-            names.append(keys.live(game))
-        if outbox:
+        shard = keys.shard(game)
+        names = [keys.stream(game), keys.commands(game), *keys.outbox(shard)]  # one slot
+        if outbox or index:
             args.append(len(outbox))
             for write in outbox:
                 args += [write.name, write.payload or "", write.due_ms]
+        if index:
+            names += [keys.index_summaries(shard), *(keys.index_listing(shard, name) for name in keys.LISTINGS)]
+            args += [index.summary, index.listing, index.status]
+        if self.publish:
+            names.append(keys.live(game))
         try:
             status, first, last = (
                 self._append(keys=names, args=args) if not self.replicas else self._confirmed(names, args)
@@ -232,11 +281,7 @@ class RedisStore(EventStore):
         return None if payload is None or due is None else (text(payload), int(due))
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
-        seen = self.client.hget(keys.commands(game), command_id)
-        if seen is None:
-            return None
-        digest, first, last = text(seen).rsplit("|", 2)
-        return digest, Appended(int(first), int(last), duplicate=True)
+        return command_record(self.client.hget(keys.commands(game), command_id))
 
     def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool:
         return bool(self._snapshot(keys=[keys.snapshot(game)], args=[version, schema, state]))

@@ -75,6 +75,17 @@ class OutboxWrite:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexWrite:
+    """The game's summary in the index of its shard (events/projection.py), written by the
+    append with its events: the lobby is never behind an acknowledged append, and the summary
+    costs no round trip of its own. As every index write, it never replaces a newer summary."""
+
+    summary: str  #: the summary document, JSON; its ``version`` is the append's last
+    listing: str  #: the game's name in the shard's listings (``projection.entry``)
+    status: str  #: ``active`` or ``finished``
+
+
+@dataclass(frozen=True, slots=True)
 class Snapshot:
     version: int
     state: Game
@@ -92,6 +103,7 @@ class EventStore(ABC):
         command_id: str,
         command_hash: str,
         outbox: Sequence[OutboxWrite],
+        index: IndexWrite | None = None,
     ) -> Appended: ...
 
     @abstractmethod
@@ -131,10 +143,12 @@ class EventStore(ABC):
         meta: str = "{}",
         outbox: Sequence[OutboxWrite] = (),
         outbox_for: Callable[[list[StoredEvent]], Sequence[OutboxWrite]] | None = None,
+        index: IndexWrite | None = None,
     ) -> Appended:
         """Append atomically if the stream is at ``expected``, writing ``outbox`` (and what
-        ``outbox_for`` makes of the events as they will be stored) with the events; a known
-        command id with the same hash returns its original outcome and writes nothing."""
+        ``outbox_for`` makes of the events as they will be stored) and the game's ``index``
+        summary with the events; a known command id with the same hash returns its original
+        outcome and writes nothing."""
         if not events:
             raise InvalidRecord("nothing to append")
         at = now()
@@ -146,7 +160,7 @@ class EventStore(ABC):
         writes = [*outbox, *(outbox_for(stored) if outbox_for else ())]
         if any(keys.owner(write.name) != game for write in writes):  # its shard's outbox is in its slot
             raise InvalidRecord(f"an append to {game} writes only {game}'s outbox entries")
-        outcome = self._append_records(game, expected, records, command_id, command_hash, writes)
+        outcome = self._append_records(game, expected, records, command_id, command_hash, writes, index)
         if outcome.duplicate:
             return outcome
         return replace(outcome, stored=stored)
@@ -187,12 +201,7 @@ class EventStore(ABC):
     def advance(self, game: str, state: Game) -> Game:
         """``state`` with the events after it applied; StreamBehind when the stream no longer
         holds ``state``'s last event."""
-        stored = self.read(game, after=state.version - 1)
-        if not stored or stored[0].seq != state.version:
-            raise StreamBehind(f"{game}: the stream is shorter than version {state.version}")
-        for s in stored[1:]:
-            state = evolve(state, s.event)
-        return state
+        return caught_up(game, state, self.read(game, after=state.version - 1))
 
     def state_at(self, game: str, version: int) -> Game | None:
         """The state after ``version`` events (time travel), folded from the start."""
@@ -200,6 +209,16 @@ class EventStore(ABC):
         for stored in self.read(game, until=version):
             state = evolve(state, stored.event)
         return state
+
+
+def caught_up(game: str, state: Game, stored: Sequence[StoredEvent]) -> Game:
+    """``state`` with ``stored`` applied: the stream as read from ``state``'s own last event on
+    (its first entry proves the stream still holds that state). StreamBehind when it does not."""
+    if not stored or stored[0].seq != state.version:
+        raise StreamBehind(f"{game}: the stream is shorter than version {state.version}")
+    for s in stored[1:]:
+        state = evolve(state, s.event)
+    return state
 
 
 def _check(records: list[dict[str, str]]) -> None:
@@ -226,7 +245,9 @@ class InMemoryStore(EventStore):
         command_id: str,
         command_hash: str,
         outbox: Sequence[OutboxWrite],
+        index: IndexWrite | None = None,
     ) -> Appended:
+        """As RedisStore's, but an index summary is not kept: this store has no index."""
         with self._lock:
             _check(records)
             seen = self._commands.get(game, {}).get(command_id) if command_id else None

@@ -20,6 +20,7 @@ from marshmallow import EXCLUDE, Schema, fields
 from marshmallow.validate import Range, Regexp
 
 from application.codec import dumps
+from application.game_reads import GameRead
 from events.projection import CURSOR
 
 from . import schemas
@@ -31,6 +32,7 @@ Body = dict[str, Any]
 Answer = Response | Body | tuple[Body, dict[str, str]]
 View = Callable[..., Answer]
 
+IDEMPOTENCY_KEY = "Idempotency-Key"  #: the header that names a command, so that it is applied once
 MAX_VERSION = 2**53 - 1  #: the largest version a JSON client can hold exactly
 #: Who may act for a person: a personal access token (programs) or the page's session.
 PERSON: list[dict[str, list[str]]] = [{"personalToken": []}, {"session": []}]
@@ -53,10 +55,12 @@ _PREBUILT = (schemas.GameView, schemas.CommandResult, schemas.EventPage, schemas
 
 class Caller(NamedTuple):
     """Who calls, for an operation with ``security`` on a game: their seat (None for a
-    spectator) and the game's settings, read in the same round trip."""
+    spectator) and the game's settings, read in the same round trip as the rest of ``read``
+    (the game's state, an Idempotency-Key's record), which the view passes on to the service."""
 
     seat: int | None
     settings: dict[str, Any]
+    read: GameRead | None = None
 
 
 class Parameters(Schema):
@@ -151,7 +155,8 @@ class Operation:
         headers and the query, each refused whole by a 422 naming its bad fields."""
         read: dict[str, Any] = {}
         if self.security is not None and "game" in path and any("seatToken" in way for way in self.security):
-            read["caller"] = Caller(*access(path["game"], required={} not in self.security))
+            found = access(path["game"], required={} not in self.security, key=self._command_key())
+            read["caller"] = Caller(found.seat, found.settings, found)
         if self.body is not None:
             read["body"] = json_body(self.body)
         if self.headers is not None:
@@ -160,6 +165,13 @@ class Operation:
         if self.query is not None:
             read["query"] = instance(self.query).load(request.args)
         return read
+
+    def _command_key(self) -> str | None:
+        """The Idempotency-Key sent to an operation that declares one, so that its record is
+        read with the caller (the service uses it only if the header's schema keeps it as it is)."""
+        if self.headers is None or IDEMPOTENCY_KEY not in _declared(instance(self.headers)):
+            return None
+        return request.headers.get(IDEMPOTENCY_KEY) or None
 
     def _write(self, answer: Answer) -> Response:
         if isinstance(answer, Response):
@@ -180,8 +192,13 @@ DECLARED: list[Operation] = []  #: every operation, in the order of declaration
 def _headers(parser: Schema) -> dict[str, str]:
     """The request's headers that ``parser`` declares, by their declared names (HTTP's are
     case-insensitive; the first of repeated ones, as ``request.headers.get`` gives)."""
-    names = [field.data_key or name for name, field in parser.fields.items()]
-    return {name: request.headers[name] for name in names if name in request.headers}
+    return {name: request.headers[name] for name in _declared(parser) if name in request.headers}
+
+
+@functools.cache
+def _declared(parser: Schema) -> tuple[str, ...]:
+    """The header names ``parser`` declares."""
+    return tuple(field.data_key or name for name, field in parser.fields.items())
 
 
 def _rule(path: str) -> str:

@@ -3,6 +3,7 @@ seat, ETags, and the game view and events as served."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import re
 import time
@@ -16,10 +17,11 @@ from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 from application.accounts import TOKEN_PREFIX, Accounts
 from application.clocks import Bank, Clocks
 from application.codec import event_to_json
+from application.game_reads import GameRead
 from application.games import NOT_A_SEAT, GameService
 from application.refusals import Forbidden, Unauthorized
 from application.wiring import Components
-from domain import redact, view
+from domain import redact
 from events.serialization import StoredEvent
 
 SESSION_COOKIE = "bm_session"  #: the page's session (HttpOnly, SameSite=Lax; Secure behind https)
@@ -107,27 +109,28 @@ def person() -> str:
     return account
 
 
-def access(game: str, required: bool) -> tuple[int | None, dict[str, Any]]:
-    """The caller's seat (None for a spectator) and the game's settings, in one round trip.
+def access(game: str, required: bool, key: str | None = None) -> GameRead:
+    """The caller's seat (None for a spectator) and the game's settings, in one round trip
+    with the game's state and the record of the command id ``key`` (see GameService.read).
     A signed-in person reaches each seat of theirs, whatever device they sign in on."""
     account = signed_in()
     if account is not None:
-        _, settings = service().access(game, None)  # 404 for an unknown game
+        read = service().read(game, None, key)  # 404 for an unknown game
         seat = accounts().seat_in(account, game)
         if seat is None and required:
             raise Forbidden(NOT_A_SEAT)
-        return seat, settings
+        return dataclasses.replace(read, seat=seat)
     found = tokens()
     if not found and required:
         raise Unauthorized("send 'Authorization: Bearer <seat token>'")
-    return service().access(game, found[0] if found else None)
+    return service().read(game, found[0] if found else None, key)
 
 
 def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] | None = None) -> dict[str, Any]:
     """The domain's view plus what the service knows: the seats, the game's settings, and
     when the current turn's deadline passes (so a client can show a countdown)."""
     settings = settings if settings is not None else service().settings(game)
-    doc = view(state, seat)
+    doc = dict(service().views.view(game, state, seat))  # the drawn picture stays as it is
     doc["game"] = game
     doc["seats"] = service().public_seats(game, settings["seats"])
     deadline = settings.get("turn_deadline")
@@ -147,7 +150,7 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
             if pending and pending.turn == state.turn.number and pending.reason == "deadline"
             else None
         )
-        doc["turn"]["deadline"] = None if due is None else _iso(due)
+        doc["turn"] = {**doc["turn"], "deadline": None if due is None else _iso(due)}
     return doc
 
 

@@ -93,7 +93,7 @@ class Page(Parameters):
 )
 def list_events(game: str, caller: Caller, query: Body) -> Answer:
     after = query["after"]
-    state = service().state(game)  # 404 for an unknown game
+    state = service().state(game, caller.read)  # 404 for an unknown game
     stored, version = live.poll(current_app.extensions["bluemoon"], game, after, query["wait"], state.version)
     finished = state.finished or any(s.type == "GameEnded" for s in stored)  # after the end, nothing is hidden
     return {
@@ -165,7 +165,7 @@ SSE_EVENT = {
 )
 def stream_events(game: str, caller: Caller, query: Body, headers: Body) -> Answer:
     after = query["after"] if "after" in query else headers.get("last_event_id") or 0
-    finished = service().state(game).finished
+    finished = service().state(game, caller.read).finished
     config = current_app.config
     frames = live.frames(
         current_app.extensions["bluemoon"],

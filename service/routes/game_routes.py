@@ -169,7 +169,7 @@ class Conditional(Parameters):
     problems=(403, 404),
 )
 def get_game(game: str, caller: Caller, headers: Body) -> Answer:
-    state = service().state(game)
+    state = service().state(game, caller.read)
     if etag_version(headers.get("if_none_match", "")) == state.version:
         return Response(status=304, headers=etag(state.version))
     return game_view(game, state, caller.seat, caller.settings), etag(state.version)

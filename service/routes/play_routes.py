@@ -42,7 +42,7 @@ class Expand(Parameters):
     problems=(401, 403, 404, 422),
 )
 def legal(game: str, caller: Caller, query: Body) -> Answer:
-    state = service().state(game)
+    state = service().state(game, caller.read)
     legal = legal_document(state, caller.seat, query["expand"])  # type: ignore[arg-type]
     return {"game": game, **legal}, etag(state.version)
 
@@ -95,9 +95,7 @@ def post_command(game: str, caller: Caller, body: Body, headers: Body) -> Answer
     if expected is None:
         raise PreconditionRequired('send If-Match: "<version>" or expected_version: the version you played against')
     command = command_from_json(body, caller.seat)  # type: ignore[arg-type]
-    outcome = service().submit(
-        game, command, expected=expected, key=headers.get("idempotency_key"), settings=caller.settings
-    )
+    outcome = service().submit(game, command, expected=expected, key=headers.get("idempotency_key"), read=caller.read)
     state = outcome.state
     return {
         "game": game,

@@ -39,7 +39,7 @@ def test_a_reply_read_from_a_connection_closed_by_a_failover_is_a_503_to_retry(a
     game_id, token = game
     with pytest.raises((AttributeError, ValueError, OSError)):  # what redis-py itself raises, from its own code
         read()
-    monkeypatch.setattr(GameService, "access", read)
+    monkeypatch.setattr(GameService, "read", read)  # the one read a request on a game makes
     answer = api.get(f"/games/{game_id}", token=token)
     assert answer.status_code == 503 and answer.json["code"] == "unavailable"
     assert answer.headers["Retry-After"] == "5"
@@ -51,6 +51,6 @@ def test_an_attribute_error_of_our_own_is_still_a_500(api, game, monkeypatch):
     def broken(*_args, **_kwargs):
         return None.readline()  # type: ignore[attr-defined]
 
-    monkeypatch.setattr(GameService, "access", broken)
+    monkeypatch.setattr(GameService, "read", broken)
     answer = api.get(f"/games/{game_id}", token=token)
     assert answer.status_code == 500 and answer.json["code"] == "internal_error"
