@@ -71,7 +71,9 @@ def _movement(state: Game, seat: int, kinds: list[str]) -> Iterator[cmd.Command]
 
 # Commands are frozen values, so the legal set shares them between calls: a turn asks for the
 # same destinations and discards again and again, and building each command anew was most of
-# what legal_commands spent outside the payment search.
+# what legal_commands spent outside the payment search. The caches stay small: what they keep
+# is walked by every full garbage collection (4 of them took 0.11-0.16 s of a 0.8 s bench
+# run with caches of 4,096 entries, 0.04-0.06 s with these).
 
 
 @lru_cache(maxsize=1024)
@@ -79,7 +81,7 @@ def _moves(seat: int, destinations: tuple[str, ...]) -> tuple[cmd.Move, ...]:
     return tuple(cmd.Move(seat, to) for to in destinations)
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _with_card(
     command: type[cmd.FlyFigure | cmd.FlyDragon | cmd.MoveDragon],
     seat: int,
@@ -151,7 +153,7 @@ def _resets(seat: int, hand: tuple[str, ...]) -> tuple[cmd.EndTurn, ...]:
     return _end_turns(seat, tuple(sorted(hand)))
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=256)
 def _end_turns(seat: int, hand: tuple[str, ...]) -> tuple[cmd.EndTurn, ...]:
     """The Reset without a discard, then with each choice of discards (``hand`` sorted)."""
     return (_end_turn(seat, ()), *(_end_turn(seat, d) for d in _discard_choices(hand)))
