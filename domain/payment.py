@@ -114,6 +114,8 @@ _BIT: dict[Colour, int] = {colour: 1 << i for i, colour in enumerate(Colour)}
 
 
 def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) -> list[Payment]:
+    """The minimal payments in a fixed order: the choices of the depth-first search, each laid
+    out on the first cards of its kinds (``hand`` sorted), with every Hoax plan it allows."""
     ids: dict[Kind, list[str]] = {}
     for cid in hand:
         kind = _KIND[cid]
