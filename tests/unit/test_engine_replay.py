@@ -121,7 +121,7 @@ def test_the_first_recorded_games_replay_the_same():
 
 @pytest.mark.slow
 def test_all_recorded_games_replay_the_same():
-    """All 200 recorded games (about ten seconds): every event, legal set and state as recorded."""
+    """The other 180 recorded games (about 11 s of CPU): every event, legal set and state as recorded."""
     _replay(_recorded()[QUICK_GAMES:])
 
 
