@@ -99,7 +99,7 @@ def minimal_payments(hand: Sequence[str], colour: Colour, need: int, hoax: bool 
     return minimal_payments_sorted(tuple(sorted(hand)), colour, need, hoax)
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=1024)  # its payments are walked by every full garbage collection: not more
 def minimal_payments_sorted(hand: tuple[str, ...], colour: Colour, need: int, hoax: bool = True) -> tuple[Payment, ...]:
     """``minimal_payments`` of a hand already sorted (legal_commands sorts it once per call)."""
     return tuple(_search(hand, colour, need, hoax))
@@ -114,6 +114,8 @@ _BIT: dict[Colour, int] = {colour: 1 << i for i, colour in enumerate(Colour)}
 
 
 def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) -> list[Payment]:
+    """The minimal payments in a fixed order: the choices of the depth-first search, each laid
+    out on the first cards of its kinds (``hand`` sorted), with every Hoax plan it allows."""
     ids: dict[Kind, list[str]] = {}
     for cid in hand:
         kind = _KIND[cid]
