@@ -1,6 +1,6 @@
 """The games use case: create a game, take its seats, play a command exactly once.
 
-It is the only caller of ``decide`` outside tests and bots, and it owns what is not a rule
+It is the only caller of ``decide`` (``decide_and_apply``) outside tests and bots, and it owns what is not a rule
 of the game: seat tokens and invites, idempotency keys, the index, and the work the events
 start (a bot's turn, a deadline, webhook deliveries), written with them to the outbox and
 handed to the workers (application/handoff.py).
@@ -18,8 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from domain import Command, Event, Game, Options, decide, fold, new_game
+from domain import Command, Game, Options, fold, new_game
 from domain.city import Cell
+from domain.decide import decide_and_apply
 from domain.scenario import Position, scenario_game
 from events import keys
 from events.outbox import Outbox, now_ms
@@ -374,8 +375,7 @@ class GameService:
         state = self.state(game, read)
         if expected is not None and expected != state.version:
             raise WrongExpectedVersion(expected, state.version)
-        events: list[Event] = decide(state, command)
-        new_state = fold(events, state)
+        events, new_state = decide_and_apply(state, command)
         settings = settings if settings is not None else self.settings(game)
         # every event records the command that caused it, so an audit can judge the command again
         meta = json.dumps({**json.loads(meta), "command": command_json, "seat": command.seat, "version": state.version})

@@ -50,6 +50,13 @@ class _Transaction:
 
 def decide(state: Game, command: cmd.Command) -> list[ev.Event]:
     """The events ``command`` causes in ``state``; raises InvalidCommand or IllegalCommand."""
+    return decide_and_apply(state, command)[0]
+
+
+def decide_and_apply(state: Game, command: cmd.Command) -> tuple[list[ev.Event], Game]:
+    """``decide``, and the state its events lead to: deciding works that state out event by
+    event, so a caller that needs both (the service, the bots' look-ahead) need not fold the
+    events a second time."""
     handler = _HANDLERS.get(type(command))
     if handler is None:
         raise InvalidCommand("unknown_command", f"unknown command {type(command).__name__}")
@@ -64,7 +71,7 @@ def decide(state: Game, command: cmd.Command) -> list[ev.Event]:
     handler(tx, command)
     if not tx.game.finished:
         _check_end(tx)
-    return tx.events
+    return tx.events, tx.game
 
 
 # -- shared checks --------------------------------------------------------------------------

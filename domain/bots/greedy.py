@@ -9,8 +9,7 @@ from collections.abc import Callable, Iterator
 
 from .. import commands as cmd
 from ..catalogue import BUILDINGS
-from ..decide import decide
-from ..evolve import evolve
+from ..decide import decide_and_apply
 from ..legal import offers_and_actions
 from ..payment import minimal_payments
 from ..peoples import CARDS, Colour
@@ -24,9 +23,7 @@ FLIGHT_COST = 1.5  #: a Flit 1 spent to fly is a card not spent on a contributio
 
 
 def apply(state: Game, command: cmd.Command) -> Game:
-    for e in decide(state, command):
-        state = evolve(state, e)
-    return state
+    return decide_and_apply(state, command)[1]
 
 
 def candidates(state: Game, seat: int) -> Iterator[cmd.Command]:
