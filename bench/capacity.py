@@ -24,6 +24,7 @@ It stops at the first step whose command p99 passes ``--p99-ms`` (100).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import multiprocessing
 import os
 import signal
@@ -90,10 +91,8 @@ class Child:
         return self.conn.recv()
 
     def stop(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.conn.send(("stop",))
-        except OSError:
-            pass
         self.process.join(5)
         if self.process.is_alive():
             self.process.kill()
@@ -129,8 +128,8 @@ class Stack:
             "web": children(self.web.pid),
             "redis": [self.redis.process.pid],
             "worker": [self.worker.pid, *children(self.worker.pid)],
-            "player": [self.player.process.pid],  # type: ignore[list-item]
-            "watchers": [w.process.pid for w in self.watchers],  # type: ignore[misc]
+            "player": [self.player.process.pid],
+            "watchers": [w.process.pid for w in self.watchers],
         }
 
     def redis_memory(self) -> int:
@@ -205,7 +204,7 @@ def report(games: int, opened: int, measured: dict[str, Any], base: dict[str, in
     delay_p50 = sum(s["delays"]["p50"] * s["delays"]["n"] for s in seen if s["delays"]["n"]) / max(1, delay_n)
     delay_p99 = max((s["delays"]["p99"] for s in seen if s["delays"]["n"]), default=float("nan"))
     redis_per_game = (stack.redis_memory() - base["redis"]) / games
-    web_per_watcher = (worker_rss(stack.web.pid) - base["web"]) / max(1, opened)  # type: ignore[union-attr]
+    web_per_watcher = (worker_rss(stack.web.pid) - base["web"]) / max(1, opened)
     print(
         f"| {games:,} | {opened:,} | {commands['n'] / measured['elapsed']:.0f} | {ms(commands['p50'])} | "
         f"{ms(commands['p99'])} | {ms(played['waited']['p99'])} | {ms(delay_p50)} | {ms(delay_p99)} | "
@@ -239,7 +238,7 @@ def main() -> None:
     stack = Stack()
     try:
         stack.start(args)
-        base = {"redis": stack.redis_memory(), "web": worker_rss(stack.web.pid)}  # type: ignore[union-attr]
+        base = {"redis": stack.redis_memory(), "web": worker_rss(stack.web.pid)}
         print(
             f"gunicorn (service/gunicorn_conf.py), bluemoon-worker, embedded Redis; {os.cpu_count()} cores; "
             f"a command per game every {args.interval:g} s; {args.watchers_per_game} SSE watchers per game "

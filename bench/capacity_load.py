@@ -214,8 +214,8 @@ class Player:
 async def _player_main(
     conn: Connection, host: str, port: int, interval: float, watchers: list[Connection], connections: int
 ) -> None:
-    guard = asyncio.create_task(_orphan_guard())  # noqa: F841 (kept: a task needs a reference)
     player = Player(host, port, interval, watchers, connections)
+    player.playing.append(asyncio.create_task(_orphan_guard()))
     inbox = _listen(conn)
     while True:
         verb, *args = await inbox.get()
@@ -245,6 +245,7 @@ class Streams:
     def __init__(self, host: str, port: int, per_game: int) -> None:
         self.host, self.port, self.per_game = host, port, per_game
         self.slots: dict[int, list[asyncio.Task[None]]] = {}
+        self.guard: asyncio.Task[None] | None = None
         self.opening = asyncio.Semaphore(200)  #: connects at a time: the listen backlog is finite
         self.open = 0
         self.connects = 0
@@ -284,7 +285,7 @@ class Streams:
                     head += f"Last-Event-ID: {last}\r\n"
                 writer.write(head.encode() + b"\r\n")
                 status = int((await reader.readline()).split()[1])
-                while (line := await reader.readline()) not in (b"\r\n", b""):
+                while await reader.readline() not in (b"\r\n", b""):
                     pass
                 if status != 200:
                     raise ValueError(f"status {status}")
@@ -334,8 +335,8 @@ class Streams:
 
 
 async def _watcher_main(conn: Connection, player: Connection, host: str, port: int, per_game: int) -> None:
-    guard = asyncio.create_task(_orphan_guard())  # noqa: F841 (kept: a task needs a reference)
     streams = Streams(host, port, per_game)
+    streams.guard = asyncio.create_task(_orphan_guard())
     inbox = _listen(conn)
     games = _listen(player)
     while True:
