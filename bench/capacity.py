@@ -111,8 +111,8 @@ class Stack:
     def start(self, args: argparse.Namespace) -> None:
         self.redis = EmbeddedRedis(tempfile.mkdtemp(prefix="bluemoon-capacity-"))
         env = {**os.environ, "REDIS_URL": self.redis.url, "RATE_LIMIT": "0"}
-        self.web, port = serve("service.app:create_app()", env)
-        self.worker = start_worker(self.redis.url, QUEUE)
+        self.web, port = serve("service.app:create_app()", env, args.code)
+        self.worker = start_worker(self.redis.url, QUEUE, args.code)
         pipes = [multiprocessing.Pipe() for _ in range(args.watcher_processes)]
         self.watchers = [
             Child(watcher_process, (theirs, "127.0.0.1", port, args.watchers_per_game)) for _, theirs in pipes
@@ -188,7 +188,7 @@ def hold(stack: Stack, seconds: float) -> dict[str, Any]:
         "played": played,
         "seen": seen,
         "cpu": cpu,
-        "web_files": open_files(pids["web"]),
+        "web_files": [open_files([pid]) for pid in pids["web"]],
     }
 
 
@@ -211,7 +211,8 @@ def report(games: int, opened: int, measured: dict[str, Any], base: dict[str, in
         f"{played['failed']} | {sum(s['errors'] for s in seen)} | {played['replaced']} | "
         f"{redis_per_game / 1024:.1f} | {web_per_watcher / 1024:.1f} | "
         f"{' / '.join(f'{cpu[k] * 100:.0f}' for k in ('web', 'redis', 'worker', 'player', 'watchers', 'others'))} | "
-        f"{measured['web_files']:,} |",
+        f"{commands['n'] and cpu['web'] * measured['elapsed'] * 1000 / commands['n']:.1f} | "
+        f"{' / '.join(f'{n:,}' for n in measured['web_files'])} |",
         flush=True,
     )
     if played["failure_samples"]:
@@ -233,6 +234,9 @@ def main() -> None:
     parser.add_argument("--watcher-processes", type=int, default=4)
     parser.add_argument("--connections", type=int, default=100, help="the player's keep-alive connections")
     parser.add_argument("--p99-ms", type=float, default=100)
+    parser.add_argument(
+        "--code", type=Path, default=ROOT, help="the checkout whose web and worker run (another, to compare with)"
+    )
     args = parser.parse_args()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(1))  # so that ``finally`` stops everything
     stack = Stack()
@@ -242,16 +246,16 @@ def main() -> None:
         print(
             f"gunicorn (service/gunicorn_conf.py), bluemoon-worker, embedded Redis; {os.cpu_count()} cores; "
             f"a command per game every {args.interval:g} s; {args.watchers_per_game} SSE watchers per game "
-            f"over {args.watcher_processes} processes; {args.hold:g} s measured per step",
+            f"over {args.watcher_processes} processes; {args.hold:g} s measured per step; code: {args.code}",
             flush=True,
         )
         print(
             "| games | watchers | commands/s | p50 ms | p99 ms | waited p99 ms | event→watcher p50 ms | p99 ms "
             "| failed | stream errors | games replaced | Redis KiB/game | web KiB/watcher "
-            "| CPU % web / redis / worker / player / watchers / others | web fds |",
+            "| CPU % web / redis / worker / player / watchers / others | web CPU ms/command | web fds each |",
             flush=True,
         )
-        print("|" + "---|" * 17, flush=True)
+        print("|" + "---|" * 18, flush=True)
         games = args.start
         while games <= args.max_games:
             opened = ramp(stack, games, args.watchers_per_game)

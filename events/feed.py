@@ -32,6 +32,11 @@ from .serialization import StoredEvent
 log = logging.getLogger("bluemoon.feed")
 
 BLOCK_MS = 5_000  #: how long one XREAD blocks; its client's socket timeout must exceed it
+#: the reader's share of its process at most: after a read that found events it waits this much
+#: longer than the read took before the next (one XREAD names every watched stream, so with
+#: thousands of games and appends every few ms, reading at once again would take the process)
+READ_SHARE = 0.1
+GATHER_MAX = 0.1  #: the longest such wait, in seconds: what it may add to an event's delivery
 RECENT = 256  #: newest events kept per watched game, served to watchers without a read
 PAGE = 200  #: events one XREAD takes per stream
 
@@ -65,6 +70,7 @@ class Feed:
         self._reader_id: int | None = None
         self._generation = 0  #: bumped when a game is added
         self._read_generation = 0  #: the generation the reader's current XREAD covers
+        self._gathering = False  #: the reader waits between two reads: its next one names every game
         self._thread: threading.Thread | None = None
         self.closing = False  #: the process is stopping: every wait returns at once
 
@@ -112,7 +118,7 @@ class Feed:
         for _ in range(100):
             with self._lock:
                 reader_id = self._reader_id
-                if reader_id is None or self._read_generation >= mine:
+                if reader_id is None or self._read_generation >= mine or self._gathering:
                     return
             try:
                 if self._client.client_unblock(reader_id):
@@ -190,13 +196,16 @@ class Feed:
                     self._work.wait()
                 streams = {keys.stream(g): f"0-{w.version}" for g, w in self._games.items()}
                 self._read_generation = self._generation
+                self._gathering = False
             try:
                 if client is None:
                     client = self._reader()
                     reader_id = int(client.client_id())
                     with self._lock:
                         self._reader_id = reader_id
+                started = time.monotonic()
                 reply = client.xread(streams, count=PAGE, block=self._block_ms)
+                took = time.monotonic() - started
             except Exception as error:
                 log.warning("feed reader: %s; retrying in %.1f s", error, pause)
                 with self._lock:
@@ -213,3 +222,15 @@ class Feed:
                     self._deliver(game, [decode_entry(fields) for _, fields in entries])
                 except Exception:
                     log.exception("feed reader: cannot read %s", stream)
+            if reply:
+                self._gather(took)
+
+    def _gather(self, took: float) -> None:
+        """Let events gather before the next read, so the reader takes at most READ_SHARE of
+        the process however many games it names: a read that took ``took`` seconds (or
+        blocked that long: then events are rare, and waiting delays few) is followed by a
+        wait of up to GATHER_MAX. Watchers of this process's own appends are woken at once
+        (``publish``); a new game is read after the wait, with no need to cut a read short."""
+        with self._lock:
+            self._gathering = True
+        time.sleep(min(GATHER_MAX, took * (1 - READ_SHARE) / READ_SHARE))

@@ -19,7 +19,9 @@ wsgi_app = "service.app:create_app()"
 bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
 workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
 worker_class = "gevent"
-worker_connections = 10_000  #: open connections per worker; gunicorn's default 1,000 caps watchers
+#: open connections per worker; gunicorn's default 1,000 caps watchers. 15,000: two workers hold
+#: 20,000 watchers (bench/capacity.py) even when one accepts more than its half
+worker_connections = 15_000
 timeout = 60  #: a worker that stops answering gunicorn's heartbeat this long is restarted
 graceful_timeout = 10  #: requests get this long to finish on a restart (open streams end at once)
 keepalive = 5
