@@ -121,6 +121,7 @@ class Stack:
             player_process, ("127.0.0.1", port, args.interval, [mine for mine, _ in pipes], args.connections)
         )
         self.client = redis.Redis.from_url(self.redis.url)
+        self.client.config_set("latency-monitor-threshold", 100)  # Redis's own stalls over 100 ms
 
     def pids(self) -> dict[str, list[int]]:
         assert self.web and self.worker and self.redis and self.player
@@ -215,6 +216,16 @@ def report(games: int, opened: int, measured: dict[str, Any], base: dict[str, in
         f"{' / '.join(f'{n:,}' for n in measured['web_files'])} |",
         flush=True,
     )
+    if played["slow"]:
+        spells = sorted({int(at) for at, _ in played["slow"]})
+        print(
+            f"  {len(played['slow'])} commands over 0.5 s (longest {max(s for _, s in played['slow']):.1f} s), "
+            f"in the seconds {spells[:12]}",
+            flush=True,
+        )
+    latest = stack.client.execute_command("LATENCY", "LATEST")
+    if latest:
+        print(f"  Redis LATENCY LATEST: {latest}", flush=True)
     if played["failure_samples"]:
         print(f"  failed commands, e.g. {played['failure_samples']}", flush=True)
     for s in seen:

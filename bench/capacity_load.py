@@ -129,6 +129,7 @@ class Player:
         self.latencies: list[float] = []
         self.late: list[float] = []  #: how long a command waited for a free connection
         self.failures: list[str] = []
+        self.slow: list[tuple[float, float]] = []  #: (when, seconds) of commands over 0.5 s
         self.replaced = 0
 
     async def _call(self, method: str, path: str, body: Any, headers: dict[str, str]) -> tuple[int, Any, float, float]:
@@ -187,6 +188,8 @@ class Player:
             return
         self.latencies.append(took)
         self.late.append(waited)
+        if took > 0.5:
+            self.slow.append((round(time.time(), 1), round(took, 2)))
         if status != 200:
             self.failures.append(f"{status} {doc.get('code') if isinstance(doc, dict) else doc}")
             return
@@ -206,8 +209,9 @@ class Player:
             "failed": len(self.failures),
             "failure_samples": self.failures[:3],
             "replaced": self.replaced,
+            "slow": self.slow,
         }
-        self.latencies, self.late, self.failures, self.replaced = [], [], [], 0
+        self.latencies, self.late, self.failures, self.replaced, self.slow = [], [], [], 0, []
         return found
 
 

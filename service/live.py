@@ -8,6 +8,7 @@ watches it, not once per watcher.
 from __future__ import annotations
 
 import logging
+import random
 import threading
 import time
 import uuid
@@ -37,6 +38,9 @@ SSE_RETRY_MS = 1000  #: the reconnection delay the stream asks EventSource to us
 WATCHING_MS = 90_000  #: a seat's open stream counts as watching for this long after each renewal
 RENEW_WATCHING = 60.0  #: seconds between renewals of a seat's mark
 RENEW_EVERY = 5.0  #: seconds between two looks for marks due (renewed together: ``_Marks``)
+RENEW_BATCH = 500  #: marks per renewal pipeline
+KEEPALIVE_JITTER = 0.2  #: a keep-alive comes after 80-100% of the keep-alive time, at random, so
+#: that streams opened together (a deploy, a burst of visitors) do not all wake at once for ever
 _SERVED: OrderedDict[tuple[str, int, int | None, bool], tuple[dict[str, Any], bytes]] = OrderedDict()
 _SERVED_MAX = 4096
 
@@ -129,19 +133,22 @@ class _Marks:
                 due = [mark for mark, at in self._renewed.items() if now - at >= RENEW_WATCHING]
                 for mark in due:
                     self._renewed[mark] = now
-            if not due:
-                continue
-            try:
-                self._write(due)
-                with self._lock:  # a stream that closed meanwhile: its mark must not outlive it
-                    gone = [mark for mark in due if mark not in self._renewed]
-                if gone:
-                    with self._client.pipeline(transaction=False) as pipe:
-                        for key, member in gone:
-                            pipe.zrem(key, member)
-                        pipe.execute()
-            except redis.RedisError as error:  # each lapses by itself unless a later renewal lands
-                log.warning("could not renew %d watching marks: %s", len(due), error)
+            for i in range(0, len(due), RENEW_BATCH):
+                self._renew(due[i : i + RENEW_BATCH])
+                time.sleep(0)  # a pipeline of thousands would hold the worker's other requests
+
+    def _renew(self, due: list[tuple[str, str]]) -> None:
+        try:
+            self._write(due)
+            with self._lock:  # a stream that closed meanwhile: its mark must not outlive it
+                gone = [mark for mark in due if mark not in self._renewed]
+            if gone:
+                with self._client.pipeline(transaction=False) as pipe:
+                    for key, member in gone:
+                        pipe.zrem(key, member)
+                    pipe.execute()
+        except redis.RedisError as error:  # each lapses by itself unless a later renewal lands
+            log.warning("could not renew %d watching marks: %s", len(due), error)
 
 
 _MARKS: weakref.WeakKeyDictionary[Any, _Marks] = weakref.WeakKeyDictionary()
@@ -182,7 +189,7 @@ def frames(
     revealed: bool = False,
 ) -> Iterator[bytes]:
     """The SSE body: the events after ``after``, then each new one as it comes, with a
-    keep-alive comment whenever ``keepalive`` seconds pass in silence, for ``lifetime``
+    keep-alive comment after at most ``keepalive`` seconds of silence, for ``lifetime``
     seconds; then it ends, and EventSource resumes with Last-Event-ID. Once the game has
     ended (``revealed``, or a GameEnded in the stream) nothing is hidden any more."""
     position = after
@@ -207,5 +214,6 @@ def frames(
             if c.feed.closing:
                 yield b": the server is restarting; reconnect with Last-Event-ID\n\n"
                 return
-            if c.feed.wait(game, position, min(keepalive, left)) <= position and left > keepalive:
+            quiet = keepalive * (1 - KEEPALIVE_JITTER * random.random())
+            if c.feed.wait(game, position, min(quiet, left)) <= position and left > quiet:
                 yield b": keep-alive\n\n"
