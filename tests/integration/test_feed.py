@@ -9,7 +9,8 @@ import redis
 
 from application.wiring import CALL_TIMEOUTS, READER_TIMEOUTS, build
 from domain import Edition, Options, new_game
-from events.feed import BLOCK_MS, Feed
+from events import keys
+from events.feed import BLOCK_MS, Feed, _bulk, _Watched, xread_command
 from events.redis_store import RedisStore
 
 
@@ -60,3 +61,13 @@ def test_the_reader_survives_a_killed_connection_and_misses_nothing(real_redis, 
         assert feed.wait(game, version, 10.0) == version + 2
         assert feed._reader_id != reader_id  # a new connection
         assert [s.seq for s in feed.since(game, version)] == [version + 1, version + 2]
+
+
+def test_the_readers_own_encoding_of_xread_is_what_redis_py_sends():
+    watched = [_Watched(7, stream=_bulk(keys.stream("a" * 32).encode())), _Watched(0, stream=_bulk(b"x"))]
+    packed = (
+        redis.Redis()
+        .connection_pool.make_connection()
+        .pack_command("XREAD", "COUNT", 200, "BLOCK", 5000, "STREAMS", keys.stream("a" * 32), "x", "0-7", "0-0")
+    )
+    assert xread_command(watched, 200, 5000) == b"".join(packed)
