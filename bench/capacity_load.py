@@ -143,8 +143,13 @@ class Player:
             self.pool.put_nowait(http)
 
     async def _new_game(self, slot: int) -> None:
-        status, doc, _, _ = await self._call("POST", "/games", HUMANS, {})
-        if status != 201:
+        for _ in range(30):  # an overloaded server answers 503 (Redis's pool ran dry): retried
+            status, doc, _, _ = await self._call("POST", "/games", HUMANS, {})
+            if status == 201:
+                break
+            self.failures.append(f"POST /games {status}")
+            await asyncio.sleep(1.0)
+        else:
             raise RuntimeError(f"POST /games answered {status}: {doc}")
         game = {"id": doc["game"], "tokens": [s["token"] for s in doc["seats"]], "version": doc["version"], "seat": 0}
         self.games[slot] = game
