@@ -30,9 +30,9 @@ limit_request_line = 0  #: no limit here: the app answers an over-long URL with 
 #: the cyclic garbage collector's thresholds in a worker (Python's are 700, 10, 10). With
 #: thousands of watchers the heap holds millions of live objects, and a full collection walks
 #: them all: 0.3-1.1 s with 6,000 watchers (bench/capacity.py), a pause for every request of
-#: the worker. Most garbage is freed by reference counting; collecting young objects 70 times
+#: the worker. Most garbage is freed by reference counting; collecting young objects 14 times
 #: less often and the oldest 100 times less often keeps such pauses to a rare one.
-gc_thresholds = (50_000, 10, 1_000)
+gc_thresholds = (10_000, 10, 1_000)
 
 
 def on_starting(server: object) -> None:
