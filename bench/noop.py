@@ -18,12 +18,13 @@ def noop() -> str:
     return "ok"
 
 
-def start_worker(url: str, queue: str) -> subprocess.Popen:
-    """One ``bluemoon-worker`` on ``queue`` (stop it with ``os.killpg(worker.pid, SIGTERM)``)."""
-    env = {**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": queue}
+def start_worker(url: str, queue: str, root: Path = ROOT) -> subprocess.Popen:
+    """One ``bluemoon-worker`` on ``queue`` running ``root``'s code (stop it with
+    ``os.killpg(worker.pid, SIGTERM)``)."""
+    env = {**os.environ, "REDIS_URL": url, "PYTHONPATH": str(root), "BLUEMOON_QUEUE": queue}
     return subprocess.Popen(
         [sys.executable, "-m", "cli.bluemoon_worker", "--queue", queue],
-        cwd=ROOT,
+        cwd=root,
         env=env,
         start_new_session=True,
         stdout=subprocess.DEVNULL,

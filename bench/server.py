@@ -16,8 +16,9 @@ from events.embedded import free_port
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def serve(app: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    """gunicorn serving ``app`` on a free port, once it answers."""
+def serve(app: str, env: dict[str, str], root: Path = ROOT) -> tuple[subprocess.Popen[bytes], int]:
+    """gunicorn serving ``app`` on a free port, once it answers; ``root``: the checkout whose
+    code it runs (another one to compare with)."""
     port = free_port()
     proc = subprocess.Popen(
         [
@@ -32,8 +33,8 @@ def serve(app: str, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
             "warning",
             app,
         ],
-        cwd=ROOT,
-        env={**env, "PYTHONPATH": str(ROOT)},
+        cwd=root,
+        env={**env, "PYTHONPATH": str(root)},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

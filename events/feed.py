@@ -32,6 +32,11 @@ from .serialization import StoredEvent
 log = logging.getLogger("bluemoon.feed")
 
 BLOCK_MS = 5_000  #: how long one XREAD blocks; its client's socket timeout must exceed it
+#: the reader's share of its process at most: after a read that found events it waits this much
+#: longer than the read took before the next (one XREAD names every watched stream, so with
+#: thousands of games and appends every few ms, reading at once again would take the process)
+READ_SHARE = 0.05
+GATHER_MAX = 0.1  #: the longest such wait, in seconds: what it may add to an event's delivery
 RECENT = 256  #: newest events kept per watched game, served to watchers without a read
 PAGE = 200  #: events one XREAD takes per stream
 
@@ -46,6 +51,34 @@ class _Watched:
     grown: threading.Event = field(default_factory=threading.Event)
     watchers: int = 0
     recent: list[StoredEvent] = field(default_factory=list)  #: contiguous, ending at ``version``
+    stream: bytes = b""  #: the stream's name as the XREAD command carries it, encoded once
+    _after: tuple[int, bytes] = (-1, b"")  #: ``version`` and the id to read after, encoded
+
+    def after(self) -> bytes:
+        """The id to read after, as the XREAD command carries it (encoded once per version)."""
+        if self._after[0] != self.version:
+            self._after = (self.version, _bulk(b"0-%d" % self.version))
+        return self._after[1]
+
+
+def _bulk(value: bytes) -> bytes:
+    """``value`` as a RESP bulk string."""
+    return b"$%d\r\n%s\r\n" % (len(value), value)
+
+
+def xread_command(watched: list[_Watched], count: int, block_ms: int) -> bytes:
+    """``XREAD COUNT count BLOCK block_ms STREAMS <each stream> <each id>``, encoded: from the
+    names encoded once per game, this takes a fraction of what redis-py's encoding of 2 x
+    thousands of arguments takes on every read."""
+    head = [b"XREAD", b"COUNT", b"%d" % count, b"BLOCK", b"%d" % block_ms, b"STREAMS"]
+    return b"".join(
+        [
+            b"*%d\r\n" % (len(head) + 2 * len(watched)),
+            *map(_bulk, head),
+            *(w.stream for w in watched),
+            *(w.after() for w in watched),
+        ]
+    )
 
 
 class Feed:
@@ -65,6 +98,7 @@ class Feed:
         self._reader_id: int | None = None
         self._generation = 0  #: bumped when a game is added
         self._read_generation = 0  #: the generation the reader's current XREAD covers
+        self._gathering = False  #: the reader waits between two reads: its next one names every game
         self._thread: threading.Thread | None = None
         self.closing = False  #: the process is stopping: every wait returns at once
 
@@ -87,7 +121,7 @@ class Feed:
             watched = self._games.get(game)
             new = watched is None
             if watched is None:
-                watched = self._games[game] = _Watched(0)
+                watched = self._games[game] = _Watched(0, stream=_bulk(keys.stream(game).encode()))
             watched.watchers += 1
         try:
             if new:
@@ -112,7 +146,7 @@ class Feed:
         for _ in range(100):
             with self._lock:
                 reader_id = self._reader_id
-                if reader_id is None or self._read_generation >= mine:
+                if reader_id is None or self._read_generation >= mine or self._gathering:
                     return
             try:
                 if self._client.client_unblock(reader_id):
@@ -182,26 +216,36 @@ class Feed:
         self._thread.start()
 
     def _run(self) -> None:
-        client = None
+        client: Any = None
+        connection: Any = None
         pause = 0.1
         while True:
             with self._lock:
                 while not self._games:
                     self._work.wait()
-                streams = {keys.stream(g): f"0-{w.version}" for g, w in self._games.items()}
+                started = time.monotonic()
+                command = xread_command(list(self._games.values()), PAGE, self._block_ms)
                 self._read_generation = self._generation
+                self._gathering = False
             try:
                 if client is None:
                     client = self._reader()
-                    reader_id = int(client.client_id())
+                    connection = client.connection_pool.get_connection()
+                    connection.send_command("CLIENT", "ID")
+                    reader_id = int(connection.read_response())
                     with self._lock:
                         self._reader_id = reader_id
-                reply = client.xread(streams, count=PAGE, block=self._block_ms)
+                connection.send_packed_command([command])
+                reply = client.parse_response(connection, "XREAD")
+                took = time.monotonic() - started
             except Exception as error:
                 log.warning("feed reader: %s; retrying in %.1f s", error, pause)
                 with self._lock:
                     self._reader_id = None
-                client = None
+                if connection is not None:  # the reader's connection is its own while it lives
+                    connection.disconnect()
+                    client.connection_pool.release(connection)
+                client = connection = None
                 time.sleep(pause)
                 pause = min(pause * 2, 5.0)
                 continue
@@ -213,3 +257,15 @@ class Feed:
                     self._deliver(game, [decode_entry(fields) for _, fields in entries])
                 except Exception:
                     log.exception("feed reader: cannot read %s", stream)
+            if reply:
+                self._gather(took)
+
+    def _gather(self, took: float) -> None:
+        """Let events gather before the next read, so the reader takes at most READ_SHARE of
+        the process however many games it names: a read that took ``took`` seconds (or
+        blocked that long: then events are rare, and waiting delays few) is followed by a
+        wait of up to GATHER_MAX. Watchers of this process's own appends are woken at once
+        (``publish``); a new game is read after the wait, with no need to cut a read short."""
+        with self._lock:
+            self._gathering = True
+        time.sleep(min(GATHER_MAX, took * (1 - READ_SHARE) / READ_SHARE))

@@ -8,10 +8,13 @@ watches it, not once per watcher.
 from __future__ import annotations
 
 import logging
+import random
+import threading
 import time
 import uuid
+import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -33,7 +36,11 @@ SSE_SECONDS = 300.0  #: an SSE response's lifetime; then it ends and the client 
 SSE_KEEPALIVE = 15.0  #: a comment line at least this often keeps proxies from closing it
 SSE_RETRY_MS = 1000  #: the reconnection delay the stream asks EventSource to use
 WATCHING_MS = 90_000  #: a seat's open stream counts as watching for this long after each renewal
-RENEW_WATCHING = 60.0  #: seconds between renewals (the stream wakes at least every keep-alive)
+RENEW_WATCHING = 60.0  #: seconds between renewals of a seat's mark
+RENEW_EVERY = 5.0  #: seconds between two looks for marks due (renewed together: ``_Marks``)
+RENEW_BATCH = 500  #: marks per renewal pipeline
+KEEPALIVE_JITTER = 0.2  #: a keep-alive comes after 80-100% of the keep-alive time, at random, so
+#: that streams opened together (a deploy, a burst of visitors) do not all wake at once for ever
 _SERVED: OrderedDict[tuple[str, int, int | None, bool], tuple[dict[str, Any], bytes]] = OrderedDict()
 _SERVED_MAX = 4096
 
@@ -74,36 +81,101 @@ def poll(c: Components, game: str, after: int, wait: float, version: int) -> tup
     return stored, max(version, stored[-1].seq if stored else 0)
 
 
+class _Marks:
+    """The watching marks of one Redis client's open streams. A mark is written when its
+    stream opens and deleted when it closes; renewals go out together, one pipeline every
+    RENEW_EVERY seconds for the marks due, not a round trip per stream (20,000 streams
+    would otherwise cost as many Redis calls as the commands of 10,000 games)."""
+
+    def __init__(self, client: Any) -> None:
+        self._client = client
+        self._lock = threading.Lock()
+        self._renewed: dict[tuple[str, str], float] = {}  #: open marks, and when each was last written
+        self._renewing = False  #: the renewer runs (it stops when no stream is open)
+
+    def add(self, key: str, member: str) -> None:
+        with self._lock:
+            self._renewed[key, member] = time.monotonic()
+            start, self._renewing = not self._renewing, True
+        if start:
+            threading.Thread(target=self._renew_forever, name="bluemoon-watch-marks", daemon=True).start()
+        try:
+            self._write([(key, member)])
+        except redis.RedisError as error:  # the stream goes on; the renewer tries again
+            log.warning("could not mark %s of %s as watching: %s", member, key, error)
+
+    def remove(self, key: str, member: str) -> None:
+        with self._lock:
+            self._renewed.pop((key, member), None)
+        with suppress(redis.RedisError):  # else it lapses by itself
+            self._client.zrem(key, member)
+
+    def _write(self, marks: list[tuple[str, str]]) -> None:
+        at = int(time.time() * 1000)
+        sets = {key for key, _ in marks}
+        with self._client.pipeline(transaction=False) as pipe:
+            for key in sets:
+                pipe.zremrangebyscore(key, "-inf", at)
+            for key, member in marks:
+                pipe.zadd(key, {member: at + WATCHING_MS})
+            for key in sets:
+                pipe.pexpire(key, WATCHING_MS)
+            pipe.execute()
+
+    def _renew_forever(self) -> None:
+        while True:
+            time.sleep(RENEW_EVERY)
+            with self._lock:
+                if not self._renewed:
+                    self._renewing = False
+                    return
+                now = time.monotonic()
+                due = [mark for mark, at in self._renewed.items() if now - at >= RENEW_WATCHING]
+                for mark in due:
+                    self._renewed[mark] = now
+            for i in range(0, len(due), RENEW_BATCH):
+                self._renew(due[i : i + RENEW_BATCH])
+                time.sleep(0)  # a pipeline of thousands would hold the worker's other requests
+
+    def _renew(self, due: list[tuple[str, str]]) -> None:
+        try:
+            self._write(due)
+            with self._lock:  # a stream that closed meanwhile: its mark must not outlive it
+                gone = [mark for mark in due if mark not in self._renewed]
+            if gone:
+                with self._client.pipeline(transaction=False) as pipe:
+                    for key, member in gone:
+                        pipe.zrem(key, member)
+                    pipe.execute()
+        except redis.RedisError as error:  # each lapses by itself unless a later renewal lands
+            log.warning("could not renew %d watching marks: %s", len(due), error)
+
+
+_MARKS: weakref.WeakKeyDictionary[Any, _Marks] = weakref.WeakKeyDictionary()
+_MARKS_LOCK = threading.Lock()
+
+
+def _marks(client: Any) -> _Marks:
+    with _MARKS_LOCK:
+        found = _MARKS.get(client)
+        if found is None:
+            found = _MARKS[client] = _Marks(client)
+        return found
+
+
 @contextmanager
-def _seat_watching(c: Components, game: str, seat: int | None) -> Iterator[Callable[[], None]]:
+def _seat_watching(c: Components, game: str, seat: int | None) -> Iterator[None]:
     """While a seat's stream is open, the seat counts as watching the game (its person gets no
     alerts for it: workers/alert_jobs.py); a mark that is not renewed lapses by itself."""
     if seat is None:
-        yield lambda: None
+        yield
         return
-    key, member = keys.watchers(game), f"{seat}:{uuid.uuid4().hex}"
-    renewed = -RENEW_WATCHING
-
-    def renew() -> None:
-        nonlocal renewed
-        if time.monotonic() - renewed < RENEW_WATCHING:
-            return
-        renewed = time.monotonic()
-        try:
-            at = int(time.time() * 1000)
-            with c.client.pipeline(transaction=False) as pipe:
-                pipe.zremrangebyscore(key, "-inf", at)
-                pipe.zadd(key, {member: at + WATCHING_MS})
-                pipe.pexpire(key, WATCHING_MS)
-                pipe.execute()
-        except redis.RedisError as error:  # the stream goes on; the person may get an alert
-            log.warning("could not mark %s of %s as watching: %s", member, game, error)
-
+    marks, key, member = _marks(c.client), keys.watchers(game), f"{seat}:{uuid.uuid4().hex}"
+    marks.add(key, member)
     try:
-        yield renew
+        yield
     finally:
-        with suppress(redis.RedisError):  # else it lapses by itself
-            c.client.zrem(key, member)
+        marks.remove(key, member)
 
 
 def frames(
@@ -117,15 +189,14 @@ def frames(
     revealed: bool = False,
 ) -> Iterator[bytes]:
     """The SSE body: the events after ``after``, then each new one as it comes, with a
-    keep-alive comment whenever ``keepalive`` seconds pass in silence, for ``lifetime``
+    keep-alive comment after at most ``keepalive`` seconds of silence, for ``lifetime``
     seconds; then it ends, and EventSource resumes with Last-Event-ID. Once the game has
     ended (``revealed``, or a GameEnded in the stream) nothing is hidden any more."""
     position = after
     ends = time.monotonic() + lifetime
     yield b"retry: %d\n\n" % SSE_RETRY_MS
-    with c.feed.watching(game), _seat_watching(c, game, seat) as renew:
+    with c.feed.watching(game), _seat_watching(c, game, seat):
         while True:
-            renew()
             try:
                 batch = _next(c, game, position)
             except redis.RedisError as error:
@@ -143,5 +214,6 @@ def frames(
             if c.feed.closing:
                 yield b": the server is restarting; reconnect with Last-Event-ID\n\n"
                 return
-            if c.feed.wait(game, position, min(keepalive, left)) <= position and left > keepalive:
+            quiet = keepalive * (1 - KEEPALIVE_JITTER * random.random())
+            if c.feed.wait(game, position, min(quiet, left)) <= position and left > quiet:
                 yield b": keep-alive\n\n"

@@ -5,11 +5,13 @@ from __future__ import annotations
 import threading
 import uuid
 
+import pytest
 import redis
 
 from application.wiring import CALL_TIMEOUTS, READER_TIMEOUTS, build
 from domain import Edition, Options, new_game
-from events.feed import BLOCK_MS, Feed
+from events import keys
+from events.feed import BLOCK_MS, Feed, _bulk, _Watched, xread_command
 from events.redis_store import RedisStore
 
 
@@ -60,3 +62,32 @@ def test_the_reader_survives_a_killed_connection_and_misses_nothing(real_redis, 
         assert feed.wait(game, version, 10.0) == version + 2
         assert feed._reader_id != reader_id  # a new connection
         assert [s.seq for s in feed.since(game, version)] == [version + 1, version + 2]
+
+
+def test_the_readers_own_encoding_of_xread_is_what_redis_py_sends():
+    watched = [_Watched(7, stream=_bulk(keys.stream("a" * 32).encode())), _Watched(0, stream=_bulk(b"x"))]
+    packed = (
+        redis.Redis()
+        .connection_pool.make_connection()
+        .pack_command("XREAD", "COUNT", 200, "BLOCK", 5000, "STREAMS", keys.stream("a" * 32), "x", "0-7", "0-0")
+    )
+    assert xread_command(watched, 200, 5000) == b"".join(packed)
+
+
+def test_after_a_read_with_events_the_reader_lets_more_gather_and_a_new_game_waits_for_that(real_redis, monkeypatch):
+    import events.feed as feed_module
+
+    slept: list[float] = []
+    monkeypatch.setattr(feed_module.time, "sleep", slept.append)
+    feed = Feed(real_redis, lambda: real_redis)
+    feed._gather(0.001)  # a read of 1 ms: the reader waits 19 ms, so reads take 5% of the process
+    feed._gather(0.5)  # a long read (or one that blocked): never more than GATHER_MAX
+    assert slept == [pytest.approx(0.001 * 19), feed_module.GATHER_MAX]
+    feed._reader_id = 1  # a reader that is between two reads: no CLIENT UNBLOCK is needed
+    unblocked = []
+    monkeypatch.setattr(real_redis, "client_unblock", unblocked.append)
+    store = RedisStore(real_redis)
+    game, _ = started_game(store)
+    feed._thread = object()  # no reader started: this test drives it by hand
+    with feed.watching(game):
+        assert not unblocked
