@@ -13,9 +13,10 @@ it too, so the same command plays the same games, but for a bot cut short by its
 A win is first place in ``domain.standings.places``: a sole first place counts 1, a first
 place shared by k seats counts 1/k (a drawn game is all seats sharing first place). A game
 unfinished within ``--max-turns`` counts 0. Printed: wins, win rate and its 95% Wilson
-interval, overall and per edition; each level's mean and slowest decision, the tested level's
-as a ratio to the opponent's measured in the same run (the machine is shared, so only ratios
-compare across runs).
+interval, overall and per edition; each level's mean and slowest decision (by the clock, and
+in CPU time: on a loaded machine the clock also counts time the process waited for a core),
+the tested level's mean as a ratio to the opponent's measured in the same run (the machine
+is shared, so only ratios compare across runs).
 
 ``--tweak module.NAME=VALUE`` sets a constant of a ``domain.bots`` module in every worker
 before it plays (tuning runs; e.g. ``--tweak mcts.POTENTIAL=0.5``).
@@ -51,6 +52,7 @@ class Outcome:
     score: float  #: the tested level's share of first place: 1, 1/k, or 0
     finished: bool
     times: dict[str, list[float]]  #: seconds per decision, by level
+    cpu: dict[str, list[float]]  #: CPU seconds of this process per decision, by level
 
 
 def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -81,11 +83,13 @@ def play(job: tuple[int, int, str, int, str, str, float, int]) -> Outcome:
     levels = [opponent] * players
     levels[tested_seat] = level
     times: dict[str, list[float]] = defaultdict(list)
+    cpu: dict[str, list[float]] = defaultdict(list)
     while not state.finished and state.turn.number <= max_turns:  # type: ignore[union-attr]
         seat = state.turn.seat  # type: ignore[union-attr]
-        start = time.perf_counter()
+        start, start_cpu = time.perf_counter(), time.process_time()
         command = choose(state, seat, levels[seat], rnd, budget=budget)
         times[levels[seat]].append(time.perf_counter() - start)
+        cpu[levels[seat]].append(time.process_time() - start_cpu)
         for event in decide(state, command):
             state = evolve(state, event)
     score = 0.0
@@ -93,7 +97,7 @@ def play(job: tuple[int, int, str, int, str, str, float, int]) -> Outcome:
         finish = places(state)
         if finish[tested_seat] == 1:
             score = 1 / finish.count(1)
-    return Outcome(seed, edition, score, state.result is not None, dict(times))
+    return Outcome(seed, edition, score, state.result is not None, dict(times), dict(cpu))
 
 
 def _line(label: str, outcomes: list[Outcome]) -> str:
@@ -149,10 +153,11 @@ def main(argv: list[str] | None = None) -> int:
     means = {}
     for level in dict.fromkeys([args.level, args.opponent]):
         spent = [t for o in outcomes for t in o.times.get(level, [])]
+        cpu = [t for o in outcomes for t in o.cpu.get(level, [])]
         means[level] = sum(spent) / max(len(spent), 1)
         print(
             f"  {level:10s} {means[level] * 1000:.1f} ms per decision (mean of {len(spent)}), "
-            f"slowest {max(spent, default=0) * 1000:.1f} ms"
+            f"slowest {max(spent, default=0) * 1000:.1f} ms by the clock, {max(cpu, default=0) * 1000:.1f} ms of CPU"
         )
     if args.level != args.opponent and means[args.opponent]:
         print(f"  {args.level} decides in {means[args.level] / means[args.opponent]:.2f} x {args.opponent}'s time")
