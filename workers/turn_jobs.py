@@ -30,7 +30,7 @@ from events.store import IdempotencyConflict, WrongExpectedVersion
 log = logging.getLogger("bluemoon.jobs")
 
 MAX_COMMANDS = 80  #: a turn never takes this many commands; a guard against a bot bug
-BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2}
+BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2, "planner": 0.5}
 
 
 def _service() -> GameService:

@@ -22,7 +22,8 @@ LEVELS: dict[str, Bot] = {
     "mcts": mcts.choose,
     "planner": planner.choose,
 }
-DEFAULT_BUDGET = 0.2  #: seconds per decision for mcts (the planner's hard cap is the same budget)
+DEFAULT_BUDGET = 0.2  #: seconds per decision for mcts
+PLANNER_BUDGET = 0.5  #: the planner's hard cap per decision; it usually needs tens of ms
 
 
 def choose(
@@ -30,17 +31,18 @@ def choose(
     seat: int,
     level: str,
     rng: random.Random,
-    budget: float = DEFAULT_BUDGET,
+    budget: float | None = None,
     iterations: int | None = None,
 ) -> Command:
     """The bot's command for ``seat``. Pass the full state or an observation: the bot only
-    ever looks at the observation. ``budget``/``iterations`` bound the mcts search; ``budget``
-    caps the planner's (it ignores ``iterations``: it usually ends far sooner)."""
+    ever looks at the observation. ``budget``/``iterations`` bound the mcts search (default
+    ``DEFAULT_BUDGET``); ``budget`` caps the planner's (default ``PLANNER_BUDGET``; it ignores
+    ``iterations``)."""
     observation = observe(state_or_observation, seat)
     if level == "mcts":
-        return mcts.choose(observation, seat, rng, budget=budget, iterations=iterations)
+        return mcts.choose(observation, seat, rng, budget=DEFAULT_BUDGET if budget is None else budget, iterations=iterations)
     if level == "planner":
-        return planner.choose(observation, seat, rng, budget=budget)
+        return planner.choose(observation, seat, rng, budget=PLANNER_BUDGET if budget is None else budget)
     return LEVELS[level](observation, seat, rng)
 
 
