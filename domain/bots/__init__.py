@@ -40,7 +40,9 @@ def choose(
     ``iterations``)."""
     observation = observe(state_or_observation, seat)
     if level == "mcts":
-        return mcts.choose(observation, seat, rng, budget=DEFAULT_BUDGET if budget is None else budget, iterations=iterations)
+        return mcts.choose(
+            observation, seat, rng, budget=DEFAULT_BUDGET if budget is None else budget, iterations=iterations
+        )
     if level == "planner":
         return planner.choose(observation, seat, rng, budget=PLANNER_BUDGET if budget is None else budget)
     return LEVELS[level](observation, seat, rng)
