@@ -28,7 +28,7 @@ from .observation import determinize
 SAFETY = 0.8
 #: Weight of the best-placed rival's public position (crystals won this turn, offerings,
 #: scales, shares of unfinished buildings): a turn that hands a rival a majority is worth less.
-RIVALS = 0.6
+RIVALS = 1.5
 
 
 class OutOfTime(Exception):
