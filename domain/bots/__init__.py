@@ -7,6 +7,7 @@ seat)`` and imagines the rest (``observation.determinize``). Levels: ``random``,
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
@@ -36,14 +37,16 @@ def choose(
 ) -> Command:
     """The bot's command for ``seat``. Pass the full state or an observation: the bot only
     ever looks at the observation. ``budget``/``iterations`` bound the mcts search (default
-    ``DEFAULT_BUDGET``); ``budget`` caps the planner's (default ``PLANNER_BUDGET``; it ignores
-    ``iterations``)."""
+    ``DEFAULT_BUDGET``); ``budget`` caps the planner's (default ``PLANNER_BUDGET``); any ``iterations``
+    lifts its cap, so that it weighs every plan and a replay chooses the same again."""
     observation = observe(state_or_observation, seat)
     if level == "mcts":
         return mcts.choose(
             observation, seat, rng, budget=DEFAULT_BUDGET if budget is None else budget, iterations=iterations
         )
     if level == "planner":
+        if iterations is not None:  # an exact replay: every plan, whatever the clock says
+            return planner.choose(observation, seat, rng, budget=math.inf)
         return planner.choose(observation, seat, rng, budget=PLANNER_BUDGET if budget is None else budget)
     return LEVELS[level](observation, seat, rng)
 
