@@ -19,13 +19,15 @@ the tested level's mean as a ratio to the opponent's measured in the same run (t
 is shared, so only ratios compare across runs).
 
 ``--tweak module.NAME=VALUE`` sets a constant of a ``domain.bots`` module in every worker
-before it plays (tuning runs; e.g. ``--tweak mcts.POTENTIAL=0.5``).
+before it plays (tuning runs; e.g. ``--tweak mcts.POTENTIAL=0.5``). ``--log PATH`` appends each
+game's outcome as it finishes (a long run's partial result survives an interruption).
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import json
 import math
 import multiprocessing
 import random
@@ -119,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--editions", default="classic,cmon,expansion", help="cycled through, comma-separated")
     parser.add_argument("--max-turns", type=int, default=400)
     parser.add_argument("--tweak", action="append", default=[], help="module.NAME=VALUE, repeatable")
+    parser.add_argument("--log", type=Path, help="append one JSON line per finished game here, as it finishes")
     args = parser.parse_args(argv)
     editions = args.editions.split(",")
     jobs = [
@@ -137,7 +140,23 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
     with ctx.Pool(args.jobs, initializer=apply_tweaks, initargs=(args.tweak,)) as pool:
-        outcomes = list(pool.imap_unordered(play, jobs))
+        outcomes = []
+        for outcome in pool.imap_unordered(play, jobs):
+            outcomes.append(outcome)
+            if args.log:
+                with args.log.open("a") as log:
+                    log.write(
+                        json.dumps(
+                            {
+                                "seed": outcome.seed,
+                                "edition": outcome.edition,
+                                "players": args.players,
+                                "score": outcome.score,
+                                "finished": outcome.finished,
+                            }
+                        )
+                        + "\n"
+                    )
     elapsed = time.perf_counter() - started
     outcomes.sort(key=lambda o: o.seed)
     print(
