@@ -23,7 +23,7 @@ from domain.state import EndReason
 TILES = sorted([COURTYARD, *BUILDINGS])
 CARD_IDS = sorted(CARDS)
 COLOURS = [c.value for c in Colour]
-LEVELS = ["random", "greedy", "mcts"]
+LEVELS = ["random", "greedy", "mcts", "planner"]
 
 
 class Whole(fields.Integer):

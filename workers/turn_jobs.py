@@ -31,7 +31,7 @@ from events.store import IdempotencyConflict, WrongExpectedVersion
 log = logging.getLogger("bluemoon.jobs")
 
 MAX_COMMANDS = 80  #: a turn never takes this many commands; a guard against a bot bug
-BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2}
+BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2, "planner": 0.5}
 #: Seconds between two renewals of the turn's lease: a third of it, so that a slow decision
 #: never lets it lapse, without a round trip before every command.
 RENEW_EVERY = LEASE_MS / 3000

@@ -2,22 +2,29 @@
 
 A bot never sees another hand, the deck order or the seed: it is handed ``observe(state,
 seat)`` and imagines the rest (``observation.determinize``). Levels: ``random``, ``greedy``,
-``mcts``.
+``mcts``, ``planner``.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 
 from ..commands import Command
 from ..state import Game
-from . import greedy, mcts, random_bot
+from . import greedy, mcts, planner, random_bot
 from .observation import observe
 
 Bot = Callable[..., Command]
-LEVELS: dict[str, Bot] = {"random": random_bot.choose, "greedy": greedy.choose, "mcts": mcts.choose}
+LEVELS: dict[str, Bot] = {
+    "random": random_bot.choose,
+    "greedy": greedy.choose,
+    "mcts": mcts.choose,
+    "planner": planner.choose,
+}
 DEFAULT_BUDGET = 0.2  #: seconds per decision for mcts
+PLANNER_BUDGET = 0.5  #: the planner's hard cap per decision; it usually needs tens of ms
 
 
 def choose(
@@ -25,14 +32,22 @@ def choose(
     seat: int,
     level: str,
     rng: random.Random,
-    budget: float = DEFAULT_BUDGET,
+    budget: float | None = None,
     iterations: int | None = None,
 ) -> Command:
     """The bot's command for ``seat``. Pass the full state or an observation: the bot only
-    ever looks at the observation. ``budget``/``iterations`` bound the mcts search."""
+    ever looks at the observation. ``budget``/``iterations`` bound the mcts search (default
+    ``DEFAULT_BUDGET``); ``budget`` caps the planner's (default ``PLANNER_BUDGET``); any ``iterations``
+    lifts its cap, so that it weighs every plan and a replay chooses the same again."""
     observation = observe(state_or_observation, seat)
     if level == "mcts":
-        return mcts.choose(observation, seat, rng, budget=budget, iterations=iterations)
+        return mcts.choose(
+            observation, seat, rng, budget=DEFAULT_BUDGET if budget is None else budget, iterations=iterations
+        )
+    if level == "planner":
+        if iterations is not None:  # an exact replay: every plan, whatever the clock says
+            return planner.choose(observation, seat, rng, budget=math.inf)
+        return planner.choose(observation, seat, rng, budget=PLANNER_BUDGET if budget is None else budget)
     return LEVELS[level](observation, seat, rng)
 
 

@@ -167,7 +167,7 @@ function clockFields(form) {
       : nothing;
   const level = kind === "none" ? nothing : html`<label>${t("lobby.deadlineLevel")} <select name="deadline_level">
       <option value="pass">${t("lobby.deadlinePass")}</option>
-      ${["random", "greedy", "mcts"].map((l) => html`<option value=${l}>${t("lobby.deadlineBot", { level: levelName(l) })}</option>`)}</select></label>`;
+      ${["random", "greedy", "mcts", "planner"].map((l) => html`<option value=${l}>${t("lobby.deadlineBot", { level: levelName(l) })}</option>`)}</select></label>`;
   return html`<select name="clock" aria-label=${t("lobby.clockKind")} @change=${choose}>
       ${kinds.map(([value, words]) => html`<option value=${value} ?selected=${value === kind}>${words}</option>`)}</select>
     ${fields} ${level}`;
@@ -192,7 +192,7 @@ const seatRow = (seat, i) => html`<div><label>${t("lobby.seat")} <select name="k
     <button type="button" aria-label=${t("lobby.removeSeat")} @click=${() => { if (state.seats.length > 2) update({ seats: state.seats.filter((_, j) => j !== i) }); }}>✕</button></div>`;
 
 /** The bot levels, each with its rating once the leaderboard is known: how strong each one is. */
-const levelOptions = (chosen) => ["random", "greedy", "mcts"].map((level) => {
+const levelOptions = (chosen) => ["random", "greedy", "mcts", "planner"].map((level) => {
   const rated = state.board?.bots.find((b) => b.player === `bot:${level}`);
   return html`<option value=${level} ?selected=${level === chosen}>${rated ? t("lobby.levelRated", { level: levelName(level), rating: decimal(rated.rating) }) : levelName(level)}</option>`;
 });

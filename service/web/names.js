@@ -49,7 +49,7 @@ const colours = () => ({
 const dragons = () => ({ red: t("dragon.red"), green: t("dragon.green"), blue: t("dragon.blue") });
 const dragonObjects = () => ({ red: t("dragon.red.object"), green: t("dragon.green.object"), blue: t("dragon.blue.object") });
 
-const levels = () => ({ random: t("level.random"), greedy: t("level.greedy"), mcts: t("level.mcts") });
+const levels = () => ({ random: t("level.random"), greedy: t("level.greedy"), mcts: t("level.mcts"), planner: t("level.planner") });
 
 const phases = () => ({ movement: t("phase.movement"), contribution: t("phase.contribution") });
 
