@@ -120,10 +120,11 @@ def choose(observation: Game, seat: int, rng: random.Random) -> cmd.Command:
     assert turn is not None
     player = world.players[seat]
     here = player.position
-    if turn.phase is Phase.MOVEMENT and not turn.relocated:
+    flit = next((c for c in sorted(player.hand) if CARDS[c].colour is Colour.GREY and CARDS[c].value == 1), None)
+    # with no step left and no Flit to fly, no tile's worth could make it move: skip judging them
+    if turn.phase is Phase.MOVEMENT and not turn.relocated and (turn.steps > 0 or flit is not None):
         distances = world.city.distances[here]
         gains = {tile: tile_value(world, seat, tile) for tile in world.city.tiles}
-        flit = next((c for c in sorted(player.hand) if CARDS[c].colour is Colour.GREY and CARDS[c].value == 1), None)
 
         def worth(tile: str) -> float:
             return reach_worth(gains[tile], distances[tile], turn.steps, flit is not None)
