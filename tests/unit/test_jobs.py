@@ -14,7 +14,7 @@ from application.games import SeatSpec
 from application.handoff import CallbackHandoff
 from application.rq_handoff import RQHandoff
 from application.wiring import build
-from domain import Options
+from domain import Edition, Options
 from domain.commands import EndTurn
 from workers.turn_jobs import play
 
@@ -184,3 +184,15 @@ def test_a_job_renews_its_turns_lease_once_a_third_of_it_has_passed(rq_env, monk
     commands = len({s.command for s in service.store.read(created.game, after=before)})
     assert commands >= 2  # a move or a contribution, then the end of the turn
     assert len(renewed) == (1 if renewals == "once" else commands)
+
+
+def test_the_worker_plays_greedy_decisions_of_every_edition_before_it_forks():
+    """Each work-horse inherits the worker's memory: warm_up leaves the rules' tables built
+    and the bots' code specialised by real decisions, in each edition a horse may meet."""
+    from cli.bluemoon_worker import WARM_UP_GAMES, warm_up
+    from domain.payment import minimal_payments_sorted
+
+    minimal_payments_sorted.cache_clear()
+    assert warm_up(decisions=3) == 3 * len(WARM_UP_GAMES)
+    assert minimal_payments_sorted.cache_info().currsize > 0  # greedy priced contributions
+    assert {(o.edition, o.expansion) for o in WARM_UP_GAMES} >= {(Edition.CLASSIC, False), (Edition.CMON, True)}
