@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
-import math
 import multiprocessing
 import random
 import sys
@@ -40,6 +39,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from cli.bluemoon_simulate import wilson  # noqa: E402
 from domain import Edition, Options, decide, evolve, fold, new_game  # noqa: E402
 from domain.bots import choose  # noqa: E402
 from domain.standings import places  # noqa: E402
@@ -55,16 +55,6 @@ class Outcome:
     finished: bool
     times: dict[str, list[float]]  #: seconds per decision, by level
     cpu: dict[str, list[float]]  #: CPU seconds of this process per decision, by level
-
-
-def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
-    """The 95% Wilson score interval of a win rate (fractional wins allowed)."""
-    if n == 0:
-        return (0.0, 0.0)
-    p = wins / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return (max(0.0, centre - half), min(1.0, centre + half))
 
 
 def apply_tweaks(tweaks: list[str]) -> None:
@@ -166,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(_line("all", outcomes))
     for edition in editions:
-        print(_line(edition, [o for o in outcomes if o.edition == edition]))
+        played = [o for o in outcomes if o.edition == edition]
+        if played:  # fewer games than editions leave one without any
+            print(_line(edition, played))
     unfinished = sum(not o.finished for o in outcomes)
     print(f"  unfinished within {args.max_turns} turns: {unfinished}")
     means = {}
