@@ -5,6 +5,9 @@
     bluemoon-simulate --games 400 --levels greedy,random --ratings r.json
     bluemoon-simulate --games 60 --levels mcts,random --ratings r.json --ratings-from r.json
 
+Without ``--budget`` each level has its own: mcts searches 0.2 s a decision, the planner's cap
+is 0.5 s.
+
 Levels are given per seat and rotated from game to game so that every level sits in every
 seat equally often. Prints, per level, the win rate with a 95% Wilson interval (a shared win
 counts as a win), the mean time per decision, and overall the mean game length (turns) and
@@ -54,7 +57,7 @@ class GameResult:
     places: tuple[int, ...] = ()  #: each seat's finishing place, 1 the best (``domain.standings``); () if unfinished
 
 
-def play_one(args: tuple[int, tuple[str, ...], str, bool, float, int | None, int]) -> GameResult:
+def play_one(args: tuple[int, tuple[str, ...], str, bool, float | None, int | None, int]) -> GameResult:
     seed, levels, edition, expansion, budget, iterations, max_turns = args
     rnd = random.Random(seed)
     opening = new_game(Options(len(levels), Edition(edition), expansion), seed.to_bytes(8, "big"))
@@ -179,7 +182,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--levels", default="greedy,random", help="comma-separated; repeated to fill the seats")
     parser.add_argument("--edition", default="cmon", choices=("cmon", "classic"))
     parser.add_argument("--expansion", action="store_true")
-    parser.add_argument("--budget", type=float, default=0.2, help="mcts seconds per decision")
+    parser.add_argument(
+        "--budget",
+        type=float,
+        default=None,
+        help="seconds per decision for mcts and the planner's cap (default: each level's own, 0.2 and 0.5)",
+    )
     parser.add_argument(
         "--iterations", type=int, default=None, help="mcts iterations per decision (overrides --budget)"
     )

@@ -156,16 +156,16 @@ class Outlook:
         )
 
 
-def _my_turn(state: Game, seat: int) -> bool:
+def my_turn(state: Game, seat: int) -> bool:
     """Whether ``seat`` is still to play in ``state`` (the game goes on, the turn is its own)."""
     return not state.finished and state.turn is not None and state.turn.seat == seat
 
 
-def _walk(state: Game, seat: int, outlook: Outlook) -> Game:
+def walk_to_best(state: Game, seat: int, outlook: Outlook) -> Game:
     """Walk to the tile within the steps left that promises most (the outlook's cached
     gains), so that a first step is judged by where it leads, not by standing still."""
     turn = state.turn
-    if not _my_turn(state, seat):
+    if not my_turn(state, seat):
         return state
     assert turn is not None
     if turn.phase is not Phase.MOVEMENT or turn.relocated or turn.steps <= 0:
@@ -183,15 +183,15 @@ def _walk(state: Game, seat: int, outlook: Outlook) -> Game:
 def _finish_turn(state: Game, seat: int, outlook: Outlook) -> tuple[Game, tuple[str, ...], Game]:
     """The default policy: walk to the best tile in reach, contribute greedily there, then
     the Reset. Returns the state before the Reset, the cards discarded, and the state after it."""
-    state = _walk(state, seat, outlook)
+    state = walk_to_best(state, seat, outlook)
     for _ in range(MAX_DEPTH):
-        if not _my_turn(state, seat):
+        if not my_turn(state, seat):
             return state, (), state
         _, action = greedy.best_action(state, seat, judge)
         if action is None or state.turn.relocated:  # type: ignore[union-attr]
             break
         state = greedy.apply(state, action)
-    if not _my_turn(state, seat):
+    if not my_turn(state, seat):
         return state, (), state
     discards = greedy.discards(state, seat)
     return state, discards, greedy.apply(state, cmd.EndTurn(seat, discards))
@@ -203,14 +203,14 @@ def _priors(state: Game, seat: int, legal: list[cmd.Command], outlook: Outlook) 
     for c in legal:
         after = greedy.apply(state, c)
         if isinstance(c, cmd.EndTurn):
-            scores[c] = _score(state, c.discards, after, seat, outlook)
+            scores[c] = turn_score(state, c.discards, after, seat, outlook)
         else:
-            scores[c] = _score(after, (), after, seat, outlook)
+            scores[c] = turn_score(after, (), after, seat, outlook)
     top = max(scores.values())
     return {c: v - top for c, v in scores.items()}
 
 
-def _score(before_end: Game, discards: tuple[str, ...], final: Game, seat: int, outlook: Outlook) -> float:
+def turn_score(before_end: Game, discards: tuple[str, ...], final: Game, seat: int, outlook: Outlook) -> float:
     """My position at the end of the turn, plus where my figure can head with what I kept."""
     return judge(final, seat) + POTENTIAL * outlook.potential(before_end, seat, discards, final)
 
@@ -233,7 +233,7 @@ def choose(
         path = [root]
         ended: tuple[Game, tuple[str, ...], Game] | None = None
         for _ in range(MAX_DEPTH):
-            if not _my_turn(state, seat):
+            if not my_turn(state, seat):
                 break
             legal = candidates(state, seat)
             if node.priors is None:
@@ -258,7 +258,7 @@ def choose(
                 break
         if ended is None:
             ended = _finish_turn(state, seat, outlook)
-        reward = _score(*ended, seat, outlook)
+        reward = turn_score(*ended, seat, outlook)
         for n in path:
             n.visits += 1
             n.total += reward

@@ -66,22 +66,22 @@ class Planner:
         """``mcts``'s default policy with the clock kept: walk to the best tile in reach,
         contribute greedily there, then the Reset."""
         seat = self.seat
-        state = mcts._walk(state, seat, self.outlook)
+        state = mcts.walk_to_best(state, seat, self.outlook)
         for _ in range(mcts.MAX_DEPTH):
-            if not mcts._my_turn(state, seat):
+            if not mcts.my_turn(state, seat):
                 return state, (), state
             _, action = greedy.best_action(state, seat, self.judge)
             if action is None or state.turn.relocated:  # type: ignore[union-attr]
                 break
             state = greedy.apply(state, action)
-        if not mcts._my_turn(state, seat):
+        if not mcts.my_turn(state, seat):
             return state, (), state
         discards = greedy.discards(state, seat)
         return state, discards, greedy.apply(state, cmd.EndTurn(seat, discards))
 
     def score(self, before_end: Game, discards: tuple[str, ...], final: Game) -> float:
         """``mcts``'s end-of-turn score less ``RIVALS`` times the best rival's position."""
-        mine = mcts._score(before_end, discards, final, self.seat, self.outlook)
+        mine = mcts.turn_score(before_end, discards, final, self.seat, self.outlook)
         return mine - RIVALS * rivals(final, self.seat)
 
     def plan_score(self, world: Game, first: cmd.Command) -> float:
