@@ -26,7 +26,7 @@ from events.serialization import now
 
 from .games import digest
 from .refusals import NotFound, ServiceError
-from .webhook_subscriptions import UnsafeUrl, allowed_hosts, check_url
+from .webhook_subscriptions import Target, UnsafeUrl, allowed_hosts, check_url
 
 DEFAULTS: dict[str, Any] = {
     "email": {"enabled": True, "delay_seconds": 600},
@@ -57,14 +57,16 @@ def _bad_key(field: str, detail: str) -> BadPushKeys:
     return BadPushKeys(detail, field=field, errors={field: [detail]})
 
 
-def check_channel_url(field: str, url: str) -> None:
-    """An address alerts are posted to: https, and public (or a host the operator allows)."""
+def check_channel_url(field: str, url: str) -> Target:
+    """An address alerts are posted to: https, and public (or a host the operator allows).
+    Returns where it resolved, so that the sender connects to the address checked."""
     try:
         target = check_url(url)
     except UnsafeUrl as refused:
         raise _unsafe(field, refused.detail) from None
     if target.scheme != "https" and target.host not in allowed_hosts():
         raise _unsafe(field, "must be an https:// address")
+    return target
 
 
 def _key_bytes(field: str, value: str, size: int) -> bytes:

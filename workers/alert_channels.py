@@ -8,17 +8,23 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import socket
 from email import policy
 from email.message import EmailMessage
 from typing import Any
 
+import requests
 from py_vapid import Vapid02
 from pywebpush import WebPushException, webpush
+from requests.adapters import HTTPAdapter
+from urllib3.connection import HTTPConnection, HTTPSConnection
+from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
+from urllib3.util.connection import create_connection
 
 from application.alert_settings import check_channel_url
 from application.mail import send
 from application.refusals import ServiceError
-from application.webhook_subscriptions import check_url
+from application.webhook_subscriptions import Target
 from workers.webhook_delivery import post
 
 TIMEOUT = 5.0  #: seconds a push service may take to answer
@@ -56,9 +62,10 @@ def mail(to: str, subject: str, text_body: str, html_body: str, message_id: str,
 def post_json(field: str, url: str, body: dict[str, Any]) -> int:
     """POST a JSON message to a channel's incoming webhook (checked again now: DNS may have moved)."""
     try:
-        check_channel_url(field, url)
         status = post(
-            check_url(url), json.dumps(body), {"Content-Type": "application/json", "User-Agent": "bluemoon-alerts"}
+            check_channel_url(field, url),
+            json.dumps(body),
+            {"Content-Type": "application/json", "User-Agent": "bluemoon-alerts"},
         )
     except ServiceError as refused:
         raise ChannelFailed(f"refused: {refused.detail}", gone=True) from None
@@ -72,15 +79,16 @@ def post_json(field: str, url: str, body: dict[str, Any]) -> int:
 def push(subscription: dict[str, Any], body: dict[str, Any], key: Vapid02, contact: str) -> int:
     """Encrypt ``body`` for the subscription and send it to its push service, signed with VAPID."""
     try:
-        check_channel_url("endpoint", subscription["endpoint"])
-        response = webpush(
-            {"endpoint": subscription["endpoint"], "keys": subscription["keys"]},
-            data=json.dumps(body),
-            vapid_private_key=key,
-            vapid_claims={"sub": contact},
-            timeout=TIMEOUT,
-            ttl=PUSH_TTL,
-        )
+        with pinned_session(check_channel_url("endpoint", subscription["endpoint"])) as session:
+            response = webpush(
+                {"endpoint": subscription["endpoint"], "keys": subscription["keys"]},
+                data=json.dumps(body),
+                vapid_private_key=key,
+                vapid_claims={"sub": contact},
+                timeout=TIMEOUT,
+                ttl=PUSH_TTL,
+                requests_session=session,
+            )
     except ServiceError as refused:
         raise ChannelFailed(f"refused: {refused.detail}", gone=True) from None
     except WebPushException as failed:
@@ -88,6 +96,39 @@ def push(subscription: dict[str, Any], body: dict[str, Any], key: Vapid02, conta
         raise ChannelFailed(
             f"answered {status}" if status else str(failed), gone=status in (404, 410), status=status
         ) from None
-    except OSError as failed:  # requests' connection errors and timeouts are OSErrors
+    except OSError as failed:  # requests' errors (connection, timeout, a redirect) are OSErrors
         raise ChannelFailed(f"{type(failed).__name__}: {failed}") from None
     return int(getattr(response, "status_code", 201))
+
+
+def pinned_session(target: Target) -> requests.Session:
+    """A session that connects only to the address ``check_url`` approved, whatever the name
+    resolves to a moment later (DNS rebinding), and follows no redirect (a push service's
+    redirect could name any address). TLS still checks the certificate against the URL's host."""
+    adapter = HTTPAdapter(max_retries=0)
+    adapter.poolmanager.pool_classes_by_scheme = {
+        "http": type("PinnedPool", (HTTPConnectionPool,), {"ConnectionCls": _pinned(HTTPConnection, target.address)}),
+        "https": type(
+            "PinnedTLSPool", (HTTPSConnectionPool,), {"ConnectionCls": _pinned(HTTPSConnection, target.address)}
+        ),
+    }
+    session = requests.Session()
+    session.trust_env = False  # no proxy from the environment: it would connect in our stead
+    session.max_redirects = 0
+    session.mount("http://", adapter)
+    session.mount("https://", adapter)
+    return session
+
+
+def _pinned(connection: type[HTTPConnection], address: str) -> type[HTTPConnection]:
+    class Pinned(connection):  # type: ignore[valid-type,misc]
+        def _new_conn(self) -> socket.socket:
+            """urllib3's own, but to ``address``: its host stays the URL's (Host header, SNI)."""
+            return create_connection(
+                (address, self.port),
+                self.timeout,
+                source_address=self.source_address,
+                socket_options=self.socket_options,
+            )
+
+    return Pinned

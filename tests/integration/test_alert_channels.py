@@ -38,10 +38,12 @@ def _b64decode(text: str) -> bytes:
 
 class PushService:
     """A push service on 127.0.0.1: keeps each message's headers and encrypted body, and
-    answers from a script (201, or 410 for a subscription that is gone); the last repeats."""
+    answers from a script (201, or 410 for a subscription that is gone); the last repeats.
+    ``location``, when set, goes with every answer (a redirect's target)."""
 
     def __init__(self, *script: int) -> None:
         self.script, self.received = list(script) or [201], []
+        self.location: str | None = None
         service = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -52,6 +54,8 @@ class PushService:
                 )
                 status = service.script.pop(0) if len(service.script) > 1 else service.script[0]
                 self.send_response(status)
+                if service.location:
+                    self.send_header("Location", service.location)
                 self.send_header("Content-Length", "0")
                 self.end_headers()
 
