@@ -75,7 +75,32 @@ export function explain(said) {
   if (!said) return "";
   if (typeof said === "function") return said();
   const text = words[`problem.${said.code}`];
-  return text === undefined ? said.detail || said.title || `HTTP ${said.status}` : pieces(text, said).join("");
+  const worded = text === undefined ? said.detail || said.title || `HTTP ${said.status}` : pieces(text, said).join("");
+  return said.errors && typeof said.errors === "object" ? [worded, ...fieldErrors(said.errors)].join(" ") : worded;
+}
+
+/** The form fields a malformed request's ``errors`` name, by their labels on the page. */
+const FIELD_LABELS = {
+  seats: "lobby.seats", edition: "lobby.edition", players: "lobby.players", bots: "lobby.bots",
+  turn_deadline: "lobby.deadline", deadline_level: "lobby.deadlineLevel", clock: "lobby.clock",
+  "clock.bank_seconds": "lobby.bank", "clock.increment_seconds": "lobby.increment", "clock.cap_seconds": "lobby.cap",
+  rating_range: "lobby.ratingsFrom", "rating_range.min": "lobby.lowest", "rating_range.max": "lobby.highest",
+};
+
+/**
+ * Each field of a problem's ``errors`` (RFC 9457 extension: field, or nested fields, to a list
+ * of messages) as "label: message", so a form says which field and why, not only that the
+ * request was malformed. The messages are the server's (English); the labels are the page's.
+ */
+function fieldErrors(errors, path = []) {
+  return Object.entries(errors).flatMap(([name, said]) => {
+    const at = name === "_schema" ? path : [...path, name];
+    if (!Array.isArray(said)) return typeof said === "object" && said ? fieldErrors(said, at) : [];
+    const key = FIELD_LABELS[at.join(".")];
+    const label = key ? say(key) : at.join(".");
+    const messages = said.map(String).join(" ");
+    return [label ? `${label}: ${messages}` : messages];
+  });
 }
 
 /** Call ``redraw`` whenever the reader picks another language. */

@@ -46,7 +46,7 @@ def test_browser_the_forms_make_a_game_and_open_games_with_a_clock_and_the_lobby
     browser,  # noqa: F811
 ):
     """Slow: a browser signs in by email link, creates a game with a time bank (once refused: a cap
-    below the bank), then opens a game with a time bank and one with a deadline per turn, each seen
+    below the bank, the field named), then opens a game with a time bank and one with a deadline per turn, each seen
     in the list of open games; the API says what the forms asked for."""
     base, log = service_and_log
     errors: list[str] = []
@@ -60,6 +60,8 @@ def test_browser_the_forms_make_a_game_and_open_games_with_a_clock_and_the_lobby
     page.select_option("#create select[name=deadline_level]", "greedy")
     page.click("#create button.primary")
     page.wait_for_selector("#problem:has-text('malformed')")
+    # which field and why: the form's label for the field, the server's reason
+    assert "Cap (empty: the bank): must be at least bank_seconds" in page.text_content("#problem")
     page.fill("#create input[name=cap_days]", "4")
     page.click("#create button.primary")
     page.wait_for_selector("#created a")
