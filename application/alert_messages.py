@@ -1,9 +1,10 @@
 """What a turn alert says, on each channel: the game, who is to play, the opponents' moves
 since the person last played, and the link to their seat's page.
 
-One ``item`` per game (``item_for``) is the channel-neutral content; the functions below put it
-in the shape each channel expects: a mail of one or more games (plain text and HTML), a Discord
-message (``content`` and an embed), a Slack message (``text`` and blocks), a push payload.
+One ``item`` per game (``item_for``) is the channel-neutral content, worded in the person's
+language (application/alert_words.py); the functions below put it in the shape each channel
+expects: a mail of one or more games (plain text and HTML), a Discord message (``content`` and
+an embed), a Slack message (``text`` and blocks), a push payload.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from html import escape
 from typing import Any
 
 from domain import Game
-from domain.catalogue import BUILDINGS
 from domain.events import (
     ActionUsed,
     BuildingCompleted,
@@ -26,33 +26,48 @@ from domain.events import (
 )
 from events.serialization import StoredEvent
 
+from .alert_words import say
+
 MAX_MOVES = 12  #: the opponents' moves an alert lists, the latest ones
 
 
-def _named(building: str) -> str:
-    found = BUILDINGS.get(building)
-    return found.name if found else building.replace("_", " ").title()
-
-
-def _move(event: Any, who: str) -> str | None:
+def _move(event: Any, who: str, language: str) -> str | None:
     """One opponent's move in words, or None for what is not worth a line (draws, turn starts)."""
+
+    def tile(name: str) -> str:
+        return say(language, f"tile.{name}")
+
     match event:
-        case FigureMoved(to=to) | FigureFlown(to=to):
-            return f"{who} went to the {_named(to)}"
-        case ContributionMade(building=building, space=space):
-            return f"{who} paid space {space + 1} of the {_named(building)}"
+        case FigureMoved(to=to):
+            return say(language, "event.FigureMoved", who=who, tile=tile(to))
+        case FigureFlown(to=to, card=card):
+            return say(language, "event.FigureFlown", who=who, tile=tile(to), card=card)
+        case ContributionMade(building=building, space=space, cards=cards):
+            return say(
+                language,
+                "event.ContributionMade",
+                who=who,
+                tile=tile(building),
+                space=space + 1,
+                cards=", ".join(cards),
+            )
         case BuildingCompleted(building=building):
-            return f"the {_named(building)} was rebuilt"
+            return say(language, "event.BuildingCompleted", tile=tile(building))
         case OfferingMade(cost=cost):
-            return f"{who} made an offering at the obelisk ({cost} crystals)"
-        case DragonFlown(dragon=dragon) | DragonMoved(dragon=dragon):
-            return f"{who} moved the {dragon} dragon"
-        case ActionUsed(building=building):
-            return f"{who} used the {_named(building)}"
+            return say(language, "event.OfferingMade", who=who, count=cost)
+        case DragonFlown(dragon=dragon, to=to, card=card) | DragonMoved(dragon=dragon, to=to, card=card):
+            sent = {"who": who, "dragon": say(language, f"dragon.{dragon}.object"), "card": card}
+            if to is None:
+                return say(language, "event.DragonSent.outside", **sent)
+            return say(language, "event.DragonSent", tile=tile(to), **sent)
+        case ActionUsed(building=building, to=to):
+            if to is None:
+                return say(language, "event.ActionUsed", who=who, building=tile(building))
+            return say(language, "event.ActionUsed.to", who=who, building=tile(building), tile=tile(to))
     return None
 
 
-def last_moves(stored: list[StoredEvent], seat: int, names: list[str]) -> list[str]:
+def last_moves(stored: list[StoredEvent], seat: int, names: list[str], language: str = "en") -> list[str]:
     """The other seats' moves since ``seat`` last ended a turn, oldest first."""
     since = max(
         (i for i, s in enumerate(stored) if isinstance(s.event, TurnEnded) and s.event.seat == seat), default=-1
@@ -62,59 +77,91 @@ def last_moves(stored: list[StoredEvent], seat: int, names: list[str]) -> list[s
         mover = getattr(s.event, "seat", None)
         if mover == seat:
             continue
-        line = _move(s.event, names[mover] if mover is not None else "")
+        line = _move(s.event, names[mover] if mover is not None else "", language)
         if line:
-            moves.append(line)
+            moves.append(line[:1].upper() + line[1:])
     return moves[-MAX_MOVES:]
 
 
+def _seat_name(seat: dict[str, Any], language: str) -> str:
+    if seat.get("name"):
+        return str(seat["name"])
+    if seat["kind"] == "bot":
+        return say(language, "lobby.botSeat", level=say(language, f"level.{seat.get('level')}"))
+    return say(language, "alert.seat", seat=seat["seat"])
+
+
 def item_for(
-    alert: dict[str, Any], state: Game, stored: list[StoredEvent], seats: list[dict[str, Any]], origin: str
+    alert: dict[str, Any],
+    state: Game,
+    stored: list[StoredEvent],
+    seats: list[dict[str, Any]],
+    origin: str,
+    language: str = "en",
 ) -> dict[str, Any]:
     """The content of one alert: the game named by its players and options, and its moves."""
-    names = [s.get("name") or (f"{s.get('level')} bot" if s["kind"] == "bot" else f"Seat {s['seat']}") for s in seats]
+    names = [_seat_name(s, language) for s in seats]
     edition = "CMON" if state.options.edition.value == "cmon" else "Kosmos"
+    expansion = f" + {say(language, 'alert.expansion')}" if state.options.expansion else ""
     return {
         "game": alert["game"],
         "seat": alert["seat"],
         "turn": alert["turn"],
         "kind": alert["kind"],
-        "title": f"{', '.join(names)} ({edition}{' + expansion' if state.options.expansion else ''})",
+        "language": language,
+        "title": f"{', '.join(names)} ({edition}{expansion})",
         "player": names[alert["seat"]],
-        "moves": last_moves(stored, alert["seat"], names),
+        "moves": last_moves(stored, alert["seat"], names, language),
         "seconds_left": alert.get("seconds_left"),
         "link": f"{origin}/play/{alert['game']}",
     }
 
 
+def _language(item: dict[str, Any]) -> str:
+    return str(item.get("language", "en"))  # an item a mail batch kept from before languages: English
+
+
 def headline(item: dict[str, Any]) -> str:
     if item["kind"] == "turn.deadline_near":
         minutes = max(1, round((item.get("seconds_left") or 0) / 60))
-        return f"{item['player']}, your turn in {item['title']} ends in about {minutes} min"
-    return f"{item['player']}, it is your turn in {item['title']}"
+        return say(
+            _language(item), "alert.headline.deadline", player=item["player"], title=item["title"], minutes=minutes
+        )
+    return say(_language(item), "alert.headline", player=item["player"], title=item["title"])
 
 
 def mail(items: list[dict[str, Any]], unsubscribe: str) -> tuple[str, str, str]:
-    """Subject, plain text and HTML of one mail covering every game in ``items``."""
-    subject = (
-        f"Your turn in {items[0]['title']}" if len(items) == 1 else f"Your turn in {len(items)} Blue Moon City games"
-    )
+    """Subject, plain text and HTML of one mail covering every game in ``items`` (in the first
+    item's language: a batch is one person's)."""
+    language = _language(items[0])
+    if len(items) == 1:
+        subject = say(language, "alert.subject", title=items[0]["title"])
+    else:
+        subject = say(language, "alert.subject.games", count=len(items))
     text_parts, html_parts = [], []
     for item in items:
-        moves = item["moves"] or ["(no moves by the others since your last turn)"]
-        text_parts.append("\n".join([headline(item) + ".", *(f"  - {m}" for m in moves), f"Play: {item['link']}", ""]))
+        moves = item["moves"] or [say(language, "alert.noMoves")]
+        text_parts.append(
+            "\n".join(
+                [
+                    headline(item) + ".",
+                    *(f"  - {m}" for m in moves),
+                    f"{say(language, 'alert.play')}: {item['link']}",
+                    "",
+                ]
+            )
+        )
         listed = "".join(f"<li>{escape(m)}</li>" for m in moves)
         html_parts.append(
             f"<h2>{escape(headline(item))}</h2><ul>{listed}</ul>"
-            f'<p><a href="{escape(item["link"], quote=True)}">Play your turn</a></p>'
+            f'<p><a href="{escape(item["link"], quote=True)}">{escape(say(language, "alert.playYourTurn"))}</a></p>'
         )
-    footer = f"Stop these mails: {unsubscribe}\n"
-    text_body = "\n".join(text_parts) + "\n" + footer
+    stop = say(language, "alert.stop")
+    text_body = "\n".join(text_parts) + "\n" + f"{stop}: {unsubscribe}\n"
     html_body = (
-        '<!doctype html><html lang="en"><body>'
+        f'<!doctype html><html lang="{escape(language, quote=True)}"><body>'
         + "".join(html_parts)
-        + f'<p><small><a href="{escape(unsubscribe, quote=True)}">'
-        "Stop these mails</a></small></p></body></html>"
+        + f'<p><small><a href="{escape(unsubscribe, quote=True)}">{escape(stop)}</a></small></p></body></html>'
     )
     return subject, text_body, html_body
 
@@ -128,7 +175,7 @@ def discord(item: dict[str, Any]) -> dict[str, Any]:
             {
                 "title": item["title"],
                 "url": item["link"],
-                "description": "\n".join(item["moves"]) or "No moves by the others since the last turn.",
+                "description": "\n".join(item["moves"]) or say(_language(item), "alert.noMoves"),
             }
         ],
     }
@@ -136,14 +183,15 @@ def discord(item: dict[str, Any]) -> dict[str, Any]:
 
 def slack(item: dict[str, Any]) -> dict[str, Any]:
     """A Slack incoming-webhook message: ``text`` (the notification) and blocks."""
-    moves = "\n".join(f"• {m}" for m in item["moves"]) or "No moves by the others since the last turn."
+    moves = "\n".join(f"• {m}" for m in item["moves"]) or say(_language(item), "alert.noMoves")
+    play = say(_language(item), "alert.play")
     return {
         "text": headline(item),
         "blocks": [
             {"type": "section", "text": {"type": "mrkdwn", "text": f"*{headline(item)}*\n{moves}"}},
             {
                 "type": "actions",
-                "elements": [{"type": "button", "text": {"type": "plain_text", "text": "Play"}, "url": item["link"]}],
+                "elements": [{"type": "button", "text": {"type": "plain_text", "text": play}, "url": item["link"]}],
             },
         ],
     }

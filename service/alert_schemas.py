@@ -9,6 +9,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from application.alert_words import LANGUAGES
+
 from .schemas import Flag, Strict, Whole
 
 CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
@@ -28,6 +30,19 @@ def _https(description: str) -> fields.String:
         required=True,
         validate=[validate.Length(min=1, max=2000), validate.URL(schemes={"http", "https"}, require_tld=False)],
         metadata={"description": description},
+    )
+
+
+def _language(required: bool) -> fields.String:
+    return fields.String(
+        required=required,
+        allow_none=True,
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language alerts are worded in: one of "
+            f"{', '.join(LANGUAGES)}; null until chosen (English). The service's page sets the language "
+            "it is read in when it first shows the settings."
+        },
     )
 
 
@@ -78,6 +93,7 @@ class AlertChanges(Strict):
     deadline_reminders = Flag(
         metadata={"description": "Also tell you once per turn when a turn with a deadline nears its end."}
     )
+    language = _language(required=False)
 
 
 class PushSubscriptionShown(Schema):
@@ -93,6 +109,7 @@ class AlertSettingsDoc(Schema):
     slack = fields.Nested(HookChannel, required=True, allow_none=True)
     quiet_hours = fields.Nested(QuietHours, required=True, allow_none=True)
     deadline_reminders = Flag(required=True)
+    language = _language(required=True)
     muted = fields.List(fields.String(), required=True, metadata={"description": "Games you muted."})
     push_subscriptions = fields.List(fields.Nested(PushSubscriptionShown), required=True)
     vapid_public_key = fields.String(

@@ -93,7 +93,7 @@ def attempt(c: Components, name: str, payload: str) -> str:
         service.outbox.renew(name, payload, due_ms=int(held.timestamp() * 1000))
         return "held"
     stored = c.store.read(game, after=max(0, state.version - MOVES_READ))
-    item = item_for(alert, state, stored, game_settings["seats"], origin())
+    item = item_for(alert, state, stored, game_settings["seats"], origin(), settings["language"] or "en")
     later: list[int] = []  # when to try again: a failed channel's back-off, a mail batch's due time
     for channel in _chosen(settings, alerts, account):
         mark = keys.alert_sent(account, f"{alert['id']}:{channel}")

@@ -5,7 +5,7 @@
 // service worker (/sw.js), which shows the pushed alerts and opens the game when one is clicked.
 import { api } from "/web/api.js";
 import { html, nothing, render } from "/web/html.js";
-import { currentLanguage, explain, onLanguageChange, t } from "/web/i18n.js";
+import { currentLanguage, explain, LANGUAGES, onLanguageChange, t } from "/web/i18n.js";
 
 const $ = (id) => document.getElementById(id);
 const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; // quiet hours' default zone
@@ -41,9 +41,11 @@ export async function showAlerts(signedIn) {
 }
 
 async function refresh() {
-  const [settings, deliveries, vacation] = await Promise.all([
+  const [asked, deliveries, vacation] = await Promise.all([
     api("GET", "/me/alerts"), api("GET", "/me/alerts/deliveries"), api("GET", "/me/vacation"),
   ]);
+  // never chosen: the alerts take the language this page is read in (the form can change it)
+  const settings = asked.ok && asked.body.language === null ? await api("PATCH", "/me/alerts", { language: currentLanguage() }) : asked;
   update({
     settings: settings.ok ? settings.body : state.settings,
     problem: settings.ok ? state.problem : settings.problem,
@@ -66,7 +68,7 @@ function panel() {
 // ---- the settings ---------------------------------------------------------------------------------
 const FIELDS = () => ({
   email: t("alerts.field.email"), push: t("alerts.field.push"), discord: t("alerts.field.discord"), slack: t("alerts.field.slack"),
-  quiet_hours: t("alerts.field.quiet"), deadline_reminders: t("alerts.field.reminders"),
+  quiet_hours: t("alerts.field.quiet"), deadline_reminders: t("alerts.field.reminders"), language: t("alerts.language"),
 });
 
 /** The settings a refusal names (its ``field`` and ``errors``), by their first part: discord.url -> discord. */
@@ -111,6 +113,8 @@ function settingsForm() {
       <datalist id="time-zones">${ZONES.map((zone) => html`<option value=${zone}></option>`)}</datalist>
     </fieldset>
     <label><input type="checkbox" name="reminders" .checked=${s.deadline_reminders}> ${t("alerts.reminders")}</label>
+    <label>${t("alerts.language")} <select name="alert-language">${Object.entries(LANGUAGES).map(([code, name]) =>
+      html`<option value=${code} lang=${code} ?selected=${code === (s.language ?? currentLanguage())}>${name}</option>`)}</select></label>
     <p><button type="submit" class="primary" id="save-alerts">${t("alerts.save")}</button>
       <span role="status" id="alerts-saved">${state.saved ? t("alerts.saved") : ""}</span></p>
     <p class="problem" id="alerts-problem" role="alert">${state.problem ? problemText(state.problem) : ""}</p>
@@ -129,6 +133,7 @@ async function save(event) {
     slack: url("slack"),
     quiet_hours: field("quiet").checked ? { start: field("start").value, end: field("end").value, time_zone: field("zone").value.trim() } : null,
     deadline_reminders: field("reminders").checked,
+    language: field("alert-language").value,
   };
   update({ saved: false });
   const saved = await api("PATCH", "/me/alerts", body);

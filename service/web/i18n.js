@@ -85,6 +85,9 @@ const FIELD_LABELS = {
   turn_deadline: "lobby.deadline", deadline_level: "lobby.deadlineLevel", clock: "lobby.clock",
   "clock.bank_seconds": "lobby.bank", "clock.increment_seconds": "lobby.increment", "clock.cap_seconds": "lobby.cap",
   rating_range: "lobby.ratingsFrom", "rating_range.min": "lobby.lowest", "rating_range.max": "lobby.highest",
+  "email.delay_seconds": "alerts.delay", "discord.url": "alerts.field.discord", "slack.url": "alerts.field.slack",
+  "quiet_hours.start": "alerts.quietFrom", "quiet_hours.end": "alerts.quietTo", "quiet_hours.time_zone": "alerts.zone",
+  language: "alerts.language",
 };
 
 /**

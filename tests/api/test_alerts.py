@@ -66,6 +66,8 @@ def test_settings_start_from_defaults_and_change_a_part_at_a_time(api):
     assert api.get("/me/alerts", token=ada).json["vapid_public_key"] == shown["vapid_public_key"]  # made once, kept
     off = api.patch("/me/alerts", json={"quiet_hours": None}, token=ada).json
     assert off["quiet_hours"] is None and off["email"]["delay_seconds"] == 60
+    assert shown["language"] is None  # not chosen: English
+    assert api.patch("/me/alerts", json={"language": "ru"}, token=ada).json["language"] == "ru"
 
 
 def test_bad_settings_name_the_field_and_change_nothing(api):
@@ -81,6 +83,7 @@ def test_bad_settings_name_the_field_and_change_nothing(api):
         ({"slack": {"url": "https://127.0.0.1/services/x"}}, "slack.url"),  # loopback
         ({"discord": {"url": "https://169.254.169.254/latest"}}, "discord.url"),  # cloud metadata
         ({"pager": True}, "pager"),
+        ({"language": "fr"}, "language"),  # not one the service words alerts in
     ]
     for body, field in bad:
         answer = api.patch("/me/alerts", json=body, token=ada)
@@ -285,6 +288,23 @@ def test_a_channel_a_group_shares_gets_each_games_turn_once(api):
     assert [body["text"] for body in sent] == [
         f"{name}, it is your turn in {names[1]}, {names[0]} (CMON)" for name in names
     ]
+
+
+def test_an_alert_is_worded_in_the_language_its_person_chose(api):
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    sent: list = []
+    with (
+        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
+        mock.patch.object(alert_jobs.alert_channels, "post_json", lambda field, url, body: sent.append(body) or 200),
+        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
+    ):
+        chosen = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}, "language": "de"}
+        assert api.patch("/me/alerts", json=chosen, token=bo).status_code == 200
+        game, ada_seat, _ = _game_with(api, ada, bo)
+        _end_turn(api, game, ada_seat)
+        assert _attempt(api, f"al:{game}:1") == "done"
+    bo_name = api.get("/me", token=bo).json["display_name"]
+    assert sent[0]["content"].startswith(f"{bo_name}, du bist am Zug in ")
 
 
 def test_a_game_made_or_joined_while_its_person_is_away_waits_for_them_too(api):

@@ -69,6 +69,7 @@ def test_browser_alert_settings_refuse_an_unsafe_address_keep_a_good_change_and_
     _open_alerts(page)
     assert page.input_value("#alert-form input[name=zone]") == ZONE  # the browser's own zone by default
     assert page.input_value("#alert-form input[name=delay]") == "10"  # 600 seconds, in minutes
+    assert _alert_settings(page)["language"] == "en"  # never chosen: the page's language, set on first showing
 
     # quiet hours and a Discord address that is not https (and is loopback): refused, in words
     page.check("#alert-form input[name=quiet]")
@@ -92,10 +93,12 @@ def test_browser_alert_settings_refuse_an_unsafe_address_keep_a_good_change_and_
     page.fill("#alert-form input[name=discord]", hook)
     page.fill("#alert-form input[name=delay]", "25")
     page.uncheck("#alert-form input[name=reminders]")
+    page.select_option("#alert-form select[name=alert-language]", "pt")
     page.click("#save-alerts")
     page.wait_for_selector("#alerts-saved:has-text('Saved')")
     assert page.text_content("#alerts-problem") == ""
     kept = _alert_settings(page)
+    assert kept["language"] == "pt"
     assert kept["quiet_hours"] == {"start": start, "end": end, "time_zone": ZONE}
     assert kept["discord"] == {"url": hook}
     assert kept["email"]["delay_seconds"] == 25 * 60 and kept["deadline_reminders"] is False

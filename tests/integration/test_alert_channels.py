@@ -136,7 +136,7 @@ def test_one_mail_covers_the_games_within_the_delay_and_its_link_unsubscribes(in
     for game in (first, second):
         assert f"https://bluemoon.example/play/{game}" in parts["text/plain"]
         assert f'href="https://bluemoon.example/play/{game}"' in parts["text/html"]
-    assert " went to the " in parts["text/plain"]  # Ada's step in the first game, in words
+    assert " steps to " in parts["text/plain"]  # Ada's step in the first game, in words
     assert mail["List-Unsubscribe-Post"] == "List-Unsubscribe=One-Click"
     link = mail["List-Unsubscribe"].strip("<>")
     assert link.startswith("https://bluemoon.example/alerts/unsubscribe?token=")
