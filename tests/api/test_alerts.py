@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import base64
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from unittest import mock
 
@@ -49,6 +51,18 @@ def _end_turn(api, game: str, token: str) -> None:
 def _entry(api, name: str) -> str | None:
     found = api.app.extensions["bluemoon"].store.outbox_entry(name)
     return found[0] if found else None
+
+
+@contextmanager
+def _channels_captured() -> Iterator[list]:
+    """Discord and Slack posts kept in a list, not sent (203.0.113.9 is allowed); mail is only logged."""
+    sent: list = []
+    with (
+        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
+        mock.patch.object(alert_jobs.alert_channels, "post_json", lambda field, url, body: sent.append(body) or 204),
+        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
+    ):
+        yield sent
 
 
 def test_settings_start_from_defaults_and_change_a_part_at_a_time(api):
@@ -157,12 +171,7 @@ def _attempt(api, name: str) -> str:
 
 def test_the_alert_job_sends_nothing_for_a_played_turn_a_muted_game_or_a_watched_seat(api):
     ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
-    sent: list = []
-    with (
-        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
-        mock.patch.object(alert_jobs.alert_channels, "post_json", lambda field, url, body: sent.append(body) or 204),
-        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
-    ):
+    with _channels_captured() as sent:
         hook = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}}
         assert api.patch("/me/alerts", json=hook, token=bo).status_code == 200
         game, ada_seat, bo_seat = _game_with(api, ada, bo)
@@ -265,13 +274,8 @@ def test_an_open_stream_of_a_seat_marks_its_person_as_watching_until_it_closes(a
 
 def test_a_channel_a_group_shares_gets_each_games_turn_once(api):
     ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
-    sent: list = []
     shared = {"slack": {"url": "https://203.0.113.9/services/group"}}
-    with (
-        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
-        mock.patch.object(alert_jobs.alert_channels, "post_json", lambda field, url, body: sent.append(body) or 200),
-        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
-    ):
+    with _channels_captured() as sent:
         for person in (ada, bo):
             assert api.patch("/me/alerts", json=shared, token=person).status_code == 200
         game, ada_seat, bo_seat = _game_with(api, ada, bo)
@@ -292,12 +296,7 @@ def test_a_channel_a_group_shares_gets_each_games_turn_once(api):
 
 def test_an_alert_is_worded_in_the_language_its_person_chose(api):
     ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
-    sent: list = []
-    with (
-        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
-        mock.patch.object(alert_jobs.alert_channels, "post_json", lambda field, url, body: sent.append(body) or 200),
-        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
-    ):
+    with _channels_captured() as sent:
         chosen = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}, "language": "de"}
         assert api.patch("/me/alerts", json=chosen, token=bo).status_code == 200
         game, ada_seat, _ = _game_with(api, ada, bo)
