@@ -2,7 +2,7 @@
 since the person last played, and the link to their seat's page.
 
 One ``item`` per game (``item_for``) is the channel-neutral content, worded in the person's
-language (application/alert_words.py); the functions below put it in the shape each channel
+language (application/words.py); the functions below put it in the shape each channel
 expects: a mail of one or more games (plain text and HTML), a Discord message (``content`` and
 an embed), a Slack message (``text`` and blocks), a push payload.
 """
@@ -26,7 +26,7 @@ from domain.events import (
 )
 from events.serialization import StoredEvent
 
-from .alert_words import say
+from .words import say
 
 MAX_MOVES = 12  #: the opponents' moves an alert lists, the latest ones
 

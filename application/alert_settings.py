@@ -35,7 +35,7 @@ DEFAULTS: dict[str, Any] = {
     "slack": None,
     "quiet_hours": None,
     "deadline_reminders": True,
-    "language": None,  #: the alerts' language (alert_words.LANGUAGES); None: not chosen, English
+    "language": None,  #: the alerts' language (words.LANGUAGES); None: not chosen, English
 }
 LOG_SIZE = 50  #: deliveries kept per account
 MAX_SUBSCRIPTIONS = 10  #: push subscriptions per account (a person's browsers and phones)

@@ -11,6 +11,8 @@ import smtplib
 from email.message import EmailMessage
 from urllib.parse import unquote, urlsplit
 
+from .words import say
+
 log = logging.getLogger("bluemoon.mail")
 
 TIMEOUT = 10.0  #: seconds an SMTP exchange may take before it is given up
@@ -21,9 +23,10 @@ def delivery() -> str:
     return "email" if os.environ.get("SMTP_URL") else "server log"
 
 
-def send_sign_in_link(email: str, link: str) -> None:
-    """Send the link, or log it when there is no SMTP server to send it through. A failed
-    send is logged, not raised: the person's answer is the same either way (no enumeration)."""
+def send_sign_in_link(email: str, link: str, language: str = "en") -> None:
+    """Send the link (worded in ``language``), or log it when there is no SMTP server to send it
+    through. A failed send is logged, not raised: the person's answer is the same either way
+    (no enumeration)."""
     url = os.environ.get("SMTP_URL")
     if not url:
         log.warning("sign-in link for %s (no SMTP_URL set, so it is logged here): %s", email, link)
@@ -31,11 +34,8 @@ def send_sign_in_link(email: str, link: str) -> None:
     message = EmailMessage()
     message["From"] = os.environ.get("MAIL_FROM", "Blue Moon City <no-reply@localhost>")
     message["To"] = email
-    message["Subject"] = "Your Blue Moon City sign-in link"
-    message.set_content(
-        "Open this link within 15 minutes to sign in to Blue Moon City. It works once.\n\n"
-        f"{link}\n\nIf you did not ask for it, ignore this message: nothing happens without the link.\n"
-    )
+    message["Subject"] = say(language, "signin.subject")
+    message.set_content(say(language, "signin.mail", link=link))
     try:
         send(message)
     except OSError as error:  # smtplib's errors are OSErrors too

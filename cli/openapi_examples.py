@@ -231,11 +231,13 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
     and delete another account; returns the token's id."""
     links: list[str] = []
     own = {"Origin": "http://localhost"}  # the page's requests come from its own origin
-    with mock.patch("service.routes.account_routes.send_sign_in_link", lambda email, link: links.append(link)):
+    with mock.patch(
+        "service.routes.account_routes.send_sign_in_link", lambda email, link, language: links.append(link)
+    ):
         call("askEmailLink", "POST", "/auth/email-link", {"email": "ada@example.com"})
         refused("askEmailLink", "POST", "/auth/email-link", {"email": "not an address"})
         call("askEmailLink", "POST", "/auth/email-link", {"email": "bo@example.com"})
-    ada_link, bo_link = (link.split("token=", 1)[1] for link in links)
+    ada_link, bo_link = (link.split("token=", 1)[1].split("&")[0] for link in links)
     page = http.get(f"/signin?token={ada_link}").get_data(as_text=True)
     found["signInPage"] = {"request": None, "response": "\n".join(page.splitlines()[:3]) + "\n…"}
     refused("useEmailLink", "POST", "/auth/email-link/use", {"token": "bml_used-or-unknown"})
@@ -351,12 +353,14 @@ def _lobby(call: Any, refused: Any, http: Any, components: Any, workers: _Worker
     cancelled. Returns the open game's id and the first person's player id."""
     own = {"Origin": "http://localhost"}
     links: list[str] = []
-    with mock.patch("service.routes.account_routes.send_sign_in_link", lambda email, link: links.append(link)):
+    with mock.patch(
+        "service.routes.account_routes.send_sign_in_link", lambda email, link, language: links.append(link)
+    ):
         for email in ("dee@example.com", "eli@example.com"):
             http.post("/auth/email-link", json={"email": email})
     people = []
     for link in links:
-        http.post("/auth/email-link/use", json={"token": link.split("token=", 1)[1]})
+        http.post("/auth/email-link/use", json={"token": link.split("token=", 1)[1].split("&")[0]})
         people.append(http.post("/me/tokens", json={"name": "lobby"}, headers=own).get_json()["token"])
         http.delete("/auth/session", headers=own)
     dee, eli = people

@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from marshmallow import Schema, ValidationError, fields, validate
 
-from application.alert_words import LANGUAGES
+from application.words import LANGUAGES
 
 from .schemas import Flag, Strict, Whole
 

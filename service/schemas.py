@@ -15,6 +15,7 @@ from marshmallow import (
     validates_schema,
 )
 
+from application.words import LANGUAGES
 from domain import COMMAND_TYPES
 from domain.catalogue import BUILDINGS, COURTYARD
 from domain.peoples import CARDS, Colour
@@ -818,6 +819,13 @@ class EmailLinkRequest(Strict):
         required=True,
         validate=validate.Length(max=254),
         metadata={"description": "Where to send the sign-in link. Never shown to anyone else."},
+    )
+    language = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language of the mail and of the page its link opens (else the request's "
+            "Accept-Language, else English)."
+        },
     )
 
 

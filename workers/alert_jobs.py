@@ -185,10 +185,9 @@ def _mail(
     items = [i for i in batch["items"] if _still_their_turn(c.service, i)]
     if items:
         token = alerts.unsubscribe_token(account)
-        subject, text_body, html_body = mail(items, f"{origin()}/alerts/unsubscribe?token={token}")
-        alert_channels.mail(
-            email, subject, text_body, html_body, batch["id"], f"{origin()}/alerts/unsubscribe?token={token}"
-        )
+        unsubscribe = f"{origin()}/alerts/unsubscribe?token={token}&lang={settings['language'] or 'en'}"
+        subject, text_body, html_body = mail(items, unsubscribe)
+        alert_channels.mail(email, subject, text_body, html_body, batch["id"], unsubscribe)
     batches.sent(account, batch["id"])
     return "sent"
 

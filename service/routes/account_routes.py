@@ -10,11 +10,13 @@ from flask import Blueprint, Response, request
 from application.accounts import DEVICE_CODE_SECONDS, SignInRefused
 from application.mail import delivery, send_sign_in_link
 from application.refusals import Unauthorized
+from application.words import LANGUAGES
 from events.projection import entry, page_of
 
 from .. import schemas
 from ..operation import OPTIONAL_PERSON, PERSON, Answer, Body, Operation, Paging, Reply
 from ..requests import SESSION_COOKIE, accounts, components, person, service, signed_in
+from ..server_pages import page_language, server_page, words
 from ..sessions import clear_session, own_origin, set_session, signed_in_as
 from .game_routes import with_seat
 from .meta_routes import HTML, pages
@@ -35,7 +37,8 @@ account_api = Blueprint("accounts", __name__)
 )
 def ask_email_link(body: Body) -> Answer:
     token = accounts().ask_link(body["email"], request.remote_addr or "unknown")
-    send_sign_in_link(body["email"], f"{own_origin()}/signin?token={token}")
+    language = body.get("language") or request.accept_languages.best_match(LANGUAGES) or "en"
+    send_sign_in_link(body["email"], f"{own_origin()}/signin?token={token}&lang={language}", language)
     how = delivery()
     detail = (
         "if the address can receive mail, a sign-in link is on its way; it works once, within 15 minutes"
@@ -269,12 +272,6 @@ def my_games(query: Body) -> Answer:
     return {"games": page.games, "next": page.next}
 
 
-SIGN_IN_PAGE = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Sign in - Blue Moon City</title><link rel="icon" href="data:,"><link rel="stylesheet" href="/web/app.css"></head>
-<body><main><h1>Blue Moon City</h1>{body}</main></body></html>"""
-
-
 @Operation(
     pages,
     "get",
@@ -285,13 +282,14 @@ SIGN_IN_PAGE = """<!doctype html>
     responses={200: Reply("HTML", HTML)},
 )
 def sign_in_page() -> Answer:
-    token = escape(request.args.get("token", ""))
+    token = escape(request.args.get("token", ""), quote=True)
+    language = page_language()
     form = (
-        '<form method="post" action="/signin"><input type="hidden" name="token" value="' + token + '">'
-        "<p>This link signs you in once, within 15 minutes of asking for it.</p>"
-        '<button type="submit">Sign in</button></form>'
+        f'<form method="post" action="/signin?lang={language}"><input type="hidden" name="token" value="{token}">'
+        f"<p>{words(language, 'signin.once')}</p>"
+        f'<button type="submit">{words(language, "signin.button")}</button></form>'
     )
-    return Response(SIGN_IN_PAGE.format(body=form), mimetype="text/html")
+    return server_page(language, "signin.title", form)
 
 
 @Operation(
@@ -308,8 +306,9 @@ def sign_in_page() -> Answer:
 def sign_in_form() -> Answer:
     try:
         account = accounts().use_link(request.form.get("token", ""))
-    except SignInRefused as refused:
-        body = f'<p>{escape(refused.detail)}</p><p><a href="/">Back to the lobby</a></p>'
-        return Response(SIGN_IN_PAGE.format(body=body), status=401, mimetype="text/html")
+    except SignInRefused:
+        language = page_language()
+        body = f'<p>{words(language, "signin.refused")}</p><p><a href="/">{words(language, "signin.back")}</a></p>'
+        return server_page(language, "signin.title", body, status=401)
     response = Response(status=303, headers={"Location": "/"})
     return set_session(response, accounts().open_session(account))

@@ -7,16 +7,17 @@ from __future__ import annotations
 from html import escape
 
 from flask import Blueprint, Response
-from marshmallow import fields
+from marshmallow import fields, validate
 
 from application.alert_settings import AlertSettings
 from application.refusals import Forbidden, NotFound
 from application.vapid import public_key, vapid_key
+from application.words import LANGUAGES
 
 from .. import alert_schemas
 from ..operation import PERSON, Answer, Body, Operation, Parameters, Reply
 from ..requests import components, person, service
-from .account_routes import SIGN_IN_PAGE
+from ..server_pages import page_language, server_page, words
 from .meta_routes import HTML, pages
 
 alert_api = Blueprint("alerts", __name__)
@@ -163,6 +164,10 @@ def alert_deliveries() -> Answer:
 
 class UnsubscribeQuery(Parameters):
     token = fields.String(required=True, metadata={"description": "The token of the mail's unsubscribe link."})
+    lang = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={"description": "The page's language: the mail's (else the browser's Accept-Language)."},
+    )
 
 
 @Operation(
@@ -178,12 +183,13 @@ class UnsubscribeQuery(Parameters):
 )
 def unsubscribe_page(query: Body) -> Answer:
     token = escape(query["token"], quote=True)
+    language = page_language()
     form = (
-        f'<form method="post" action="/alerts/unsubscribe?token={token}">'
-        "<p>Stop the “your turn” mails of Blue Moon City? Your other alerts stay as they are.</p>"
-        '<button type="submit">Stop the mails</button></form>'
+        f'<form method="post" action="/alerts/unsubscribe?token={token}&amp;lang={language}">'
+        f"<p>{words(language, 'unsubscribe.question')}</p>"
+        f'<button type="submit">{words(language, "unsubscribe.button")}</button></form>'
     )
-    return Response(SIGN_IN_PAGE.format(body=form), mimetype="text/html")
+    return server_page(language, "unsubscribe.title", form)
 
 
 @Operation(
@@ -201,8 +207,9 @@ def unsubscribe_page(query: Body) -> Answer:
 def unsubscribe_one_click(query: Body) -> Answer:
     """The body (``List-Unsubscribe=One-Click``) needs no reading: the token decides."""
     alerts().unsubscribe(query["token"])
-    body = '<p>Done: no more “your turn” mails. You can turn them on again in your alert settings.</p><p><a href="/">To the lobby</a></p>'
-    return Response(SIGN_IN_PAGE.format(body=body), mimetype="text/html")
+    language = page_language()
+    body = f'<p>{words(language, "unsubscribe.done")}</p><p><a href="/">{words(language, "signin.back")}</a></p>'
+    return server_page(language, "unsubscribe.title", body)
 
 
 @Operation(

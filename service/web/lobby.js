@@ -4,7 +4,7 @@
 import { showAlerts } from "/web/alerts.js";
 import { api, mySeats, remember } from "/web/api.js";
 import { html, nothing, render } from "/web/html.js";
-import { decimal, explain, onLanguageChange, t, tParts } from "/web/i18n.js";
+import { currentLanguage, decimal, explain, onLanguageChange, t, tParts } from "/web/i18n.js";
 import { levelName } from "/web/names.js";
 import { addPasskey, signInWithPasskey, signOut } from "/web/passkeys.js";
 
@@ -271,7 +271,7 @@ async function useCode(event) {
 
 async function askLink(event) {
   event.preventDefault();
-  const sent = await api("POST", "/auth/email-link", { email: event.target.email.value });
+  const sent = await api("POST", "/auth/email-link", { email: event.target.email.value, language: currentLanguage() });
   // where the link went, worded here: by email, or (a service without SMTP) into the service's log
   const where = sent.ok && sent.body.delivery === "email" ? () => t("account.linkEmailed") : () => t("account.linkLogged");
   update({ accountNote: sent.ok ? where : sent.problem });

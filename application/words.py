@@ -1,6 +1,8 @@
-"""Turn alerts in the person's language: the words of a mail, a push or a channel message.
+"""What the service says to people outside the play page, in their language: turn alerts (a
+mail, a push, a channel message), the sign-in mail, and the server's own pages (sign-in,
+unsubscribe).
 
-One catalogue a language (application/alert_catalogues/<language>.json). Its keys follow the
+One catalogue a language (application/catalogues/<language>.json). Its keys follow the
 play page's catalogues, and where a key is in both (a tile's name, an event in words) the text
 is the page's own, so that an alert says what the page's log says (a test keeps them equal).
 A text is a string with {placeholders}, or one string per CLDR plural category."""
@@ -13,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 LANGUAGES = ("en", "de", "ru", "pt")  #: those the page speaks; English where none was chosen
-FOLDER = Path(__file__).with_name("alert_catalogues")
+FOLDER = Path(__file__).with_name("catalogues")
 
 
 @cache
