@@ -20,7 +20,8 @@ FOLDER = Path(__file__).with_name("catalogues")
 
 @cache
 def catalogue(language: str) -> dict[str, Any]:
-    return json.loads((FOLDER / f"{language}.json").read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    found: dict[str, Any] = json.loads((FOLDER / f"{language}.json").read_text(encoding="utf-8"))
+    return found
 
 
 def plural(language: str, count: int) -> str:
