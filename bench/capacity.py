@@ -13,7 +13,9 @@ added in steps; after each step's ramp, ``--hold`` seconds are measured:
 - Redis memory per game (``INFO memory`` used_memory delta / games) and web memory per
   watcher (the web workers' RSS delta / watchers);
 - CPU of each process (web workers, Redis, worker, player, watchers) and of everything else on
-  the machine, as a share of one core: what runs out first.
+  the machine, as a share of one core: what runs out first; the web workers' CPU per command
+  (its watchers' share included) and per watcher and minute, with the streams' (re)connections
+  and keep-alives per second that it pays for.
 
 It stops at the first step whose command p99 passes ``--p99-ms`` (100).
 
@@ -213,6 +215,9 @@ def report(games: int, opened: int, measured: dict[str, Any], base: dict[str, in
         f"{redis_per_game / 1024:.1f} | {web_per_watcher / 1024:.1f} | "
         f"{' / '.join(f'{cpu[k] * 100:.0f}' for k in ('web', 'redis', 'worker', 'player', 'watchers', 'others'))} | "
         f"{commands['n'] and cpu['web'] * measured['elapsed'] * 1000 / commands['n']:.1f} | "
+        f"{cpu['web'] * 1000 * 60 / max(1, opened):.2f} | "
+        f"{sum(s['connects'] for s in seen) / measured['elapsed']:.0f} | "
+        f"{sum(s['keepalives'] for s in seen) / measured['elapsed']:.0f} | "
         f"{' / '.join(f'{n:,}' for n in measured['web_files'])} |",
         flush=True,
     )
@@ -264,10 +269,11 @@ def main() -> None:
         print(
             "| games | watchers | commands/s | p50 ms | p99 ms | waited p99 ms | event→watcher p50 ms | p99 ms "
             "| failed | stream errors | games replaced | Redis KiB/game | web KiB/watcher "
-            "| CPU % web / redis / worker / player / watchers / others | web CPU ms/command | web fds each |",
+            "| CPU % web / redis / worker / player / watchers / others | web CPU ms/command "
+            "| web CPU ms/watcher/min | (re)connects/s | keep-alives/s | web fds each |",
             flush=True,
         )
-        print("|" + "---|" * 18, flush=True)
+        print("|" + "---|" * 21, flush=True)
         games = args.start
         while games <= args.max_games:
             opened = ramp(stack, games, args.watchers_per_game)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import threading
 import uuid
 
-import pytest
 import redis
 
 from application.wiring import CALL_TIMEOUTS, READER_TIMEOUTS, build
@@ -28,7 +27,7 @@ def test_every_redis_client_has_timeouts_chosen_for_its_use(redis_url):
     kwargs = components.client.connection_pool.connection_kwargs
     assert kwargs["socket_timeout"] == CALL_TIMEOUTS["socket_timeout"] and kwargs["socket_connect_timeout"]
     reader = components.feed._reader()
-    assert reader.connection_pool.connection_kwargs["socket_timeout"] > BLOCK_MS / 1000  # outlasts its wait for an announcement
+    assert reader.connection_pool.connection_kwargs["socket_timeout"] > BLOCK_MS / 1000  # outlasts its wait
     assert READER_TIMEOUTS["socket_connect_timeout"]
 
 
