@@ -15,7 +15,8 @@ added in steps; after each step's ramp, ``--hold`` seconds are measured:
 - CPU of each process (web workers, Redis, worker, player, watchers) and of everything else on
   the machine, as a share of one core: what runs out first; the web workers' CPU per command
   (its watchers' share included) and per watcher and minute, with the streams' (re)connections
-  and keep-alives per second that it pays for.
+  and keep-alives per second that it pays for, and the web workers' garbage collections of
+  10 ms or more (each holds every request of its worker).
 
 It stops at the first step whose command p99 passes ``--p99-ms`` (100).
 
@@ -112,7 +113,8 @@ class Stack:
 
     def start(self, args: argparse.Namespace) -> None:
         self.redis = EmbeddedRedis(tempfile.mkdtemp(prefix="bluemoon-capacity-"))
-        env = {**os.environ, "REDIS_URL": self.redis.url, "RATE_LIMIT": "0"}
+        self.gc_logs = Path(tempfile.mkdtemp(prefix="bluemoon-capacity-gc-"))
+        env = {**os.environ, "REDIS_URL": self.redis.url, "RATE_LIMIT": "0", "BLUEMOON_GC_LOG": str(self.gc_logs)}
         self.web, port = serve("service.app:create_app()", env, args.code)
         self.worker = start_worker(self.redis.url, QUEUE, args.code)
         pipes = [multiprocessing.Pipe() for _ in range(args.watcher_processes)]
@@ -134,6 +136,17 @@ class Stack:
             "player": [self.player.process.pid],
             "watchers": [w.process.pid for w in self.watchers],
         }
+
+    def collections(self, since: float, until: float) -> list[tuple[int, float]]:
+        """The web workers' garbage collections of 10 ms or more between two times (unix):
+        (generation, seconds) each (service/gunicorn_conf.py logs them under BLUEMOON_GC_LOG)."""
+        found = []
+        for log in self.gc_logs.glob("gc-*.log"):
+            for line in log.read_text().splitlines():
+                at, generation, took = line.split()
+                if since <= float(at) <= until:
+                    found.append((int(generation), float(took)))
+        return found
 
     def redis_memory(self) -> int:
         return int(self.client.info("memory")["used_memory"])
@@ -158,14 +171,15 @@ class Stack:
 
 
 def ramp(stack: Stack, games: int, per_game: int, timeout: float = 600) -> int:
-    """Add games up to ``games`` and wait until their streams are open; the streams open."""
+    """Add games up to ``games`` and wait until each of their streams has opened; the streams
+    (open, or between two responses)."""
     assert stack.player is not None
     have = stack.player.ask("stats")["games"]
     if games > have:
         stack.player.ask("grow", games - have)
     deadline = time.monotonic() + timeout
     while True:
-        opened = sum(w.ask("stats")["open"] for w in stack.watchers)
+        opened = sum(w.ask("stats")["watching"] for w in stack.watchers)
         if opened >= games * per_game or time.monotonic() > deadline:
             return opened
         time.sleep(1)
@@ -179,7 +193,7 @@ def hold(stack: Stack, seconds: float) -> dict[str, Any]:
         w.ask("stats")
     pids = stack.pids()
     cpu0 = {name: cpu_seconds(p) for name, p in pids.items()}
-    busy0, started = machine_busy(), time.monotonic()
+    busy0, started, wall = machine_busy(), time.monotonic(), time.time()
     time.sleep(seconds)
     elapsed = time.monotonic() - started
     cpu = {name: (cpu_seconds(p) - cpu0[name]) / elapsed for name, p in pids.items()}
@@ -192,6 +206,7 @@ def hold(stack: Stack, seconds: float) -> dict[str, Any]:
         "seen": seen,
         "cpu": cpu,
         "web_files": [open_files([pid]) for pid in pids["web"]],
+        "collections": stack.collections(wall, time.time()),
     }
 
 
@@ -226,6 +241,14 @@ def report(games: int, opened: int, measured: dict[str, Any], base: dict[str, in
         print(
             f"  {len(played['slow'])} commands over 0.5 s (longest {max(s for _, s in played['slow']):.1f} s), "
             f"in the seconds {spells[:12]}",
+            flush=True,
+        )
+    if measured["collections"]:
+        pauses = [took for _, took in measured["collections"]]
+        full = sum(1 for generation, _ in measured["collections"] if generation == 2)
+        print(
+            f"  web garbage collections of 10 ms or more: {len(pauses)} ({full} full), "
+            f"{sum(pauses):.2f} s in all, the longest {max(pauses):.2f} s",
             flush=True,
         )
     latest = stack.client.execute_command("LATENCY", "LATEST")

@@ -257,6 +257,7 @@ class Streams:
         self.guard: asyncio.Task[None] | None = None
         self.opening = asyncio.Semaphore(200)  #: connects at a time: the listen backlog is finite
         self.open = 0
+        self.watching = 0  #: streams that opened at least once (with short lifetimes some are always between two)
         self.connects = 0
         self.errors: list[str] = []
         self.delays: list[float] = []  #: from an event's time (``at``) to its arrival here
@@ -272,15 +273,16 @@ class Streams:
     async def _follow(self, game: str, token: str | None) -> None:
         """The stream of one seat (or spectator) for ever: as EventSource, it waits the
         stream's ``retry`` before each reconnection, after a clean end as after an error."""
-        state: dict[str, Any] = {"last": None, "retry": 1.0}
-        while True:
-            try:
-                await self._stream(game, token, state)
-            except asyncio.CancelledError:
-                raise
-            except (OSError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
-                self.errors.append(f"{type(error).__name__}: {error}")
-            await asyncio.sleep(state["retry"])
+        state: dict[str, Any] = {"last": None, "retry": 1.0, "watching": False}
+        try:
+            while True:
+                try:
+                    await self._stream(game, token, state)
+                except (OSError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
+                    self.errors.append(f"{type(error).__name__}: {error}")
+                await asyncio.sleep(state["retry"])
+        finally:  # cancelled: its game was replaced
+            self.watching -= state["watching"]
 
     async def _stream(self, game: str, token: str | None, state: dict[str, Any]) -> None:
         """One response: its events until it ends; ``state`` keeps the last event id seen
@@ -304,6 +306,9 @@ class Streams:
             self.connects += 1
             self.open += 1
             counted = True
+            if not state["watching"]:
+                state["watching"] = True
+                self.watching += 1
             since = time.time()
             buffer = b""
             while True:
@@ -337,6 +342,7 @@ class Streams:
         found = {
             "streams": sum(len(tasks) for tasks in self.slots.values()),
             "open": self.open,
+            "watching": self.watching,
             "connects": self.connects,
             "errors": len(self.errors),
             "error_samples": self.errors[:3],
