@@ -137,15 +137,16 @@ class Stack:
             "watchers": [w.process.pid for w in self.watchers],
         }
 
-    def collections(self, since: float, until: float) -> list[tuple[int, float]]:
+    def collections(self, since: float, until: float) -> list[tuple[int, float, float]]:
         """The web workers' garbage collections of 10 ms or more between two times (unix):
-        (generation, seconds) each (service/gunicorn_conf.py logs them under BLUEMOON_GC_LOG)."""
+        (generation, wall seconds, CPU seconds) each (service/gunicorn_conf.py logs them under
+        BLUEMOON_GC_LOG)."""
         found = []
         for log in self.gc_logs.glob("gc-*.log"):
             for line in log.read_text().splitlines():
-                at, generation, took = line.split()
+                at, generation, wall, cpu = line.split()
                 if since <= float(at) <= until:
-                    found.append((int(generation), float(took)))
+                    found.append((int(generation), float(wall), float(cpu)))
         return found
 
     def redis_memory(self) -> int:
@@ -244,11 +245,11 @@ def report(games: int, opened: int, measured: dict[str, Any], base: dict[str, in
             flush=True,
         )
     if measured["collections"]:
-        pauses = [took for _, took in measured["collections"]]
-        full = sum(1 for generation, _ in measured["collections"] if generation == 2)
+        walls, cpus = [c[1] for c in measured["collections"]], [c[2] for c in measured["collections"]]
+        full = sum(1 for generation, *_ in measured["collections"] if generation == 2)
         print(
-            f"  web garbage collections of 10 ms or more: {len(pauses)} ({full} full), "
-            f"{sum(pauses):.2f} s in all, the longest {max(pauses):.2f} s",
+            f"  web garbage collections of 10 ms or more: {len(walls)} ({full} full), {sum(walls):.2f} s in all, "
+            f"the longest {max(walls):.2f} s (CPU: {sum(cpus):.2f} s, the most {max(cpus):.2f} s)",
             flush=True,
         )
     latest = stack.client.execute_command("LATENCY", "LATEST")

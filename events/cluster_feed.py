@@ -26,7 +26,10 @@ CATCH_UP_EVERY = 5.0  #: seconds between two reads of every watched game, whatev
 
 
 class ClusterFeed(Feed):
-    """``Feed`` with the reader replaced (see module doc); watchers wait exactly as there."""
+    """``Feed`` with the reader replaced (see module doc); watchers wait exactly as there. A
+    game's first watcher learns the stream's length as there (``Feed._seed``); the reader
+    subscribes to the game's channel within one POLL, then reads the stream from that length,
+    so nothing appended in between is missed. The catch-up is ``Feed._catch_up``'s pipelines."""
 
     def __init__(self, client: Any) -> None:
         super().__init__(client, lambda: client)
