@@ -36,7 +36,7 @@ CALL_TIMEOUTS: dict[str, Any] = {"socket_timeout": 5.0, "socket_connect_timeout"
 #: Connections per process: a burst of requests waits up to POOL_WAIT seconds for one
 #: instead of failing (redis-py's plain pool refuses past its limit).
 POOL_SIZE, POOL_WAIT = 50, 5.0
-#: The feed's reader blocks in XREAD for BLOCK_MS: its socket must wait longer than that.
+#: The feed's reader waits up to BLOCK_MS for an announcement: its socket must wait longer than that.
 READER_TIMEOUTS: dict[str, Any] = {"socket_timeout": BLOCK_MS / 1000 + 5.0, "socket_connect_timeout": 2.0}
 
 
@@ -152,12 +152,11 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
     if client is None:
         url = url or redis_url()
         client = connect(url)
-    if isinstance(client, RedisCluster):  # no XREAD over many slots: versions come by sharded pub/sub
+    if isinstance(client, RedisCluster):  # the games' own channels, by sharded pub/sub
         feed: Feed = ClusterFeed(client)
-        store = store_for(client, publish=True)
-    else:  # the feed's reader blocks, so it has a connection of its own where there is a URL to open one
+    else:  # the feed's reader subscribes, so it has a connection of its own where there is a URL to open one
         feed = Feed(client, functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client)
-        store = store_for(client, publish=False)
+    store = store_for(client, publish=True)  # each append is announced to the feeds
     service = GameService(client, store, handoff, on_append=feed.publish)
     accounts, ratings = Accounts(store), Ratings(store)
     return Components(

@@ -13,7 +13,10 @@ added in steps; after each step's ramp, ``--hold`` seconds are measured:
 - Redis memory per game (``INFO memory`` used_memory delta / games) and web memory per
   watcher (the web workers' RSS delta / watchers);
 - CPU of each process (web workers, Redis, worker, player, watchers) and of everything else on
-  the machine, as a share of one core: what runs out first.
+  the machine, as a share of one core: what runs out first; the web workers' CPU per command
+  (its watchers' share included) and per watcher and minute, with the streams' (re)connections
+  and keep-alives per second that it pays for, and the web workers' garbage collections of
+  10 ms or more (each holds every request of its worker).
 
 It stops at the first step whose command p99 passes ``--p99-ms`` (100).
 
@@ -110,7 +113,8 @@ class Stack:
 
     def start(self, args: argparse.Namespace) -> None:
         self.redis = EmbeddedRedis(tempfile.mkdtemp(prefix="bluemoon-capacity-"))
-        env = {**os.environ, "REDIS_URL": self.redis.url, "RATE_LIMIT": "0"}
+        self.gc_logs = Path(tempfile.mkdtemp(prefix="bluemoon-capacity-gc-"))
+        env = {**os.environ, "REDIS_URL": self.redis.url, "RATE_LIMIT": "0", "BLUEMOON_GC_LOG": str(self.gc_logs)}
         self.web, port = serve("service.app:create_app()", env, args.code)
         self.worker = start_worker(self.redis.url, QUEUE, args.code)
         pipes = [multiprocessing.Pipe() for _ in range(args.watcher_processes)]
@@ -132,6 +136,18 @@ class Stack:
             "player": [self.player.process.pid],
             "watchers": [w.process.pid for w in self.watchers],
         }
+
+    def collections(self, since: float, until: float) -> list[tuple[int, float, float]]:
+        """The web workers' garbage collections of 10 ms or more between two times (unix):
+        (generation, wall seconds, CPU seconds) each (service/gunicorn_conf.py logs them under
+        BLUEMOON_GC_LOG)."""
+        found = []
+        for log in self.gc_logs.glob("gc-*.log"):
+            for line in log.read_text().splitlines():
+                at, generation, wall, cpu = line.split()
+                if since <= float(at) <= until:
+                    found.append((int(generation), float(wall), float(cpu)))
+        return found
 
     def redis_memory(self) -> int:
         return int(self.client.info("memory")["used_memory"])
@@ -156,14 +172,15 @@ class Stack:
 
 
 def ramp(stack: Stack, games: int, per_game: int, timeout: float = 600) -> int:
-    """Add games up to ``games`` and wait until their streams are open; the streams open."""
+    """Add games up to ``games`` and wait until each of their streams has opened; the streams
+    (open, or between two responses)."""
     assert stack.player is not None
     have = stack.player.ask("stats")["games"]
     if games > have:
         stack.player.ask("grow", games - have)
     deadline = time.monotonic() + timeout
     while True:
-        opened = sum(w.ask("stats")["open"] for w in stack.watchers)
+        opened = sum(w.ask("stats")["watching"] for w in stack.watchers)
         if opened >= games * per_game or time.monotonic() > deadline:
             return opened
         time.sleep(1)
@@ -177,7 +194,7 @@ def hold(stack: Stack, seconds: float) -> dict[str, Any]:
         w.ask("stats")
     pids = stack.pids()
     cpu0 = {name: cpu_seconds(p) for name, p in pids.items()}
-    busy0, started = machine_busy(), time.monotonic()
+    busy0, started, wall = machine_busy(), time.monotonic(), time.time()
     time.sleep(seconds)
     elapsed = time.monotonic() - started
     cpu = {name: (cpu_seconds(p) - cpu0[name]) / elapsed for name, p in pids.items()}
@@ -190,6 +207,7 @@ def hold(stack: Stack, seconds: float) -> dict[str, Any]:
         "seen": seen,
         "cpu": cpu,
         "web_files": [open_files([pid]) for pid in pids["web"]],
+        "collections": stack.collections(wall, time.time()),
     }
 
 
@@ -213,6 +231,9 @@ def report(games: int, opened: int, measured: dict[str, Any], base: dict[str, in
         f"{redis_per_game / 1024:.1f} | {web_per_watcher / 1024:.1f} | "
         f"{' / '.join(f'{cpu[k] * 100:.0f}' for k in ('web', 'redis', 'worker', 'player', 'watchers', 'others'))} | "
         f"{commands['n'] and cpu['web'] * measured['elapsed'] * 1000 / commands['n']:.1f} | "
+        f"{cpu['web'] * 1000 * 60 / max(1, opened):.2f} | "
+        f"{sum(s['connects'] for s in seen) / measured['elapsed']:.0f} | "
+        f"{sum(s['keepalives'] for s in seen) / measured['elapsed']:.0f} | "
         f"{' / '.join(f'{n:,}' for n in measured['web_files'])} |",
         flush=True,
     )
@@ -221,6 +242,14 @@ def report(games: int, opened: int, measured: dict[str, Any], base: dict[str, in
         print(
             f"  {len(played['slow'])} commands over 0.5 s (longest {max(s for _, s in played['slow']):.1f} s), "
             f"in the seconds {spells[:12]}",
+            flush=True,
+        )
+    if measured["collections"]:
+        walls, cpus = [c[1] for c in measured["collections"]], [c[2] for c in measured["collections"]]
+        full = sum(1 for generation, *_ in measured["collections"] if generation == 2)
+        print(
+            f"  web garbage collections of 10 ms or more: {len(walls)} ({full} full), {sum(walls):.2f} s in all, "
+            f"the longest {max(walls):.2f} s (CPU: {sum(cpus):.2f} s, the most {max(cpus):.2f} s)",
             flush=True,
         )
     latest = stack.client.execute_command("LATENCY", "LATEST")
@@ -264,10 +293,11 @@ def main() -> None:
         print(
             "| games | watchers | commands/s | p50 ms | p99 ms | waited p99 ms | event→watcher p50 ms | p99 ms "
             "| failed | stream errors | games replaced | Redis KiB/game | web KiB/watcher "
-            "| CPU % web / redis / worker / player / watchers / others | web CPU ms/command | web fds each |",
+            "| CPU % web / redis / worker / player / watchers / others | web CPU ms/command "
+            "| web CPU ms/watcher/min | (re)connects/s | keep-alives/s | web fds each |",
             flush=True,
         )
-        print("|" + "---|" * 18, flush=True)
+        print("|" + "---|" * 21, flush=True)
         games = args.start
         while games <= args.max_games:
             opened = ramp(stack, games, args.watchers_per_game)

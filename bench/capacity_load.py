@@ -257,6 +257,7 @@ class Streams:
         self.guard: asyncio.Task[None] | None = None
         self.opening = asyncio.Semaphore(200)  #: connects at a time: the listen backlog is finite
         self.open = 0
+        self.watching = 0  #: streams that opened at least once (with short lifetimes some are always between two)
         self.connects = 0
         self.errors: list[str] = []
         self.delays: list[float] = []  #: from an event's time (``at``) to its arrival here
@@ -270,18 +271,22 @@ class Streams:
         self.slots[slot] = [asyncio.create_task(self._follow(game, token)) for token in seats]
 
     async def _follow(self, game: str, token: str | None) -> None:
-        last: int | None = None
-        while True:
-            try:
-                last = await self._stream(game, token, last)
-            except asyncio.CancelledError:
-                raise
-            except (OSError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
-                self.errors.append(f"{type(error).__name__}: {error}")
-                await asyncio.sleep(1.0)  # EventSource's retry
+        """The stream of one seat (or spectator) for ever: as EventSource, it waits the
+        stream's ``retry`` before each reconnection, after a clean end as after an error."""
+        state: dict[str, Any] = {"last": None, "retry": 1.0, "watching": False}
+        try:
+            while True:
+                try:
+                    await self._stream(game, token, state)
+                except (OSError, asyncio.IncompleteReadError, ValueError, IndexError) as error:
+                    self.errors.append(f"{type(error).__name__}: {error}")
+                await asyncio.sleep(state["retry"])
+        finally:  # cancelled: its game was replaced
+            self.watching -= state["watching"]
 
-    async def _stream(self, game: str, token: str | None, last: int | None) -> int | None:
-        """One response: its events until it ends; returns the last event id seen."""
+    async def _stream(self, game: str, token: str | None, state: dict[str, Any]) -> None:
+        """One response: its events until it ends; ``state`` keeps the last event id seen
+        and the reconnection delay the server asked for (``retry: <ms>``)."""
         writer = None
         counted = False
         try:
@@ -290,8 +295,8 @@ class Streams:
                 head = f"GET /games/{game}/stream HTTP/1.1\r\nHost: {self.host}\r\nAccept: text/event-stream\r\n"
                 if token:
                     head += f"Authorization: Bearer {token}\r\n"
-                if last is not None:
-                    head += f"Last-Event-ID: {last}\r\n"
+                if state["last"] is not None:
+                    head += f"Last-Event-ID: {state['last']}\r\n"
                 writer.write(head.encode() + b"\r\n")
                 status = int((await reader.readline()).split()[1])
                 while await reader.readline() not in (b"\r\n", b""):
@@ -301,19 +306,22 @@ class Streams:
             self.connects += 1
             self.open += 1
             counted = True
+            if not state["watching"]:
+                state["watching"] = True
+                self.watching += 1
             since = time.time()
             buffer = b""
             while True:
                 size = int((await reader.readline()).split(b";")[0], 16)
                 if size == 0:
-                    return last
+                    return
                 buffer += await reader.readexactly(size)
                 await reader.readexactly(2)
                 *frames, buffer = buffer.split(b"\n\n")
                 arrived = time.time()
                 for frame in frames:
                     if frame.startswith(b"id: "):
-                        last = int(frame[4 : frame.index(b"\n")])
+                        state["last"] = int(frame[4 : frame.index(b"\n")])
                         self.frames += 1
                         found = _AT.search(frame)
                         if found:
@@ -322,6 +330,8 @@ class Streams:
                                 self.delays.append(arrived - at)
                     elif frame.startswith(b": keep-alive"):
                         self.keepalives += 1
+                    elif frame.startswith(b"retry: "):
+                        state["retry"] = int(frame[7:]) / 1000
         finally:
             if counted:
                 self.open -= 1
@@ -332,6 +342,7 @@ class Streams:
         found = {
             "streams": sum(len(tasks) for tasks in self.slots.values()),
             "open": self.open,
+            "watching": self.watching,
             "connects": self.connects,
             "errors": len(self.errors),
             "error_samples": self.errors[:3],

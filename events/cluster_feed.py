@@ -17,8 +17,7 @@ import time
 from typing import Any
 
 from . import keys
-from .feed import PAGE, Feed
-from .redis_store import decode_entry
+from .feed import Feed
 
 log = logging.getLogger("bluemoon.feed")
 
@@ -27,33 +26,13 @@ CATCH_UP_EVERY = 5.0  #: seconds between two reads of every watched game, whatev
 
 
 class ClusterFeed(Feed):
-    """``Feed`` with the reader replaced (see module doc); watchers wait exactly as there."""
+    """``Feed`` with the reader replaced (see module doc); watchers wait exactly as there. A
+    game's first watcher learns the stream's length as there (``Feed._seed``); the reader
+    subscribes to the game's channel within one POLL, then reads the stream from that length,
+    so nothing appended in between is missed. The catch-up is ``Feed._catch_up``'s pipelines."""
 
     def __init__(self, client: Any) -> None:
         super().__init__(client, lambda: client)
-
-    def _seed(self, game: str, watched: Any) -> None:
-        """Learn the stream's length; the reader subscribes within one POLL and reads the
-        stream from there, so nothing published meanwhile is missed."""
-        version = int(self._client.xlen(keys.stream(game)))
-        with self._lock:
-            watched.version = max(watched.version, version)
-            self._wake(watched)
-            self._work.notify()
-
-    def _catch_up(self, games: list[str] | set[str]) -> None:
-        """Deliver whatever each game's stream holds after the last version delivered: one
-        pipeline for them all (a cluster pipeline sends each primary its games' reads at once),
-        so a process watching 20,000 games catches up in a few round trips, not 20,000."""
-        versions = {game: w.version for game in games if (w := self._games.get(game)) is not None}
-        if not versions:
-            return
-        watched = list(versions.items())
-        pipe = self._client.pipeline(transaction=False)
-        for game, version in watched:
-            pipe.xrange(keys.stream(game), min=f"0-{version + 1}", count=PAGE)
-        for (game, _), entries in zip(watched, pipe.execute()):
-            self._deliver(game, [decode_entry(fields) for _, fields in entries])
 
     def _learn_the_primaries(self) -> None:
         """Ask the cluster again which primary holds which slot. redis-py learns of a failover

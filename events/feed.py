@@ -1,16 +1,23 @@
-"""Live updates for many watchers with one Redis read per process.
+"""Live updates for many watchers with one Redis subscription per process.
 
 Every long poll and SSE stream of a web process waits here, not on Redis: one background
-thread (a greenlet under gunicorn's gevent worker) blocks in a single ``XREAD`` over the
-streams of every game someone watches, and wakes that game's watchers when it grows. A
-waiting watcher costs a wait on an Event, not a thread of its own nor a Redis connection;
-the newest events of each watched game are kept here, so a thousand watchers of one game
-cost one read of each new event.
+thread (a greenlet under gunicorn's gevent worker) listens on the channel where every append
+is announced (the append script PUBLISHes ``<game> <version>`` on its shard's channel,
+``keys.appended``; the reader subscribes to them all with one pattern, ``keys.APPENDED``) and
+reads the new events of the games that moved and are watched here: one XRANGE each, pipelined,
+none for a game nobody here watches nor for an append this process made itself (``publish``
+delivered it already). A waiting watcher costs a wait on an Event, not a thread of its own nor
+a Redis connection; the newest events of each watched game are kept here, so a thousand
+watchers of one game cost one read of each new event.
 
-A game enters the ``XREAD`` when its first watcher arrives (the reader's blocked call is cut
-short with ``CLIENT UNBLOCK`` so it reads the new stream at once) and leaves it with its last
-watcher. The reader reconnects with back-off after an outage; it reads from the last version
-it delivered, so nothing in between is lost.
+Reading only the games that moved replaces one ``XREAD`` naming every watched stream, whose
+cost grew with the games watched (10,000 of them: a megabyte of command, and as many keys for
+Redis to block on, several times a second) rather than with the appends.
+
+Nothing is missed: the reader subscribes before it reads. On each (re)connection it waits for
+Redis to confirm the subscription, then reads every watched game from the last version it
+delivered; a game's first watcher learns the stream's length (``_seed``) after that, so any
+later append is announced to the reader. After an outage it reconnects with back-off.
 """
 
 from __future__ import annotations
@@ -18,27 +25,24 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-import redis
-
 from . import keys
-from .redis_store import decode_entry
+from .redis_store import decode_entry, text
 from .serialization import StoredEvent
 
 log = logging.getLogger("bluemoon.feed")
 
-BLOCK_MS = 5_000  #: how long one XREAD blocks; its client's socket timeout must exceed it
-#: the reader's share of its process at most: after a read that found events it waits this much
-#: longer than the read took before the next (one XREAD names every watched stream, so with
-#: thousands of games and appends every few ms, reading at once again would take the process)
-READ_SHARE = 0.05
-GATHER_MAX = 0.1  #: the longest such wait, in seconds: what it may add to an event's delivery
+#: how long the reader waits for an announcement before it looks at its work again (nothing
+#: left to watch, the process stopping); its client's socket timeout must exceed it
+BLOCK_MS = 5_000
 RECENT = 256  #: newest events kept per watched game, served to watchers without a read
-PAGE = 200  #: events one XREAD takes per stream
+PAGE = 200  #: events one read takes per stream
+CATCH_UP_BATCH = 500  #: reads per pipeline; between two the process's requests run
+ANNOUNCED_MAX = 1_000  #: announcements taken before the games they name are read
 
 
 @dataclass
@@ -51,41 +55,13 @@ class _Watched:
     grown: threading.Event = field(default_factory=threading.Event)
     watchers: int = 0
     recent: list[StoredEvent] = field(default_factory=list)  #: contiguous, ending at ``version``
-    stream: bytes = b""  #: the stream's name as the XREAD command carries it, encoded once
-    _after: tuple[int, bytes] = (-1, b"")  #: ``version`` and the id to read after, encoded
-
-    def after(self) -> bytes:
-        """The id to read after, as the XREAD command carries it (encoded once per version)."""
-        if self._after[0] != self.version:
-            self._after = (self.version, _bulk(b"0-%d" % self.version))
-        return self._after[1]
-
-
-def _bulk(value: bytes) -> bytes:
-    """``value`` as a RESP bulk string."""
-    return b"$%d\r\n%s\r\n" % (len(value), value)
-
-
-def xread_command(watched: list[_Watched], count: int, block_ms: int) -> bytes:
-    """``XREAD COUNT count BLOCK block_ms STREAMS <each stream> <each id>``, encoded: from the
-    names encoded once per game, this takes a fraction of what redis-py's encoding of 2 x
-    thousands of arguments takes on every read."""
-    head = [b"XREAD", b"COUNT", b"%d" % count, b"BLOCK", b"%d" % block_ms, b"STREAMS"]
-    return b"".join(
-        [
-            b"*%d\r\n" % (len(head) + 2 * len(watched)),
-            *map(_bulk, head),
-            *(w.stream for w in watched),
-            *(w.after() for w in watched),
-        ]
-    )
 
 
 class Feed:
     """Wakes every watcher of a game when its stream grows (see module doc).
 
-    ``client`` serves the short reads (a stream's length, catching a watcher up);
-    ``reader`` is the reader thread's own client, whose socket timeout exceeds ``block_ms``.
+    ``client`` serves the short reads (a stream's length, the new events); ``reader`` makes
+    the reader's own client, for its subscription, whose socket timeout exceeds ``block_ms``.
     """
 
     def __init__(self, client: Any, reader: Callable[[], Any], block_ms: int = BLOCK_MS) -> None:
@@ -95,10 +71,6 @@ class Feed:
         self._lock = threading.Lock()
         self._games: dict[str, _Watched] = {}
         self._work = threading.Condition(self._lock)  #: the reader sleeps here with nothing to watch
-        self._reader_id: int | None = None
-        self._generation = 0  #: bumped when a game is added
-        self._read_generation = 0  #: the generation the reader's current XREAD covers
-        self._gathering = False  #: the reader waits between two reads: its next one names every game
         self._thread: threading.Thread | None = None
         self.closing = False  #: the process is stopping: every wait returns at once
 
@@ -110,6 +82,7 @@ class Feed:
             self.closing = True
             for watched in self._games.values():
                 self._wake(watched)
+            self._work.notify()
 
     # -- watchers --------------------------------------------------------------------------
 
@@ -121,7 +94,7 @@ class Feed:
             watched = self._games.get(game)
             new = watched is None
             if watched is None:
-                watched = self._games[game] = _Watched(0, stream=_bulk(keys.stream(game).encode()))
+                watched = self._games[game] = _Watched(0)
             watched.watchers += 1
         try:
             if new:
@@ -134,26 +107,13 @@ class Feed:
                     del self._games[game]
 
     def _seed(self, game: str, watched: _Watched) -> None:
-        """Learn the stream's length, then make the reader include the new stream now: cut
-        its blocked XREAD short, retrying while it is between two reads."""
+        """Learn the stream's length; every later append is announced to the reader, which
+        reads the stream from there (see module doc), so the reader need not be told."""
         version = int(self._client.xlen(keys.stream(game)))
         with self._lock:
             watched.version = max(watched.version, version)
             self._wake(watched)  # a watcher that came meanwhile may be waiting below it
-            self._generation += 1
-            mine = self._generation
             self._work.notify()
-        for _ in range(100):
-            with self._lock:
-                reader_id = self._reader_id
-                if reader_id is None or self._read_generation >= mine or self._gathering:
-                    return
-            try:
-                if self._client.client_unblock(reader_id):
-                    return
-            except redis.RedisError:  # the reader then sees the new game after its block
-                return
-            time.sleep(0.002)
 
     def wait(self, game: str, after: int, timeout: float) -> int:
         """Block until ``game`` (watched by the caller) is known past version ``after``, or
@@ -208,6 +168,25 @@ class Feed:
             watched.version = fresh[-1].seq
             self._wake(watched)
 
+    def _catch_up(self, games: Iterable[str]) -> None:
+        """Deliver whatever each game's stream holds after the last version delivered, in
+        pipelines of CATCH_UP_BATCH reads (a process watching 10,000 games catches up in 20
+        round trips, not 10,000), letting the process's requests run between two; a game
+        whose read filled a page is read again."""
+        pending = list(games)
+        while pending:
+            batch, pending = pending[:CATCH_UP_BATCH], pending[CATCH_UP_BATCH:]
+            versions = [(game, w.version) for game in batch if (w := self._games.get(game)) is not None]
+            pipe = self._client.pipeline(transaction=False)
+            for game, version in versions:
+                pipe.xrange(keys.stream(game), min=f"0-{version + 1}", count=PAGE)
+            for (game, _), entries in zip(versions, pipe.execute() if versions else []):
+                self._deliver(game, [decode_entry(fields) for _, fields in entries])
+                if len(entries) == PAGE:
+                    pending.append(game)
+            if pending:
+                time.sleep(0)
+
     def _start(self) -> None:
         with self._lock:
             if self._thread is not None:
@@ -216,56 +195,59 @@ class Feed:
         self._thread.start()
 
     def _run(self) -> None:
-        client: Any = None
-        connection: Any = None
+        pubsub: Any = None
         pause = 0.1
-        while True:
+        while not self.closing:
             with self._lock:
-                while not self._games:
-                    self._work.wait()
-                started = time.monotonic()
-                command = xread_command(list(self._games.values()), PAGE, self._block_ms)
-                self._read_generation = self._generation
-                self._gathering = False
-            try:
-                if client is None:
-                    client = self._reader()
-                    connection = client.connection_pool.get_connection()
-                    connection.send_command("CLIENT", "ID")
-                    reader_id = int(connection.read_response())
-                    with self._lock:
-                        self._reader_id = reader_id
-                connection.send_packed_command([command])
-                reply = client.parse_response(connection, "XREAD")
-                took = time.monotonic() - started
-            except Exception as error:
-                log.warning("feed reader: %s; retrying in %.1f s", error, pause)
+                idle = not self._games
+            if idle:  # hang up: unread announcements would pile up in Redis's buffer for us
+                pubsub = self._hang_up(pubsub)
                 with self._lock:
-                    self._reader_id = None
-                if connection is not None:  # the reader's connection is its own while it lives
-                    connection.disconnect()
-                    client.connection_pool.release(connection)
-                client = connection = None
+                    while not self._games and not self.closing:
+                        self._work.wait()
+                continue
+            try:
+                if pubsub is None:
+                    pubsub = self._reader().pubsub()
+                    pubsub.psubscribe(keys.APPENDED)
+                self._catch_up(self._announced(pubsub))
+                pause = 0.1
+            except Exception as error:
+                if self.closing:
+                    break
+                log.warning("feed reader: %s; retrying in %.1f s", error, pause)
+                pubsub = self._hang_up(pubsub)
                 time.sleep(pause)
                 pause = min(pause * 2, 5.0)
-                continue
-            pause = 0.1
-            for name, entries in reply or []:
-                stream = name.decode() if isinstance(name, bytes) else name
-                game = keys.game_of(stream)
-                try:
-                    self._deliver(game, [decode_entry(fields) for _, fields in entries])
-                except Exception:
-                    log.exception("feed reader: cannot read %s", stream)
-            if reply:
-                self._gather(took)
+        self._hang_up(pubsub)
 
-    def _gather(self, took: float) -> None:
-        """Let events gather before the next read, so the reader takes at most READ_SHARE of
-        the process however many games it names: a read that took ``took`` seconds (or
-        blocked that long: then events are rare, and waiting delays few) is followed by a
-        wait of up to GATHER_MAX. Watchers of this process's own appends are woken at once
-        (``publish``); a new game is read after the wait, with no need to cut a read short."""
-        with self._lock:
-            self._gathering = True
-        time.sleep(min(GATHER_MAX, took * (1 - READ_SHARE) / READ_SHARE))
+    def _announced(self, pubsub: Any) -> list[str]:
+        """The watched games to read: those announced past the version delivered here, and
+        every one after Redis confirms a subscription (the first, or redis-py's own after it
+        reconnected), since what was appended before it was not announced to us. Waits up to
+        ``block_ms`` for a message, then takes those already arrived (at most ANNOUNCED_MAX),
+        so that one pipeline reads them all."""
+        moved: dict[str, None] = {}
+        message = pubsub.get_message(timeout=self._block_ms / 1000)
+        for _ in range(ANNOUNCED_MAX):
+            if message is None:
+                break
+            if message["type"] == "psubscribe":
+                with self._lock:
+                    moved.update(dict.fromkeys(self._games))
+            elif message["type"] == "pmessage":
+                game, _, version = text(message["data"]).partition(" ")
+                watched = self._games.get(game)
+                if watched is not None and int(version) > watched.version:
+                    moved[game] = None
+            message = pubsub.get_message(timeout=0) if len(moved) < ANNOUNCED_MAX else None
+        return list(moved)
+
+    @staticmethod
+    def _hang_up(pubsub: Any) -> None:
+        """Close ``pubsub`` if open; the caller's subscription is then None."""
+        if pubsub is not None:
+            try:
+                pubsub.close()
+            except Exception:
+                log.debug("closing the feed's subscription failed", exc_info=True)

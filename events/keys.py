@@ -85,6 +85,16 @@ def live(game: str) -> str:
     return _key(game, "live")
 
 
+def appended(game: str) -> str:
+    """On a single Redis, the pub/sub channel of the game's shard: each append publishes
+    ``<game> <version>`` here (events/feed.py). A channel per shard, with the shard's hash
+    tag, keeps the append script's names in one slot; a cluster uses ``live`` instead."""
+    return f"{tag(game)}:appended"
+
+
+APPENDED = "{*}:appended"  #: a PSUBSCRIBE pattern that matches every shard's ``appended`` channel
+
+
 def webhooks(game: str) -> str:
     """The game's webhooks: webhook id -> JSON (seat, url, kinds, secret, state)."""
     return _key(game, "webhooks")

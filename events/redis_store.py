@@ -58,9 +58,10 @@ end
 # payload ('' clears the entry) and due (ms), and after them optionally the index write: the
 # summary, the listing entry and the status. Every check comes before the first write, so a
 # refused or malformed append writes nothing; outbox entries and the summary are written with
-# the events or not at all. With a live channel (on a Redis Cluster, where no reader can XREAD
-# many games' streams at once) the new version is published on it by sharded pub/sub, in the
-# same slot.
+# the events or not at all. With a live channel the append is announced to the live feeds, in
+# the same slot: on a single Redis the shard's channel (keys.appended) gets '<game> <version>'
+# by PUBLISH (SPUBLISH needs Redis 7); on a Redis Cluster the game's own channel (keys.live)
+# gets the new version by sharded pub/sub.
 APPEND = (
     RECORD_SUMMARY
     + """
@@ -124,7 +125,11 @@ if indexed then
   record_summary(KEYS[6], KEYS[7], KEYS[8], KEYS[9], game, current + n, ARGV[at + 1], ARGV[at + 2], ARGV[at + 3])
   live = 10
 end
-if KEYS[live] then redis.call('SPUBLISH', KEYS[live], current + n) end
+if KEYS[live] and string.sub(KEYS[live], -9) == ':appended' then
+  redis.call('PUBLISH', KEYS[live], game .. ' ' .. (current + n))
+elseif KEYS[live] then
+  redis.call('SPUBLISH', KEYS[live], current + n)
+end
 return {'ok', current + 1, current + n}
 """
 )
@@ -162,7 +167,7 @@ class RedisStore(EventStore):
 
     def __init__(self, client: Any, *, publish: bool = False, replicas: int = 0, wait_ms: int = 1000) -> None:
         self.client = client
-        self.publish = publish  #: announce each append on the game's live channel (a cluster's feed)
+        self.publish = publish  #: announce each append to the live feeds (see APPEND)
         self.replicas = replicas  #: replicas that must confirm each append before it is acknowledged
         self.wait_ms = wait_ms  #: how long they may take; then NotReplicated
         self._replicas_seen: dict[str, tuple[float, int]] = {}  #: primary -> (when looked up, replicas connected)
@@ -192,7 +197,7 @@ class RedisStore(EventStore):
             names += [keys.index_summaries(shard), *(keys.index_listing(shard, name) for name in keys.LISTINGS)]
             args += [index.summary, index.listing, index.status]
         if self.publish:
-            names.append(keys.live(game))
+            names.append(keys.live(game) if isinstance(self.client, RedisCluster) else keys.appended(game))
         try:
             status, first, last = (
                 self._append(keys=names, args=args) if not self.replicas else self._confirmed(names, args)

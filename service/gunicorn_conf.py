@@ -12,6 +12,7 @@ import gc
 import os
 import resource
 import signal
+import time
 from typing import Any
 
 import gevent
@@ -53,6 +54,8 @@ def post_worker_init(worker: Any) -> None:
     of holding the restart for ``graceful_timeout``."""
     gc.freeze()
     gc.set_threshold(*gc_thresholds)
+    if os.environ.get("BLUEMOON_GC_LOG"):
+        _log_collections(os.path.join(os.environ["BLUEMOON_GC_LOG"], f"gc-{os.getpid()}.log"))
     stop = worker.handle_exit
 
     def handle_exit(sig: int, frame: Any) -> None:
@@ -62,3 +65,23 @@ def post_worker_init(worker: Any) -> None:
             gevent.spawn(components.feed.close)  # not in the signal handler itself: it takes a lock
 
     signal.signal(signal.SIGTERM, handle_exit)
+
+
+def _log_collections(path: str) -> None:
+    """For bench/capacity.py (BLUEMOON_GC_LOG: a folder): append each garbage collection of
+    10 ms or more to ``path`` as ``<unix time> <generation> <wall seconds> <CPU seconds>``; a
+    collection holds every request of the worker, so long ones show in the commands' p99.
+    Both times, since on a busy machine the wall time includes waits for a core, and a
+    finalizer that does I/O lets the worker's other greenlets run (and spend CPU) meanwhile."""
+    started = [0.0, 0.0]
+
+    def timed(phase: str, info: dict[str, Any]) -> None:
+        if phase == "start":
+            started[:] = time.perf_counter(), time.process_time()
+            return
+        took = time.perf_counter() - started[0]
+        if took >= 0.01:
+            with open(path, "a") as log:
+                log.write(f"{time.time():.2f} {info['generation']} {took:.3f} {time.process_time() - started[1]:.3f}\n")
+
+    gc.callbacks.append(timed)

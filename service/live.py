@@ -35,6 +35,13 @@ PAGE = 200  #: events per page of the events feed and per SSE read
 SSE_SECONDS = 300.0  #: an SSE response's lifetime; then it ends and the client resumes
 SSE_KEEPALIVE = 15.0  #: a comment line at least this often keeps proxies from closing it
 SSE_RETRY_MS = 1000  #: the reconnection delay the stream asks EventSource to use
+#: a stream ended by a restart asks for a reconnection delay drawn from this range (ms) instead:
+#: a web worker's thousands of watchers would otherwise all reconnect within a second, each
+#: paying a stream's opening, and hold every request of the workers left behind them
+SSE_RESTART_RETRY_MS = (1_000, 15_000)
+#: a stream lives 80-100% of its lifetime, at random, so that streams opened together (a
+#: restart's reconnections) do not all end, and reconnect, together again every lifetime
+LIFETIME_JITTER = 0.2
 WATCHING_MS = 90_000  #: a seat's open stream counts as watching for this long after each renewal
 RENEW_WATCHING = 60.0  #: seconds between renewals of a seat's mark
 RENEW_EVERY = 5.0  #: seconds between two looks for marks due (renewed together: ``_Marks``)
@@ -190,10 +197,11 @@ def frames(
 ) -> Iterator[bytes]:
     """The SSE body: the events after ``after``, then each new one as it comes, with a
     keep-alive comment after at most ``keepalive`` seconds of silence, for ``lifetime``
-    seconds; then it ends, and EventSource resumes with Last-Event-ID. Once the game has
-    ended (``revealed``, or a GameEnded in the stream) nothing is hidden any more."""
+    seconds (less up to LIFETIME_JITTER); then it ends, and EventSource resumes with
+    Last-Event-ID. Once the game has ended (``revealed``, or a GameEnded in the stream)
+    nothing is hidden any more."""
     position = after
-    ends = time.monotonic() + lifetime
+    ends = time.monotonic() + lifetime * (1 - LIFETIME_JITTER * random.random())
     yield b"retry: %d\n\n" % SSE_RETRY_MS
     with c.feed.watching(game), _seat_watching(c, game, seat):
         while True:
@@ -212,7 +220,8 @@ def frames(
                 yield b": the stream ends here; reconnect with Last-Event-ID\n\n"
                 return
             if c.feed.closing:
-                yield b": the server is restarting; reconnect with Last-Event-ID\n\n"
+                retry = random.randint(*SSE_RESTART_RETRY_MS)
+                yield b"retry: %d\n\n: the server is restarting; reconnect with Last-Event-ID\n\n" % retry
                 return
             quiet = keepalive * (1 - KEEPALIVE_JITTER * random.random())
             if c.feed.wait(game, position, min(quiet, left)) <= position and left > quiet:

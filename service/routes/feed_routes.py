@@ -142,14 +142,19 @@ SSE_EVENT = {
     description=f"The stream starts with `retry: {live.SSE_RETRY_MS}` (EventSource reconnects after "
     f"{live.SSE_RETRY_MS} ms), then sends every event after `after` (or after `Last-Event-ID`), "
     f"then each new event as it happens. When {live.SSE_KEEPALIVE:g} s pass without an event it "
-    f"sends a comment line (`: keep-alive`). After {live.SSE_SECONDS:g} s the stream ends "
-    "cleanly with a comment; EventSource then reconnects with `Last-Event-ID` and misses nothing.",
+    f"sends a comment line (`: keep-alive`). After {live.SSE_SECONDS * (1 - live.LIFETIME_JITTER):g}-"
+    f"{live.SSE_SECONDS:g} s (at random) the stream ends "
+    "cleanly with a comment; EventSource then reconnects with `Last-Event-ID` and misses nothing. "
+    "A stream ended early by a server restart first sends `retry: <ms>`, drawn at random from "
+    f"{live.SSE_RESTART_RETRY_MS[0]}-{live.SSE_RESTART_RETRY_MS[1]} ms, so that its clients do not all "
+    "reconnect at once.",
     security=OPTIONAL_AUTH,
     query=Start,
     headers=Resume,
     responses={
         200: Reply(
-            f"An event stream that ends after {live.SSE_SECONDS:g} s; reconnect to resume. "
+            f"An event stream that ends after {live.SSE_SECONDS * (1 - live.LIFETIME_JITTER):g}-"
+            f"{live.SSE_SECONDS:g} s; reconnect to resume. "
             "The schema is that of one event of the stream.",
             {"text/event-stream": {"schema": SSE_EVENT}},
             headers={

@@ -1,17 +1,17 @@
-"""The live feed on a real Redis: one blocking read per process wakes every watcher."""
+"""The live feed on a real Redis: one subscription per process to the appends' announcements
+wakes every watcher, reading only the games that moved."""
 
 from __future__ import annotations
 
 import threading
 import uuid
 
-import pytest
 import redis
 
 from application.wiring import CALL_TIMEOUTS, READER_TIMEOUTS, build
 from domain import Edition, Options, new_game
 from events import keys
-from events.feed import BLOCK_MS, Feed, _bulk, _Watched, xread_command
+from events.feed import BLOCK_MS, PAGE, Feed
 from events.redis_store import RedisStore
 
 
@@ -27,67 +27,94 @@ def test_every_redis_client_has_timeouts_chosen_for_its_use(redis_url):
     kwargs = components.client.connection_pool.connection_kwargs
     assert kwargs["socket_timeout"] == CALL_TIMEOUTS["socket_timeout"] and kwargs["socket_connect_timeout"]
     reader = components.feed._reader()
-    assert reader.connection_pool.connection_kwargs["socket_timeout"] > BLOCK_MS / 1000  # outlasts its XREAD BLOCK
+    assert reader.connection_pool.connection_kwargs["socket_timeout"] > BLOCK_MS / 1000  # outlasts its wait
     assert READER_TIMEOUTS["socket_connect_timeout"]
 
 
-def test_a_game_watched_while_the_reader_blocks_is_read_at_once(real_redis, redis_url):
-    store = RedisStore(real_redis)
-    feed = Feed(real_redis, lambda: redis.Redis.from_url(redis_url, socket_timeout=30), block_ms=20_000)
+def reader_client(redis_url: str) -> redis.Redis:
+    return redis.Redis.from_url(redis_url, socket_timeout=30)
+
+
+def test_each_append_is_announced_with_its_game_and_new_version(real_redis):
+    store = RedisStore(real_redis, publish=True)
+    listener = real_redis.pubsub()
+    listener.psubscribe(keys.APPENDED)
+    assert listener.get_message(timeout=5)["type"] == "psubscribe"
+    game, version = started_game(store)
+    message = listener.get_message(timeout=5)
+    listener.close()
+    assert message["type"] == "pmessage" and message["data"] == f"{game} {version}".encode()
+    assert message["channel"] == keys.appended(game).encode()
+
+
+def test_a_game_watched_while_the_reader_waits_hears_of_another_process_append(real_redis, redis_url):
+    store = RedisStore(real_redis, publish=True)  # another process's store: this feed is not told
+    feed = Feed(real_redis, lambda: reader_client(redis_url), block_ms=20_000)
     quiet, _ = started_game(store)
     busy, version = started_game(store)
     with feed.watching(quiet):
-        feed.wait(quiet, 10**6, 0.5)  # the reader is now blocked for 20 s on the quiet game alone
+        feed.wait(quiet, 10**6, 0.5)  # the reader now waits up to 20 s for an announcement
         with feed.watching(busy):
             writer = threading.Timer(
                 0.3, lambda: store.append(busy, version, new_game(Options(2, Edition.CMON), b"t" * 32)[:1])
             )
             writer.start()
-            # far sooner than the reader's 20 s block: it was cut short to add the new stream
-            assert feed.wait(busy, version, 5.0) == version + 1
+            assert feed.wait(busy, version, 5.0) == version + 1  # announced: far sooner than 20 s
             writer.join()
             assert [s.seq for s in feed.since(busy, version)] == [version + 1]
+        assert feed.since(quiet, 0) is None  # never read: it did not move
 
 
 def test_the_reader_survives_a_killed_connection_and_misses_nothing(real_redis, redis_url):
-    store = RedisStore(real_redis)
-    feed = Feed(real_redis, lambda: redis.Redis.from_url(redis_url, socket_timeout=30), block_ms=1000)
+    store = RedisStore(real_redis, publish=True)
+    feed = Feed(real_redis, lambda: reader_client(redis_url), block_ms=1000)
     game, version = started_game(store)
     with feed.watching(game):
         feed.wait(game, version, 0.3)
-        reader_id = feed._reader_id
-        assert reader_id is not None
-        assert real_redis.client_kill_filter(_id=reader_id) == 1  # the fault happened
+        subscribed = [c["id"] for c in real_redis.client_list() if int(c.get("psub", 0)) > 0]
+        assert len(subscribed) == 1
+        assert real_redis.client_kill_filter(_id=subscribed[0]) == 1  # the fault happened
+        # appended while nobody is subscribed: not announced to the feed, read after it subscribes again
         store.append(game, version, new_game(Options(2, Edition.CMON), b"u" * 32)[:2])
         assert feed.wait(game, version, 10.0) == version + 2
-        assert feed._reader_id != reader_id  # a new connection
+        assert [c["id"] for c in real_redis.client_list() if int(c.get("psub", 0)) > 0] != subscribed
         assert [s.seq for s in feed.since(game, version)] == [version + 1, version + 2]
 
 
-def test_the_readers_own_encoding_of_xread_is_what_redis_py_sends():
-    watched = [_Watched(7, stream=_bulk(keys.stream("a" * 32).encode())), _Watched(0, stream=_bulk(b"x"))]
-    packed = (
-        redis.Redis()
-        .connection_pool.make_connection()
-        .pack_command("XREAD", "COUNT", 200, "BLOCK", 5000, "STREAMS", keys.stream("a" * 32), "x", "0-7", "0-0")
-    )
-    assert xread_command(watched, 200, 5000) == b"".join(packed)
-
-
-def test_after_a_read_with_events_the_reader_lets_more_gather_and_a_new_game_waits_for_that(real_redis, monkeypatch):
-    import events.feed as feed_module
-
-    slept: list[float] = []
-    monkeypatch.setattr(feed_module.time, "sleep", slept.append)
-    feed = Feed(real_redis, lambda: real_redis)
-    feed._gather(0.001)  # a read of 1 ms: the reader waits 19 ms, so reads take 5% of the process
-    feed._gather(0.5)  # a long read (or one that blocked): never more than GATHER_MAX
-    assert slept == [pytest.approx(0.001 * 19), feed_module.GATHER_MAX]
-    feed._reader_id = 1  # a reader that is between two reads: no CLIENT UNBLOCK is needed
-    unblocked = []
-    monkeypatch.setattr(real_redis, "client_unblock", unblocked.append)
-    store = RedisStore(real_redis)
-    game, _ = started_game(store)
-    feed._thread = object()  # no reader started: this test drives it by hand
+def test_an_append_longer_than_a_page_is_read_to_its_end(real_redis, redis_url):
+    store = RedisStore(real_redis, publish=True)
+    feed = Feed(real_redis, lambda: reader_client(redis_url), block_ms=1000)
+    game, version = started_game(store)
+    long = new_game(Options(2, Edition.CMON), b"v" * 32) * (PAGE // 5 + 10)
     with feed.watching(game):
-        assert not unblocked
+        feed.wait(game, version, 0.3)
+        store.append(game, version, long)
+        assert feed.wait(game, version + PAGE, 10.0) == version + len(long)
+        assert [s.seq for s in feed.since(game, version)] == list(range(version + 1, version + len(long) + 1))
+
+
+def test_the_reader_reads_only_watched_games_announced_past_what_it_delivered(real_redis, redis_url):
+    store = RedisStore(real_redis, publish=True)
+    feed = Feed(real_redis, lambda: reader_client(redis_url))
+    feed._thread = threading.Thread()  # no reader started: this test gives it the announcements
+    watched, version = started_game(store)
+    unwatched, _ = started_game(store)
+    delivered, _ = started_game(store)
+
+    class Announcements:
+        def __init__(self, messages: list[dict]) -> None:
+            self.messages = messages
+
+        def get_message(self, timeout: float) -> dict | None:
+            return self.messages.pop(0) if self.messages else None
+
+    def said(game: str, version: int) -> dict:
+        return {"type": "pmessage", "data": f"{game} {version}".encode()}
+
+    with feed.watching(watched), feed.watching(delivered):
+        _, delivered_version = started_game(store)
+        announced = Announcements(
+            [said(watched, version + 1), said(unwatched, 9), said(delivered, delivered_version), said(watched, 8)]
+        )
+        assert feed._announced(announced) == [watched]
+        assert feed._announced(Announcements([{"type": "psubscribe", "data": 1}])) == [watched, delivered]
