@@ -106,8 +106,9 @@ def _contributions(state: Game, seat: int, hand: tuple[str, ...]) -> Iterator[cm
         colours = [space.colour] if space.colour is not None else list(Colour)
         for colour in colours:
             named = None if space.colour else colour.value  # a colour is named on any-colour spaces
-            payments = minimal_payments_sorted(hand, colour, space.value)
-            yield from [cmd.Contribute(seat, building, index, cards, named, hoax) for cards, hoax in payments]
+            yield from cmd.contributions(
+                seat, building, index, named, minimal_payments_sorted(hand, colour, space.value)
+            )
 
 
 def offers_and_actions(state: Game, seat: int) -> Iterator[cmd.Command]:

@@ -10,13 +10,14 @@ with every Hoax plan, and checks every payment for duplicates and, on brown, for
 
 from __future__ import annotations
 
+import dataclasses
 import random
 from collections import Counter
 from itertools import product
 
 import pytest
 
-from domain.commands import Recolour
+from domain.commands import Contribute, Recolour, contributions
 from domain.errors import IllegalCommand
 from domain.payment import minimal_payments, value_of
 from domain.peoples import CARDS, Colour
@@ -181,3 +182,15 @@ def test_every_colour_and_value_of_a_hoax_rich_hand_on_brown_and_elsewhere() -> 
         for colour in Colour:
             for need in range(1, 6):
                 assert list(minimal_payments(hand, colour, need)) == reference(hand, colour, need, True)
+
+
+def test_contributions_are_the_commands_the_constructor_makes() -> None:
+    hand = _hands(7, 2)[1]
+    payments = minimal_payments(hand, Colour.RED, 4) + minimal_payments(hand, Colour.BROWN, 3)
+    for named in (None, "red"):
+        made = contributions(2, "hospital", 1, named, payments)
+        expected = [Contribute(2, "hospital", 1, cards, named, hoax) for cards, hoax in payments]
+        assert made == expected
+        assert [hash(c) for c in made] == [hash(c) for c in expected]
+        assert [repr(c) for c in made] == [repr(c) for c in expected]
+        assert [dataclasses.astuple(c) for c in made] == [dataclasses.astuple(c) for c in expected]
