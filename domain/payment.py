@@ -101,8 +101,24 @@ def minimal_payments(hand: Sequence[str], colour: Colour, need: int, hoax: bool 
 
 @lru_cache(maxsize=1024)  # its payments are walked by every full garbage collection: not more
 def minimal_payments_sorted(hand: tuple[str, ...], colour: Colour, need: int, hoax: bool = True) -> tuple[Payment, ...]:
-    """``minimal_payments`` of a hand already sorted (legal_commands sorts it once per call)."""
-    return tuple(_search(hand, colour, need, hoax))
+    """``minimal_payments`` of a hand already sorted."""
+    cards, plans = _search(hand, colour, need, hoax)
+    return tuple((paid, plan) for paid, hoaxes in zip(cards, plans) for plan in hoaxes)
+
+
+Plans = tuple[tuple[Recolour, ...], ...]  #: the Hoax plans of one choice's cards (``()``: no Hoax)
+
+
+@lru_cache(maxsize=64)  # legal_commands asks again for a hand that came back to a building
+def payments_by_cards(
+    hand: tuple[str, ...], colour: Colour, need: int
+) -> tuple[tuple[tuple[str, ...], ...], tuple[Plans, ...]]:
+    """``minimal_payments`` of a sorted hand, as the cards of each choice and, alongside, the
+    Hoax plans that pay with them (one payment each). legal_commands makes its commands from
+    these without a tuple per payment: fewer objects for the garbage collector to walk in the
+    calls that list thousands."""
+    cards, plans = _search(hand, colour, need, True)
+    return tuple(cards), tuple(plans)
 
 
 _W1: Kind = (Colour.WHITE, 1)
@@ -112,7 +128,9 @@ _KIND: dict[str, Kind] = {cid: c.kind for cid, c in CARDS.items()}
 _BIT: dict[Colour, int] = {colour: 1 << i for i, colour in enumerate(Colour)}
 
 
-def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) -> list[Payment]:
+def _search(
+    hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool
+) -> tuple[list[tuple[str, ...]], list[Plans]]:
     """The minimal payments in a fixed order: the choices of a depth-first search over Mimix
     pairs, then the slots (native cards, Khind wilds, Hoax targets), each laid out on the first
     cards of its kinds (``hand`` sorted), with every Hoax plan it allows.
@@ -157,24 +175,28 @@ def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) ->
     )
     ones = left[ones_at]
     checked = colour is Colour.BROWN
-    result: list[Payment] = []
+    paids: list[tuple[str, ...]] = []  #: the result: the cards of each choice ...
+    plans: list[Plans] = []  #: ... and its Hoax plans
     seen: set[Payment] = set()
     cards: list[str] = []  #: the cards of the units chosen so far
 
-    def emit(paid: tuple[str, ...], hoaxes: tuple[tuple[Recolour, ...], ...]) -> None:
+    def emit(paid: tuple[str, ...], hoaxes: Plans) -> None:
         """Add the payments of ``paid`` with each of ``hoaxes``. On brown, two brown 1s pay 3
         (natively 2, in a pair 3), so a choice of two or more may name the cards of another
         or have a spare card: those are checked. With fewer the search's own minimality holds
         (every card counts what the search counted) and the cards and plan fix the choice."""
         if checked and ones - left[ones_at] >= 2:
+            kept = []
             for hoax in hoaxes:
                 payment = (paid, hoax)
                 if payment not in seen and _none_spare(payment, colour, need):
                     seen.add(payment)
-                    result.append(payment)
-        else:
-            for hoax in hoaxes:
-                result.append((paid, hoax))
+                    kept.append(hoax)
+            if not kept:
+                return
+            hoaxes = tuple(kept)
+        paids.append(paid)
+        plans.append(hoaxes)
 
     def dfs(i: int, value: int, smallest: int, colours: int, recoloured: int, targets: Targets) -> None:
         """Add units of slot i or after to a choice worth ``value``, short of ``need``, that
@@ -235,16 +257,16 @@ def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) ->
     # dfs refers to itself; breaking that cycle frees the search's lists now, not at the next
     # garbage collection (fewer collections while legal_commands lists thousands of payments)
     dfs = None  # type: ignore[assignment]
-    return result
+    return paids, plans
 
 
 Targets = tuple[tuple[str, ...], ...]  #: the recoloured cards of one choice, by colour
-_NO_HOAX: tuple[tuple[Recolour, ...], ...] = ((),)  #: the one plan of a choice without targets
+_NO_HOAX: Plans = ((),)  #: the one plan of a choice without targets
 _LARGEST_FIRST: dict[str, tuple[int, str]] = {cid: (-c.value, cid) for cid, c in CARDS.items()}
 
 
 @lru_cache(maxsize=256)  # a hand keeps its targets and Hoax cards from search to search: 72% hit
-def _plans(targets: Targets, w1: tuple[str, ...], w2: tuple[str, ...]) -> tuple[tuple[Recolour, ...], ...]:
+def _plans(targets: Targets, w1: tuple[str, ...], w2: tuple[str, ...]) -> Plans:
     """Each minimal way the spare Hoax cards ``w1`` (1s) and ``w2`` (2s) recolour ``targets``
     (by colour, in colour order): a Hoax 2 takes the smallest single cards, each Hoax 1 up to
     four of the largest; the colours come in order, each taking the next spare Hoax cards."""

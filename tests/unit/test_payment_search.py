@@ -19,7 +19,7 @@ import pytest
 
 from domain.commands import Contribute, Recolour, contributions
 from domain.errors import IllegalCommand
-from domain.payment import minimal_payments, value_of
+from domain.payment import minimal_payments, payments_by_cards, value_of
 from domain.peoples import CARDS, Colour
 
 Kind = tuple[Colour, int]
@@ -175,6 +175,9 @@ def test_the_search_lists_the_plain_searchs_payments_in_its_order(seed: int) -> 
         for use_hoax in (True, False):
             expected = reference(hand, colour, need, use_hoax)
             assert list(minimal_payments(hand, colour, need, use_hoax)) == expected, (sorted(hand), colour, need)
+            if use_hoax:
+                cards, plans = payments_by_cards(tuple(sorted(hand)), colour, need)
+                assert [(paid, h) for paid, hoaxes in zip(cards, plans) for h in hoaxes] == expected
 
 
 def test_every_colour_and_value_of_a_hoax_rich_hand_on_brown_and_elsewhere() -> None:
@@ -188,7 +191,7 @@ def test_contributions_are_the_commands_the_constructor_makes() -> None:
     hand = _hands(7, 2)[1]
     payments = minimal_payments(hand, Colour.RED, 4) + minimal_payments(hand, Colour.BROWN, 3)
     for named in (None, "red"):
-        made = contributions(2, "hospital", 1, named, payments)
+        made = contributions(2, "hospital", 1, named, [cards for cards, _ in payments], [[h] for _, h in payments])
         expected = [Contribute(2, "hospital", 1, cards, named, hoax) for cards, hoax in payments]
         assert made == expected
         assert [hash(c) for c in made] == [hash(c) for c in expected]
