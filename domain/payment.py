@@ -142,7 +142,7 @@ def _search(
         ids.setdefault(_KIND[cid], []).append(cid)
     kinds = sorted(ids)
     at = {kind: k for k, kind in enumerate(kinds)}  #: each kind's index in the lists below
-    of_kind = [ids[kind] for kind in kinds]
+    of_kind = [tuple(ids[kind]) for kind in kinds]
     left = [len(cards) for cards in of_kind]  #: how many cards of each kind are not taken
     w1_at, w2_at, ones_at, twos_at = at[_W1], at[_W2], at[_PAIR_KINDS[0]], at[_PAIR_KINDS[1]]
     #: (kind index, what a unit adds, its colour's bit if a Hoax target, else 0)
@@ -207,8 +207,10 @@ def _search(
         Hoax targets by colour (target slots come last, in colour order)."""
         for j in range(last[value], i - 1, -1):
             k, unit, bit = slots[j]
-            beyond = reach[j + 1]
+            if unit > smallest and value + unit - smallest >= need:
+                continue  # one such unit already pays more than the smallest unit could spare
             s = unit if unit < smallest else smallest
+            beyond = reach[j + 1]
             have = left[k]
             kind_cards = of_kind[k]
             first = len(kind_cards) - have
@@ -222,17 +224,18 @@ def _search(
                     if hues > w1 + w2 or recoloured + n > 4 * w1 + w2:
                         break
                 reached = value + n * unit
-                if reached < need and reached + beyond < need:
-                    continue
-                chosen = of_kind[k][first : first + n]
-                if bit:
-                    more = tuple(chosen)
-                    ts = (*targets[:-1], targets[-1] + more) if colours & bit else (*targets, more)
                 if reached >= need:
-                    if reached - s < need:
-                        paid = cards + chosen
-                        paid.sort()
-                        emit(tuple(paid), _plans(ts, spare1[w1], spare2[w2]) if bit else _NO_HOAX)
+                    if reached - s >= need:
+                        break
+                elif reached + beyond < need:
+                    continue
+                chosen = kind_cards[first : first + n]
+                if bit:
+                    ts = (*targets[:-1], targets[-1] + chosen) if colours & bit else (*targets, chosen)
+                if reached >= need:
+                    paid = [*cards, *chosen]
+                    paid.sort()
+                    emit(tuple(paid), _plans(ts, spare1[w1], spare2[w2]) if bit else _NO_HOAX)
                     break
                 cards.extend(chosen)
                 if bit:
