@@ -106,7 +106,7 @@ def minimal_payments_sorted(hand: tuple[str, ...], colour: Colour, need: int, ho
     return tuple((paid, plan) for paid, hoaxes in zip(cards, plans) for plan in hoaxes)
 
 
-Plans = tuple[tuple[Recolour, ...], ...]  #: the Hoax plans of one choice's cards (``()``: no Hoax)
+Plans = tuple[tuple[Recolour, ...], ...]  #: the Hoax plans of one choice, a payment each (``((),)``: no Hoax)
 
 
 @lru_cache(maxsize=64)  # legal_commands asks again for a hand that came back to a building
