@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache, lru_cache
-from itertools import product
 
 from .commands import Recolour
 from .errors import IllegalCommand, InvalidCommand
@@ -265,47 +264,40 @@ def _search(
 
 Targets = tuple[tuple[str, ...], ...]  #: the recoloured cards of one choice, by colour
 _NO_HOAX: Plans = ((),)  #: the one plan of a choice without targets
+Covers = tuple[tuple[int, int, tuple[Recolour, ...]], ...]  #: Hoax 1s, Hoax 2s, what they recolour
 _LARGEST_FIRST: dict[str, tuple[int, str]] = {cid: (-c.value, cid) for cid, c in CARDS.items()}
 
 
 @lru_cache(maxsize=256)  # a hand keeps its targets and Hoax cards from search to search: 72% hit
 def _plans(targets: Targets, w1: tuple[str, ...], w2: tuple[str, ...]) -> Plans:
     """Each minimal way the spare Hoax cards ``w1`` (1s) and ``w2`` (2s) recolour ``targets``
-    (by colour, in colour order): a Hoax 2 takes the smallest single cards, each Hoax 1 up to
-    four of the largest; the colours come in order, each taking the next spare Hoax cards."""
-    made: dict[tuple[str, tuple[str, ...]], Recolour] = {}  #: one object per recolouring
-    found = []
-    for plan in product(*map(_covers_of, targets)):
-        t1 = t2 = 0
-        for h1, h2, _ in plan:
-            t1 += h1
-            t2 += h2
-        if t1 > len(w1) or t2 > len(w2):
-            continue
-        hoax = []
-        i1 = i2 = 0
-        for h1, h2, parts in plan:
-            for by_two, i, recoloured in parts:
-                key = (w2[i2 + i] if by_two else w1[i1 + i], recoloured)
-                rec = made.get(key)
-                if rec is None:
-                    rec = made[key] = Recolour(*key)
-                hoax.append(rec)
-            i1 += h1
-            i2 += h2
-        found.append(tuple(hoax))
-    return tuple(found)
+    (by colour, in colour order): the colours come in order, each taking the next spare Hoax
+    cards; the plans of the first colour's first cover come first."""
+    partial: list[tuple[int, int, tuple[Recolour, ...]]] = [(0, 0, ())]  #: Hoax 1s, 2s taken; plan
+    for colour_targets in targets:
+        partial = [
+            (i1 + h1, i2 + h2, hoax + recolours)
+            for i1, i2, hoax in partial
+            for h1, h2, recolours in _recolourings(colour_targets, w1[i1:], w2[i2:])
+        ]
+    return tuple(hoax for _, _, hoax in partial)
 
 
-@lru_cache(maxsize=256)
-def _covers_of(targets: tuple[str, ...]) -> list[tuple[int, int, tuple[tuple[bool, int, tuple[str, ...]], ...]]]:
-    """Each cover of one colour's ``targets``: how many Hoax 1s and 2s, and which of them (a 2
-    or a 1, its index) recolours which targets."""
+@lru_cache(maxsize=512)  # shared by the plans of many choices, which recolour the same cards
+def _recolourings(targets: tuple[str, ...], w1: tuple[str, ...], w2: tuple[str, ...]) -> Covers:
+    """Each minimal way the first of the Hoax cards ``w1`` (1s) and ``w2`` (2s) recolour one
+    colour's ``targets``: how many of each it takes, and its Recolour commands. A Hoax 2
+    takes the smallest single cards, each Hoax 1 up to four of the largest."""
     rest = sorted(targets, key=_LARGEST_FIRST.__getitem__)
-    return [
-        (h1, h2, tuple((by_two, i, tuple(sorted(rest[start:stop]))) for by_two, i, start, stop in parts))
+    return tuple(
+        (
+            h1,
+            h2,
+            tuple(Recolour(w2[i] if two else w1[i], tuple(sorted(rest[start:stop]))) for two, i, start, stop in parts),
+        )
         for h1, h2, parts in _layouts(len(rest))
-    ]
+        if h1 <= len(w1) and h2 <= len(w2)
+    )
 
 
 @cache
