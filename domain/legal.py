@@ -13,7 +13,7 @@ from functools import cache, lru_cache
 from . import commands as cmd
 from .catalogue import BUILDINGS, COURTYARD
 from .decide import DRAGON_MOVE_STEPS, PILLAR_EXTRA, can_offer, can_take_back
-from .payment import minimal_payments_sorted
+from .payment import payments_by_cards
 from .peoples import CARDS, DRAGON_OF, Colour
 from .state import Game, Phase
 
@@ -106,8 +106,7 @@ def _contributions(state: Game, seat: int, hand: tuple[str, ...]) -> Iterator[cm
         colours = [space.colour] if space.colour is not None else list(Colour)
         for colour in colours:
             named = None if space.colour else colour.value  # a colour is named on any-colour spaces
-            payments = minimal_payments_sorted(hand, colour, space.value)
-            yield from [cmd.Contribute(seat, building, index, cards, named, hoax) for cards, hoax in payments]
+            yield from cmd.contributions(seat, building, index, named, *payments_by_cards(hand, colour, space.value))
 
 
 def offers_and_actions(state: Game, seat: int) -> Iterator[cmd.Command]:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import cache, lru_cache
-from itertools import product
 
 from .commands import Recolour
 from .errors import IllegalCommand, InvalidCommand
@@ -101,11 +100,26 @@ def minimal_payments(hand: Sequence[str], colour: Colour, need: int, hoax: bool 
 
 @lru_cache(maxsize=1024)  # its payments are walked by every full garbage collection: not more
 def minimal_payments_sorted(hand: tuple[str, ...], colour: Colour, need: int, hoax: bool = True) -> tuple[Payment, ...]:
-    """``minimal_payments`` of a hand already sorted (legal_commands sorts it once per call)."""
-    return tuple(_search(hand, colour, need, hoax))
+    """``minimal_payments`` of a hand already sorted."""
+    cards, plans = _search(hand, colour, need, hoax)
+    return tuple((paid, plan) for paid, hoaxes in zip(cards, plans) for plan in hoaxes)
 
 
-Choice = tuple[tuple[str, Kind, int], ...]  #: (role, kind, how many) per unit of a payment
+Plans = tuple[tuple[Recolour, ...], ...]  #: the Hoax plans of one choice, a payment each (``((),)``: no Hoax)
+
+
+@lru_cache(maxsize=64)  # legal_commands asks again for a hand that came back to a building
+def payments_by_cards(
+    hand: tuple[str, ...], colour: Colour, need: int
+) -> tuple[tuple[tuple[str, ...], ...], tuple[Plans, ...]]:
+    """``minimal_payments`` of a sorted hand, as the cards of each choice and, alongside, the
+    Hoax plans that pay with them (one payment each). legal_commands makes its commands from
+    these without a tuple per payment: fewer objects for the garbage collector to walk in the
+    calls that list thousands."""
+    cards, plans = _search(hand, colour, need, True)
+    return tuple(cards), tuple(plans)
+
+
 _W1: Kind = (Colour.WHITE, 1)
 _W2: Kind = (Colour.WHITE, 2)
 _PAIR_KINDS: tuple[Kind, Kind] = ((Colour.BROWN, 1), (Colour.BROWN, 2))
@@ -113,211 +127,177 @@ _KIND: dict[str, Kind] = {cid: c.kind for cid, c in CARDS.items()}
 _BIT: dict[Colour, int] = {colour: 1 << i for i, colour in enumerate(Colour)}
 
 
-def _search(hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool) -> list[Payment]:
-    """The minimal payments in a fixed order: the choices of the depth-first search, each laid
-    out on the first cards of its kinds (``hand`` sorted), with every Hoax plan it allows."""
-    ids: dict[Kind, list[str]] = {}
+def _search(
+    hand: tuple[str, ...], colour: Colour, need: int, use_hoax: bool
+) -> tuple[list[tuple[str, ...]], list[Plans]]:
+    """The minimal payments in a fixed order: the choices of a depth-first search over Mimix
+    pairs, then the slots (native cards, Khind wilds, Hoax targets), each laid out on the first
+    cards of its kinds (``hand`` sorted), with every Hoax plan it allows.
+
+    A choice becomes its payments where the search finds it: no list of choices is kept, so a
+    big hand leaves fewer objects behind for the garbage collector to walk."""
+    ids: dict[Kind, list[str]] = {_W1: [], _W2: [], _PAIR_KINDS[0]: [], _PAIR_KINDS[1]: []}
     for cid in hand:
-        kind = _KIND[cid]
-        if kind in ids:
-            ids[kind].append(cid)
-        else:
-            ids[kind] = [cid]
-    return _payments(_choices(ids, colour, need, use_hoax), ids, colour, need)
-
-
-def _choices(ids: dict[Kind, list[str]], colour: Colour, need: int, use_hoax: bool) -> list[Choice]:
-    """Every choice of units (native cards, Khind wilds, Hoax targets, Mimix pairs) whose value
-    reaches ``need`` minimally, in the order of a depth-first search over the slots."""
-    avail = {k: len(v) for k, v in ids.items()}
-    hoaxes = avail.get(_W1, 0) + avail.get(_W2, 0) if use_hoax else 0
-    slots: list[tuple[str, Kind, int]] = [("native", (colour, v), v) for v in (1, 2, 3) if (colour, v) in avail]
+        ids.setdefault(_KIND[cid], []).append(cid)
+    kinds = sorted(ids)
+    at = {kind: k for k, kind in enumerate(kinds)}  #: each kind's index in the lists below
+    of_kind = [tuple(ids[kind]) for kind in kinds]
+    left = [len(cards) for cards in of_kind]  #: how many cards of each kind are not taken
+    w1_at, w2_at, ones_at, twos_at = at[_W1], at[_W2], at[_PAIR_KINDS[0]], at[_PAIR_KINDS[1]]
+    #: (kind index, what a unit adds, its colour's bit if a Hoax target, else 0)
+    slots = [(at[colour, v], v, 0) for v in (1, 2, 3) if ids.get((colour, v))]
     if colour is not Colour.GREEN:
-        slots += [("wild", (Colour.GREEN, v), 1) for v in (1, 2, 3) if (Colour.GREEN, v) in avail]
-    if hoaxes:
-        for kind in sorted(avail):
-            x, v = kind
-            if x is colour or (x is Colour.GREEN and v == 1):
-                continue
-            slots.append(("target", kind, v))
-    b1, b2 = avail.get(_PAIR_KINDS[0], 0), avail.get(_PAIR_KINDS[1], 0)
+        slots += [(at[Colour.GREEN, v], 1, 0) for v in (1, 2, 3) if ids.get((Colour.GREEN, v))]
+    if use_hoax and left[w1_at] + left[w2_at]:
+        slots += [
+            (k, kind[1], _BIT[kind[0]])
+            for k, kind in enumerate(kinds)
+            if left[k] and kind[0] is not colour and kind != (Colour.GREEN, 1)
+        ]
+    b1, b2 = left[ones_at], left[twos_at]
     pairs = [(0, 0)]
     if colour is not Colour.BROWN:
         pairs += [(x, n - x) for n in range(2, b1 + b2 + 1, 2) for x in range(n + 1) if x <= b1 and n - x <= b2]
     else:  # on brown only pairs of 1s pay more than their printed value (ruling P14)
         pairs += [(n, 0) for n in range(2, b1 + 1, 2)]
-    for kind in (_W1, _W2, *_PAIR_KINDS):
-        avail.setdefault(kind, 0)
-    found: list[Choice] = []
-    used: list[tuple[str, Kind, int]] = []
     n_slots = len(slots)
     #: The most the slots from i on could add: a search that cannot reach ``need`` stops early.
     reach = [0] * (n_slots + 1)
     for i in range(n_slots - 1, -1, -1):
-        _, kind, unit = slots[i]
-        reach[i] = reach[i + 1] + avail[kind] * unit
+        k, unit, _ = slots[i]
+        reach[i] = reach[i + 1] + left[k] * unit
+    #: By value reached: the last slot from which on the slots could still make up ``need``.
+    last = [max([j for j in range(n_slots) if value + reach[j] >= need], default=-1) for value in range(need)]
+    #: The spare Hoax cards by how many are left: the last ones (the first are targets or paid).
+    spare1, spare2 = (
+        [tuple(hoaxes[len(hoaxes) - n :]) for n in range(len(hoaxes) + 1)] for hoaxes in (ids[_W1], ids[_W2])
+    )
+    ones = left[ones_at]
+    checked = colour is Colour.BROWN
+    paids: list[tuple[str, ...]] = []  #: the result: the cards of each choice ...
+    plans: list[Plans] = []  #: ... and its Hoax plans
+    seen: set[Payment] = set()
+    cards: list[str] = []  #: the cards of the units chosen so far
 
-    def dfs(i: int, value: int, smallest: int, colours: int, recoloured: int) -> None:
-        """Choose how many units of slot i and after; ``value`` is short of ``need`` but the
-        slots from i on could make it up. A choice is kept when it reaches ``need`` and would
-        fall short without its smallest unit."""
-        role, kind, unit = slots[i]
-        after = i + 1
-        if value + reach[after] >= need:
-            dfs(after, value, smallest, colours, recoloured)
-        target = role == "target"
-        if target:
-            colours |= _BIT[kind[0]]
-        if unit < smallest:
-            smallest = unit
-        have = avail[kind]
-        for n in range(1, have + 1):
-            avail[kind] = have - n
-            if target:
-                w1, w2 = avail[_W1], avail[_W2]  # a cheap bound: can any cover exist?
-                if colours.bit_count() > w1 + w2 or recoloured + n > 4 * w1 + w2:
+    def emit(paid: tuple[str, ...], hoaxes: Plans) -> None:
+        """Add the payments of ``paid`` with each of ``hoaxes``. On brown, two brown 1s pay 3
+        (natively 2, in a pair 3), so a choice of two or more may name the cards of another
+        or have a spare card: those are checked. With fewer the search's own minimality holds
+        (every card counts what the search counted) and the cards and plan fix the choice."""
+        if checked and ones - left[ones_at] >= 2:
+            kept = []
+            for hoax in hoaxes:
+                payment = (paid, hoax)
+                if payment not in seen and _none_spare(payment, colour, need):
+                    seen.add(payment)
+                    kept.append(hoax)
+            if not kept:
+                return
+            hoaxes = tuple(kept)
+        paids.append(paid)
+        plans.append(hoaxes)
+
+    def dfs(i: int, value: int, smallest: int, colours: int, recoloured: int, targets: Targets) -> None:
+        """Add units of slot i or after to a choice worth ``value``, short of ``need``, that
+        the slots from i on could make up. A choice is kept when it reaches ``need`` and would
+        fall short without its smallest unit. The choices whose next unit comes from a later
+        slot come first (the search skips a slot before it takes from it). Each unit takes
+        the first cards of its kind that the units before it left; ``targets`` holds the
+        Hoax targets by colour (target slots come last, in colour order)."""
+        for j in range(last[value], i - 1, -1):
+            k, unit, bit = slots[j]
+            if unit > smallest and value + unit - smallest >= need:
+                continue  # one such unit already pays more than the smallest unit could spare
+            s = unit if unit < smallest else smallest
+            beyond = reach[j + 1]
+            have = left[k]
+            kind_cards = of_kind[k]
+            first = len(kind_cards) - have
+            if bit:
+                c = colours | bit
+                hues = c.bit_count()
+            for n in range(1, have + 1):
+                left[k] = have - n
+                if bit:
+                    w1, w2 = left[w1_at], left[w2_at]  # a cheap bound: can any cover exist?
+                    if hues > w1 + w2 or recoloured + n > 4 * w1 + w2:
+                        break
+                reached = value + n * unit
+                if reached >= need:
+                    if reached - s >= need:
+                        break
+                elif reached + beyond < need:
+                    continue
+                chosen = kind_cards[first : first + n]
+                if bit:
+                    ts = (*targets[:-1], targets[-1] + chosen) if colours & bit else (*targets, chosen)
+                if reached >= need:
+                    paid = [*cards, *chosen]
+                    paid.sort()
+                    emit(tuple(paid), _plans(ts, spare1[w1], spare2[w2]) if bit else _NO_HOAX)
                     break
-            reached = value + n * unit
-            if reached >= need:
-                if reached - smallest < need:
-                    used.append((role, kind, n))
-                    found.append(tuple(used))
-                    used.pop()
-                break
-            if reached + reach[after] >= need:
-                used.append((role, kind, n))
-                dfs(after, reached, smallest, colours, recoloured + n if target else recoloured)
-                used.pop()
-        avail[kind] = have
+                cards.extend(chosen)
+                if bit:
+                    dfs(j + 1, reached, s, c, recoloured + n, ts)
+                else:
+                    dfs(j + 1, reached, s, colours, recoloured, targets)
+                del cards[-n:]
+            left[k] = have
 
     for p1, p2 in pairs:
-        avail[_PAIR_KINDS[0]] -= p1
-        avail[_PAIR_KINDS[1]] -= p2
-        used[:] = [("pair", k, n) for k, n in zip(_PAIR_KINDS, (p1, p2)) if n]
+        left[ones_at] -= p1
+        left[twos_at] -= p2
+        cards[:] = of_kind[ones_at][:p1] + of_kind[twos_at][:p2]
         pair_value = 3 * ((p1 + p2) // 2)
         if pair_value >= need:
             if pair_value - 3 < need:
-                found.append(tuple(used))
+                emit(tuple(cards), _NO_HOAX)
         elif pair_value + reach[0] >= need:
-            dfs(0, pair_value, 3 if pair_value else 99, 0, 0)
-        avail[_PAIR_KINDS[0]] += p1
-        avail[_PAIR_KINDS[1]] += p2
-    return found
+            dfs(0, pair_value, 3 if pair_value else 99, 0, 0, ())
+        left[ones_at] += p1
+        left[twos_at] += p2
+    # dfs refers to itself; breaking that cycle frees the search's lists now, not at the next
+    # garbage collection (fewer collections while legal_commands lists thousands of payments)
+    dfs = None  # type: ignore[assignment]
+    return paids, plans
 
 
-def _payments(found: list[Choice], ids: dict[Kind, list[str]], colour: Colour, need: int) -> list[Payment]:
-    """The payments of ``found`` choices, the first cards of each kind taken, duplicates left out.
-
-    Only brown has duplicates: there a brown 1 may be paid natively or in a pair, so two
-    choices can name the same cards. On any other space each kind plays one role (native, Khind
-    wild, Mimix pair, or recoloured, which shows in the Hoax plan), so the cards and the plan
-    determine the choice."""
-    seen: set[object] = set()
-    result: list[Payment] = []
-    brown = colour is Colour.BROWN
-    recolours: dict[tuple[str, tuple[str, ...]], Recolour] = {}  #: one object per recolouring
-    known: dict[tuple[str, ...], Covers] = {}
-    all_w1 = ids.get(_W1, [])
-    all_w2 = ids.get(_W2, [])
-    for choice in found:
-        taken: dict[Kind, int] = {}
-        cards: list[str] = []
-        targets: dict[Colour, list[str]] | None = None
-        for role, kind, n in choice:
-            first = taken.get(kind, 0)
-            chosen = ids[kind][first : first + n]
-            taken[kind] = first + n
-            cards += chosen
-            if role == "target":
-                if targets is None:
-                    targets = {kind[0]: chosen}
-                elif kind[0] in targets:
-                    targets[kind[0]] += chosen
-                else:
-                    targets[kind[0]] = chosen
-        cards.sort()
-        paid = tuple(cards)
-        if targets is None:
-            if not brown:
-                result.append((paid, ()))
-            elif paid not in seen and _none_spare((paid, ()), colour, need):
-                seen.add(paid)
-                result.append((paid, ()))
-            continue
-        w1 = all_w1[taken.get(_W1, 0) :]
-        w2 = all_w2[taken.get(_W2, 0) :]
-        for plain in _recolourings(targets, w1, w2, known):
-            if brown and (paid, plain) in seen:
-                continue
-            hoax = []
-            for pair in plain:
-                rec = recolours.get(pair)
-                if rec is None:
-                    rec = recolours[pair] = Recolour(*pair)
-                hoax.append(rec)
-            candidate = (paid, tuple(hoax))
-            if not brown:
-                result.append(candidate)
-            elif _none_spare(candidate, colour, need):
-                seen.add((paid, plain))
-                result.append(candidate)
-    return result
-
-
+Targets = tuple[tuple[str, ...], ...]  #: the recoloured cards of one choice, by colour
+_NO_HOAX: Plans = ((),)  #: the one plan of a choice without targets
+Covers = tuple[tuple[int, int, tuple[Recolour, ...]], ...]  #: Hoax 1s, Hoax 2s, what they recolour
 _LARGEST_FIRST: dict[str, tuple[int, str]] = {cid: (-c.value, cid) for cid, c in CARDS.items()}
 
 
-Covers = list[tuple[int, int, list[tuple[bool, int, tuple[str, ...]]]]]
-
-
-def _recolourings(
-    targets: dict[Colour, list[str]], w1: list[str], w2: list[str], known: dict[tuple[str, ...], Covers]
-) -> list[tuple[tuple[str, tuple[str, ...]], ...]]:
-    """Each minimal way the spare Hoax cards ``w1`` (1s) and ``w2`` (2s) recolour ``targets``:
-    a Hoax 2 takes the smallest single cards, each Hoax 1 up to four of the largest. ``known``
-    keeps, for one search, each colour's covers by its targets: choices share them."""
-    n1, n2 = len(w1), len(w2)
-    if len(targets) == 1:  # one colour recoloured: most choices, so a quicker path
-        (rest,) = targets.values()
-        if len(rest) > 1:
-            rest = sorted(rest, key=_LARGEST_FIRST.__getitem__)
-        return [
-            tuple(
-                (w2[i], (rest[start],)) if by_two else (w1[i], tuple(sorted(rest[start:stop])))
-                for by_two, i, start, stop in parts
-            )
-            for h1, h2, parts in _layouts(len(rest))
-            if h1 <= n1 and h2 <= n2
+@lru_cache(maxsize=256)  # a hand keeps its targets and Hoax cards from search to search: 72% hit
+def _plans(targets: Targets, w1: tuple[str, ...], w2: tuple[str, ...]) -> Plans:
+    """Each minimal way the spare Hoax cards ``w1`` (1s) and ``w2`` (2s) recolour ``targets``
+    (by colour, in colour order): the colours come in order, each taking the next spare Hoax
+    cards; the plans of the first colour's first cover come first."""
+    partial: list[tuple[int, int, tuple[Recolour, ...]]] = [(0, 0, ())]  #: Hoax 1s, 2s taken; plan
+    for colour_targets in targets:
+        partial = [
+            (i1 + h1, i2 + h2, hoax + recolours)
+            for i1, i2, hoax in partial
+            for h1, h2, recolours in _recolourings(colour_targets, w1[i1:], w2[i2:])
         ]
-    # Per colour and cover: which Hoax (a 2 or a 1, counted within the colour) takes which cards.
-    per_colour = []
-    for x in sorted(targets):
-        key = tuple(targets[x])
-        covers = known.get(key)
-        if covers is None:
-            rest = sorted(key, key=_LARGEST_FIRST.__getitem__)
-            covers = known[key] = [
-                (h1, h2, [(by_two, i, tuple(sorted(rest[start:stop]))) for by_two, i, start, stop in parts])
-                for h1, h2, parts in _layouts(len(rest))
-            ]
-        per_colour.append(covers)
-    found = []
-    for plan in product(*per_colour):
-        t1 = t2 = 0
-        for h1, h2, _ in plan:
-            t1 += h1
-            t2 += h2
-        if t1 > n1 or t2 > n2:
-            continue
-        hoax: list[tuple[str, tuple[str, ...]]] = []
-        i1 = i2 = 0
-        for h1, h2, parts in plan:
-            for by_two, i, recoloured in parts:
-                hoax.append((w2[i2 + i] if by_two else w1[i1 + i], recoloured))
-            i1 += h1
-            i2 += h2
-        found.append(tuple(hoax))
-    return found
+    return tuple(hoax for _, _, hoax in partial)
+
+
+@lru_cache(maxsize=512)  # shared by the plans of many choices, which recolour the same cards
+def _recolourings(targets: tuple[str, ...], w1: tuple[str, ...], w2: tuple[str, ...]) -> Covers:
+    """Each minimal way the first of the Hoax cards ``w1`` (1s) and ``w2`` (2s) recolour one
+    colour's ``targets``: how many of each it takes, and its Recolour commands. A Hoax 2
+    takes the smallest single cards, each Hoax 1 up to four of the largest."""
+    rest = sorted(targets, key=_LARGEST_FIRST.__getitem__)
+    return tuple(
+        (
+            h1,
+            h2,
+            tuple(Recolour(w2[i] if two else w1[i], tuple(sorted(rest[start:stop]))) for two, i, start, stop in parts),
+        )
+        for h1, h2, parts in _layouts(len(rest))
+        if h1 <= len(w1) and h2 <= len(w2)
+    )
 
 
 @cache
