@@ -34,12 +34,16 @@ OWNERS = 10_000  #: seat tokens whose owner a process remembers (about 200 bytes
 # ('' for none), the first stream id to read ('' for none). Answers one JSON array: the meta
 # (HGETALL's flat list), the webhooks, the seat accounts and the clock likewise, the turn's
 # outbox payload and the command's record (false when absent), and the stream's entries (an
-# empty list or object when none: Lua's cjson writes an empty table as {}).
+# empty list or object when none: Lua's cjson writes an empty table as {}), the first without
+# its fields.
 READ = """
 local seen = false
 if ARGV[2] ~= '' then seen = redis.call('HGET', KEYS[6], ARGV[2]) end
 local entries = {}
-if ARGV[3] ~= '' then entries = redis.call('XRANGE', KEYS[7], ARGV[3], '+') end
+if ARGV[3] ~= '' then
+  entries = redis.call('XRANGE', KEYS[7], ARGV[3], '+')
+  if entries[1] then entries[1][2] = {} end  -- the first is the kept state's own: its id is enough
+end
 return cjson.encode({
   redis.call('HGETALL', KEYS[1]), redis.call('HVALS', KEYS[2]), redis.call('HGETALL', KEYS[3]),
   redis.call('HGETALL', KEYS[4]), redis.call('HGET', KEYS[5], ARGV[1]), seen, entries
