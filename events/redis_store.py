@@ -327,7 +327,7 @@ class RedisStore(EventStore):
         return command_record(self.client.hget(keys.commands(game), command_id))
 
     def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool:
-        return bool(self._snapshot(keys=[keys.snapshot(game)], args=[version, schema, state]))
+        return bool(run_script(self.client, self._snapshot, [keys.snapshot(game)], [version, schema, state]))
 
     def _read_snapshot(self, game: str) -> tuple[int, int, str] | None:
         version, schema, state = self.client.hmget(keys.snapshot(game), "version", "schema", "state")
