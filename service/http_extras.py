@@ -7,7 +7,8 @@ buffered)."""
 from __future__ import annotations
 
 import os
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 from flask import Flask, Response, request
 from flask_compress import Compress
@@ -79,7 +80,7 @@ def _same_answer_for_every_origin(app: Flask) -> None:
     to flask-cors."""
     hooks = app.after_request_funcs[None]
     at = next(i for i, hook in enumerate(hooks) if getattr(hook, "__name__", "") == "cors_after_request")
-    worked_out = hooks[at]
+    worked_out = cast(Callable[[Response], Response], hooks[at])  # flask-cors's own, a plain function
     known: list[tuple[str, Any]] = []
 
     def cors_after_request(response: Response) -> Response:
