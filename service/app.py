@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import re
@@ -49,7 +50,7 @@ class App(Flask):
 
 
 class JsonFormatter(logging.Formatter):
-    """One JSON object a line; orjson, since a line is written for every request."""
+    """One JSON object a line, in ASCII; orjson, since a line is written for every request."""
 
     def format(self, record: logging.LogRecord) -> str:
         doc = {
@@ -61,7 +62,10 @@ class JsonFormatter(logging.Formatter):
         doc.update(getattr(record, "fields", {}))
         if record.exc_info:
             doc["exc"] = self.formatException(record.exc_info)
-        return orjson.dumps(doc, default=str).decode()
+        line = orjson.dumps(doc, default=str).decode()
+        # orjson writes UTF-8 as it is: text beyond ASCII (a path, a header) is escaped as json
+        # does, so that no character a reader splits lines at (U+2028, U+0085) breaks the line
+        return line if line.isascii() else json.dumps(doc, default=str, separators=(",", ":"))
 
 
 def _logging(app: Flask) -> None:
