@@ -20,6 +20,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from domain import Event
 from domain.events import TurnEnded, TurnStarted
 from events import keys
@@ -40,7 +42,7 @@ class Bank:
 
 def read(raw: dict[Any, Any]) -> dict[str, Any]:
     """The clock record as stored (a hash of JSON fields): banks (ms by seat), turn, away."""
-    found = {text(k): json.loads(v) for k, v in raw.items()}
+    found = {text(k): orjson.loads(v) for k, v in raw.items()}
     return {
         "banks": {int(s): ms for s, ms in found.get("banks", {}).items()},
         "turn": found.get("turn"),

@@ -7,7 +7,6 @@ token); ``legal`` returns exactly this form so a client can post a choice back u
 from __future__ import annotations
 
 import dataclasses
-import json
 from typing import Any
 
 import orjson
@@ -57,7 +56,7 @@ def event_to_json(stored: StoredEvent, event: Event) -> dict[str, Any]:
         "schema": stored.schema,
         "at": stored.at,
         "actor": stored.actor,
-        "meta": json.loads(stored.meta or "{}"),
+        "meta": orjson.loads(stored.meta or "{}"),
         "data": payload(event),
     }
 

@@ -6,11 +6,14 @@ after the state this process kept (application/repository.py) and, for a command
 its Idempotency-Key. The game's own keys share one slot (events/keys.py), so one script reads
 them all and answers with one JSON document: redis-py's parser costs per reply element, and the
 replies of seven commands cost it twice what one document does. The token's owner is a key of
-its own slot, read in the same pipeline.
+its own slot, read in the same pipeline the first time this process meets the token; a token
+never changes hands, so its owner is then remembered and the read is the script alone.
 """
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,25 +22,34 @@ from redis.cluster import RedisCluster
 from redis.exceptions import NoScriptError
 
 from domain import Game
-from events import keys
+from events import keys, redis_store
 from events.redis_store import decode_entry
 from events.serialization import StoredEvent
 from events.store import Appended
 
+OWNERS = 10_000  #: seat tokens whose owner a process remembers (about 200 bytes each)
+
 # KEYS: the game's meta, webhooks, seat accounts, clock, its shard's outbox payloads, its
 # commands and its stream. ARGV: the game's turn entry in the outbox (its id), a command id
-# ('' for none), the first stream id to read ('' for none). Answers one JSON array: the meta
+# ('' for none), the version this process keeps ('' for none). Answers one JSON array: the meta
 # (HGETALL's flat list), the webhooks, the seat accounts and the clock likewise, the turn's
-# outbox payload and the command's record (false when absent), and the stream's entries (an
-# empty list or object when none: Lua's cjson writes an empty table as {}).
+# outbox payload and the command's record (false when absent), the stream's entries after the
+# kept version (an empty list or object when none: Lua's cjson writes an empty table as {})
+# and the stream's length (false without a kept version). Stream ids are 0-<seq> from 0-1 on
+# and never trimmed, so the length says whether the stream still holds the kept version, and
+# the usual request, on a game that has not moved, reads no entry: XLEN, not XRANGE (which
+# cost the read script half its time).
 READ = """
 local seen = false
 if ARGV[2] ~= '' then seen = redis.call('HGET', KEYS[6], ARGV[2]) end
-local entries = {}
-if ARGV[3] ~= '' then entries = redis.call('XRANGE', KEYS[7], ARGV[3], '+') end
+local entries, length = {}, false
+if ARGV[3] ~= '' then
+  length = redis.call('XLEN', KEYS[7])
+  if length > tonumber(ARGV[3]) then entries = redis.call('XRANGE', KEYS[7], '0-' .. (ARGV[3] + 1), '+') end
+end
 return cjson.encode({
   redis.call('HGETALL', KEYS[1]), redis.call('HVALS', KEYS[2]), redis.call('HGETALL', KEYS[3]),
-  redis.call('HGETALL', KEYS[4]), redis.call('HGET', KEYS[5], ARGV[1]), seen, entries
+  redis.call('HGETALL', KEYS[4]), redis.call('HGET', KEYS[5], ARGV[1]), seen, entries, length
 })
 """
 
@@ -63,46 +75,61 @@ class Found:
     clock: dict[str, str]
     pending: str | None  #: the payload of the game's turn in the outbox
     seen: str | None  #: the command id's record (``hash|first|last``)
-    events: list[StoredEvent]
+    #: the events after the kept version, or None when the stream no longer holds that version
+    #: (Redis lost its last writes); empty without a kept version
+    events: list[StoredEvent] | None
     owner: Any  #: the token's owner (``game:seat``), or None
 
 
 class GameReader:
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, owners: int = OWNERS) -> None:
         self.client = client
         self._read = client.register_script(READ)  #: for its sha; run in a pipeline below
+        self._owners: OrderedDict[str, Any] = OrderedDict()  #: token key -> owner, the known ones
+        self._size = owners
+        self._lock = threading.Lock()
 
-    def read(self, game: str, token_key: str | None, command_id: str | None, after: int | None) -> Found:
+    def read(self, game: str, token_key: str | None, command_id: str | None, kept: int | None) -> Found:
         """``game``'s keys, the owner under ``token_key`` (a token's key) and the events after
-        version ``after`` (none when None): one round trip on one Redis, two on a cluster."""
+        version ``kept`` (none when None): one round trip on one Redis, two on a cluster."""
         names = read_keys(game)
-        args = [game, command_id or "", "" if after is None else f"0-{after + 1}"]
-        if isinstance(self.client, RedisCluster):  # a cluster's pipelines run no scripts
+        args = [game, command_id or "", "" if kept is None else str(kept)]
+        owner = self._owners.get(token_key) if token_key is not None else None
+        if owner is not None or token_key is None:
+            document = redis_store.run_script(self.client, self._read, names, args)
+        elif isinstance(self.client, RedisCluster):  # a cluster's pipelines run no scripts
             document = self._read(keys=names, args=args)
-            owner = [self.client.get(token_key)] if token_key is not None else []
+            owner = self._remember(token_key, self.client.get(token_key))
         else:
-            document, *owner = self._pipelined(names, args, token_key)
-        meta, hooks, accounts, clock, pending, seen, entries = orjson.loads(document)
+            document, found = self._pipelined(names, args, token_key)
+            owner = self._remember(token_key, found)
+        meta, hooks, accounts, clock, pending, seen, entries, length = orjson.loads(document)
+        events: list[StoredEvent] | None = []
+        if kept is not None and length < kept:  # Redis lost writes this process saw
+            events = None
+        elif entries:
+            events = [decode_entry(_pairs(fields)) for _, fields in entries]
         return Found(
-            _pairs(meta),
-            hooks or [],
-            _pairs(accounts),
-            _pairs(clock),
-            pending or None,
-            seen or None,
-            [decode_entry(_pairs(fields)) for _, fields in entries or ()],
-            owner[0] if owner else None,
+            _pairs(meta), hooks or [], _pairs(accounts), _pairs(clock), pending or None, seen or None, events, owner
         )
 
-    def _pipelined(self, names: list[str], args: list[str], token_key: str | None) -> list[Any]:
+    def _remember(self, token_key: str, owner: Any) -> Any:
+        """Keep a token's owner once it has one: a token is never given to another seat."""
+        if owner is not None:
+            with self._lock:
+                self._owners[token_key] = owner
+                while len(self._owners) > self._size:
+                    self._owners.popitem(last=False)
+        return owner
+
+    def _pipelined(self, names: list[str], args: list[str], token_key: str) -> list[Any]:
         """The script and the token's owner in one pipeline; a server that lost its scripts (a
         restart, a failover) is given it again, once."""
         for attempt in (1, 2):
             try:
                 with self.client.pipeline(transaction=False) as pipe:
                     pipe.evalsha(self._read.sha, len(names), *names, *args)
-                    if token_key is not None:
-                        pipe.get(token_key)
+                    pipe.get(token_key)
                     return list(pipe.execute())
             except NoScriptError:
                 if attempt == 2:

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from domain import Command, Game, Options, fold, new_game
 from domain.city import Cell
 from domain.decide import decide_and_apply
@@ -273,16 +275,13 @@ class GameService:
         this game's."""
         kept = self.games.kept(game)
         found = self.reader.read(
-            game,
-            keys.token(digest(token)) if token else None,
-            key,
-            kept.version - 1 if kept is not None else None,
+            game, keys.token(digest(token)) if token else None, key, kept.version if kept is not None else None
         )
         settings = self._settings_from(game, found.meta, found.webhooks, found.accounts, found.clock)
         settings["pending_turn"] = TurnTicket.from_payload(found.pending) if found.pending else None
         seat = self._seat_from(game, found.owner) if token else None
         seen = command_record(found.seen) if key else None
-        state = self.games.caught_up(game, kept, found.events) if kept is not None else None
+        state = self.games.advanced(game, kept, found.events) if kept is not None else None
         return GameRead(seat, settings, state, key, seen)
 
     @staticmethod
@@ -324,8 +323,8 @@ class GameService:
     ) -> dict[str, Any]:
         if not raw:
             raise NotFound(f"no game {game}")
-        settings = {text(k): json.loads(v) for k, v in raw.items()}
-        settings["webhooks"] = [json.loads(h) for h in hooks]
+        settings = {text(k): orjson.loads(v) for k, v in raw.items()}  # orjson: a read's dozen small documents
+        settings["webhooks"] = [orjson.loads(h) for h in hooks]
         settings["accounts"] = {int(text(seat)): text(account) for seat, account in holders.items()}
         settings["clocks"] = clocks.read(clock)
         return settings

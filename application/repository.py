@@ -10,9 +10,9 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 
-from domain import Game
+from domain import Game, evolve
 from events.serialization import StoredEvent
-from events.store import SNAPSHOT_EVERY, EventStore, StreamBehind, caught_up
+from events.store import SNAPSHOT_EVERY, EventStore
 
 STATE_CACHE = 2048  #: games whose latest state a process keeps in memory
 
@@ -45,11 +45,18 @@ class GameRepository:
     def caught_up(self, game: str, kept: Game, stored: list[StoredEvent]) -> Game | None:
         """``kept`` brought up to date by ``stored``, the stream read from ``kept``'s own last
         event on, and kept in its place; a stream shorter than ``kept`` is loaded anew (``load``)."""
-        try:
-            state = caught_up(game, kept, stored)
-        except StreamBehind:
+        holds = bool(stored) and stored[0].seq == kept.version
+        return self.advanced(game, kept, stored[1:] if holds else None)
+
+    def advanced(self, game: str, kept: Game, newer: list[StoredEvent] | None) -> Game | None:
+        """``kept`` with ``newer`` (the events after it) applied, and kept in its place; None for
+        ``newer`` says the stream no longer holds ``kept``'s version: the game is loaded anew."""
+        if newer is None:
             self.forget(game)
             return self.load(game)
+        state = kept
+        for stored in newer:
+            state = evolve(state, stored.event)
         self.remember(game, state, kept)
         return state
 

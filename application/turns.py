@@ -12,6 +12,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
+
 from domain import Event, Game
 from domain.events import TurnStarted
 from events.outbox import now_ms
@@ -42,7 +44,7 @@ class TurnTicket:
 
     @classmethod
     def from_payload(cls, payload: str, tries: int = 1) -> TurnTicket:
-        return cls(**json.loads(payload), tries=tries)
+        return cls(**orjson.loads(payload), tries=tries)
 
     @property
     def job_id(self) -> str:

@@ -10,11 +10,12 @@ step to the current schema, so the domain only ever sees current events.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+
+import orjson
 
 from domain import EVENT_TYPES, Event
 from domain.catalogue import BUILDINGS
@@ -128,7 +129,7 @@ def to_record(
         "actor": actor,
         "command": command,
         "meta": meta,
-        "data": json.dumps(payload(event), separators=(",", ":")),
+        "data": orjson.dumps(payload(event)).decode(),
     }
 
 
@@ -136,7 +137,7 @@ def from_record(record: Mapping[str, str]) -> StoredEvent:
     """Read a stored record, upcasting its payload to the current schema."""
     name = record["type"]
     version = int(record["schema"])
-    data = upcast(name, version, json.loads(record["data"]))
+    data = upcast(name, version, orjson.loads(record["data"]))
     return StoredEvent(
         game=record["game"],
         seq=int(record["seq"]),

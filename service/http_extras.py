@@ -7,8 +7,10 @@ buffered)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from typing import Any, cast
 
-from flask import Flask
+from flask import Flask, Response, request
 from flask_compress import Compress
 from flask_cors import CORS
 
@@ -56,6 +58,8 @@ def install(app: Flask) -> None:
         supports_credentials=False,
         max_age=600,
     )
+    if origins == "*":
+        _same_answer_for_every_origin(app)
     app.config.update(
         COMPRESS_MIMETYPES=COMPRESSED,
         COMPRESS_ALGORITHM=["gzip", "br"],
@@ -65,3 +69,30 @@ def install(app: Flask) -> None:
         COMPRESS_BR_LEVEL=4,
     )
     Compress(app)
+
+
+def _same_answer_for_every_origin(app: Flask) -> None:
+    """With every origin allowed, flask-cors gives every request that is not a preflight the
+    same headers, whatever its Origin (or none): ``Access-Control-Allow-Origin: *`` and the
+    exposed headers. Its hook works them out anew for each request (a fifth of a bare request's
+    time); this one takes them from its first answer and adds them as they are, and leaves
+    preflights, Private Network Access requests and responses that already carry CORS headers
+    to flask-cors."""
+    hooks = app.after_request_funcs[None]
+    at = next(i for i, hook in enumerate(hooks) if getattr(hook, "__name__", "") == "cors_after_request")
+    worked_out = cast(Callable[[Response], Response], hooks[at])  # flask-cors's own, a plain function
+    known: list[tuple[str, Any]] = []
+
+    def cors_after_request(response: Response) -> Response:
+        if (
+            request.method == "OPTIONS"
+            or "HTTP_ACCESS_CONTROL_REQUEST_PRIVATE_NETWORK" in request.environ
+            or "Access-Control-Allow-Origin" in response.headers
+        ):
+            return worked_out(response)
+        if not known:
+            known.extend((k, v) for k, v in worked_out(Response()).headers.items() if k.startswith("Access-Control-"))
+        response.headers.extend(known)
+        return response
+
+    hooks[at] = cors_after_request

@@ -17,6 +17,7 @@ from hypothesis import settings
 from redis.commands.core import Script
 from redis.crc import key_slot
 
+from events import redis_store
 from events.embedded import EmbeddedRedis
 
 # CI runs the property and fuzz tests on a fixed set of examples, so that a landing never
@@ -55,12 +56,15 @@ def one_hash_slot_per_script(monkeypatch):
     Redis Cluster requires (it refuses the others with CROSSSLOT); a test whose script
     touches more, or that meets a CROSSSLOT error, fails."""
     wrong: list[str] = []
-    original = Script.__call__
+    original, run_script = Script.__call__, redis_store.run_script
 
-    def checked(self, keys=(), args=(), client=None):
+    def one_slot(keys):
         slots = {key_slot(k.encode() if isinstance(k, str) else k) for k in keys}
         if len(slots) > 1:
             wrong.append(f"one script touched {len(slots)} slots: {list(keys)}")
+
+    def checked(self, keys=(), args=(), client=None):
+        one_slot(keys)
         try:
             return original(self, keys, args, client)
         except redis.ResponseError as error:
@@ -68,7 +72,12 @@ def one_hash_slot_per_script(monkeypatch):
                 wrong.append(f"CROSSSLOT: {error}")
             raise
 
+    def run_checked(client, script, keys, args):  # the store's own way of running a script
+        one_slot(keys)
+        return run_script(client, script, keys, args)
+
     monkeypatch.setattr(Script, "__call__", checked)
+    monkeypatch.setattr(redis_store, "run_script", run_checked)
     yield
     assert wrong == []
 
