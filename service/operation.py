@@ -139,9 +139,6 @@ class Operation:
     body: type[Schema] | None = None
     problems: tuple[int, ...] | None = None
     rate_limited: bool = True  #: False for the probes, which the limiter exempts (service/ratelimit.py)
-    #: the body is one of a few documents sent again and again, with no secret in it (a
-    #: command): its loading is remembered by its bytes (service/requests.py json_body)
-    repeated_body: bool = False
 
     def __call__(self, view: View) -> Callable[..., Response]:
         @functools.wraps(view)
@@ -161,7 +158,7 @@ class Operation:
             found = access(path["game"], required={} not in self.security, key=self._command_key())
             read["caller"] = Caller(found.seat, found.settings, found)
         if self.body is not None:
-            read["body"] = json_body(self.body, self.repeated_body)
+            read["body"] = json_body(self.body)
         if self.headers is not None:
             parser = instance(self.headers)
             read["headers"] = parser.load(_headers(parser))

@@ -10,7 +10,6 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
 from flask import current_app, g, request
 from marshmallow import Schema
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
@@ -27,8 +26,6 @@ from events.serialization import StoredEvent
 
 SESSION_COOKIE = "bm_session"  #: the page's session (HttpOnly, SameSite=Lax; Secure behind https)
 MAX_NESTING = 16  #: deeper JSON is refused before parsing (the parser recurses once per level)
-REPEATED_BODIES = 1024  #: command bodies whose loading a process remembers (json_body)...
-REPEATED_SIZE = 512  #: ...when no longer than this (a padded body is loaded, not remembered)
 
 
 def service() -> GameService:
@@ -63,30 +60,12 @@ def _nesting(body: bytes) -> int:
     return deepest
 
 
-def json_body(schema: type[Schema], repeated: bool = False) -> dict[str, Any]:
-    """The body as ``schema`` loads it. ``repeated``: bodies that come again and again and hold
-    no secret (commands: most turns end with the same ``end_turn``), whose loading is looked up
-    by their bytes (see ``_loaded``)."""
+def json_body(schema: type[Schema]) -> dict[str, Any]:
     if not request.is_json:
         raise UnsupportedMediaType("send a JSON body with 'Content-Type: application/json'")
-    raw = request.get_data(cache=True)
-    if _nesting(raw) > MAX_NESTING:
+    if _nesting(request.get_data(cache=True)) > MAX_NESTING:
         raise BadRequest(f"the JSON body is nested more than {MAX_NESTING} deep; a command is a flat object")
-    if repeated and len(raw) <= REPEATED_SIZE:
-        return orjson.loads(_loaded(schema, raw))  # a fresh document: the caller may change it
-    return _load(schema)
-
-
-def _load(schema: type[Schema]) -> dict[str, Any]:
     return instance(schema).load(request.get_json(silent=False))  # null, a list, a number: 422, not an object
-
-
-@functools.lru_cache(maxsize=REPEATED_BODIES)
-def _loaded(schema: type[Schema], raw: bytes) -> bytes:
-    """What ``schema`` loads of the request's body ``raw``, as JSON: loading is a function of the
-    bytes alone, and marshmallow takes longer over a small command (20-30 us) than the rest of its
-    validation. A body that is refused raises, and is not remembered."""
-    return orjson.dumps(_load(schema))
 
 
 def tokens() -> list[str]:

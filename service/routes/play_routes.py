@@ -84,7 +84,6 @@ class Precondition(Parameters):
     security=AUTH,
     headers=Precondition,
     body=schemas.CommandRequest,
-    repeated_body=True,
     responses={200: Reply("Applied (or replayed).", schemas.CommandResult, headers=ETAG)},
     problems=(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 429),
 )

@@ -107,19 +107,3 @@ def test_a_known_seat_tokens_owner_is_not_asked_again(api_real, monkeypatch):
     assert api_real.get(f"/games/{game}", token=tokens[0]).status_code == 200
     assert len(sent) == 1 and b"EVALSHA" in sent[0] and b"\r\nGET\r\n" not in sent[0]
     assert api_real.get(f"/games/{game}", token="not-a-token").json["code"] == "forbidden"
-
-
-def test_a_remembered_command_body_is_a_fresh_document_and_a_refused_one_is_not_remembered(api_real):
-    game, tokens = _game(api_real)
-    view = api_real.get(f"/games/{game}").json
-    token = tokens[view["turn"]["seat"]]
-    bad = {"type": "end_turn", "discards": [], "to": "nowhere"}
-    for _ in range(2):  # refused each time, not remembered
-        assert api_real.post(f"/games/{game}/commands", token=token, json=bad).status_code == 422
-    body = {"type": "end_turn", "discards": [], "expected_version": view["version"]}
-    played = api_real.post(f"/games/{game}/commands", token=token, json=body, headers={"Idempotency-Key": "a"})
-    assert played.status_code == 200, played.json
-    # the same bytes again: the service took expected_version out of its document the first
-    # time, and still finds it in the second (a stale version: 409, not 428 for none)
-    again = api_real.post(f"/games/{game}/commands", token=token, json=body, headers={"Idempotency-Key": "b"})
-    assert again.status_code == 409, again.json
