@@ -1,0 +1,59 @@
+"""greedy keeps its tile plans from one Move step to the next (greedy.tile_plans): the kept
+plans must be the ones it would judge again, and the ones that drew a card are judged again."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from domain import Edition, Options, fold, new_game
+from domain.bots import greedy, observe
+from domain.bots.observation import determinize
+from domain.decide import decide_and_apply
+from domain.state import Phase
+
+GAMES = [Options(2), Options(3, expansion=True), Options(4, edition=Edition.CLASSIC)]
+
+
+def judged_afresh(world, seat):
+    return {tile: greedy.plan(greedy.at_tile(world, seat, tile), seat, 2) for tile in world.city.tiles}
+
+
+@pytest.mark.parametrize("options", GAMES, ids=lambda o: f"{o.players}p-{o.edition.value}-{o.expansion}")
+def test_kept_plans_are_the_plans_judged_afresh(options):
+    """Every Move step of greedy games: each tile's plan, kept or not, equals a fresh judgement
+    in this step's world, dealt anew (a kept plan that drew a card would not)."""
+    game = fold(new_game(options, b"plans"))
+    steps = kept = 0
+    while game.turn.number <= 12 * options.players and not game.finished:
+        seat = game.turn.seat
+        observation = observe(game, seat)
+        rng = f"{game.version}:{seat}"
+        if game.turn.phase is Phase.MOVEMENT and game.turn.steps > 0:
+            world = determinize(observation, random.Random(rng))
+            before = greedy._last_plans
+            plans = greedy.tile_plans(observation, world, seat)
+            assert plans == judged_afresh(world, seat)
+            assert plans[game.players[seat].position][:2] == greedy.best_action(world, seat)
+            steps += 1
+            kept += before is not None and any(plans[t] is before[1].get(t) for t in plans)
+            greedy._last_plans = before  # choose below sees what it would have seen
+        game = decide_and_apply(game, greedy.choose(observation, seat, random.Random(rng)))[1]
+    assert steps > 2 * options.players and kept > 0
+
+
+def test_the_second_move_step_judges_again_only_tiles_whose_plan_drew(monkeypatch):
+    game = fold(new_game(Options(2), b"plans", first_player=0))
+    seat = 0
+    first = greedy.choose(observe(game, seat), seat, random.Random(1))
+    assert game.turn.steps == 2 and type(first).__name__ == "Move"
+    drew = [t for t, p in greedy._last_plans[1].items() if p.drew]
+    game = decide_and_apply(game, first)[1]
+    judged = []
+    real = greedy.plan
+    monkeypatch.setattr(
+        greedy, "plan", lambda state, seat, depth, *a: judged.append(depth) or real(state, seat, depth, *a)
+    )
+    greedy.choose(observe(game, seat), seat, random.Random(2))
+    assert judged.count(2) == len(drew) < len(game.city.tiles)
