@@ -56,26 +56,61 @@ class Plan(NamedTuple):
     drew: bool
 
 
-def plan(state: Game, seat: int, depth: int, judge: Judge = value, base: float | None = None) -> Plan:
+#: Leaves of a two-step plan judged so far (the judgement, and whether the last step drew a
+#: card), by the two contributions that reach them.
+Leaves = dict[frozenset[cmd.Command], tuple[float, bool]]
+
+
+def plan(
+    state: Game,
+    seat: int,
+    depth: int,
+    judge: Judge = value,
+    base: float | None = None,
+    came_by: tuple[cmd.Command, Leaves] | None = None,
+) -> Plan:
     """The best plan of up to ``depth`` contribution-phase commands from ``state``: a short
     look-ahead, so that a marker placed now counts when the next one completes. ``base`` is
-    ``judge(state, seat)`` when the caller has it already."""
+    ``judge(state, seat)`` when the caller has it already; ``came_by``, at the last step of a
+    two-step plan, the command that led to ``state`` and the leaves judged so far (``_leaf``)."""
     if depth == 0 or state.finished:
         return Plan(0.0, None, False)
     if base is None:
         base = judge(state, seat)
     best, first, drew = 0.0, None, False
+    leaves: Leaves = {}
     for c in candidates(state, seat):
         if isinstance(c, cmd.UseAction) and c.to is not None:
             continue  # the Main Hall's move is judged by the tile plan, not here
-        after = apply(state, c)
-        judged = judge(after, seat)
-        deeper = plan(after, seat, depth - 1, judge, judged)
-        gain = judged - base + deeper.gain
-        drew = drew or deeper.drew or after.deck is not state.deck
+        if depth == 1:  # nothing follows: the gain is the judgement's alone
+            judged, drawn = _leaf(state, seat, c, judge, came_by)
+            gain = judged - base
+            drew = drew or drawn
+        else:
+            after = apply(state, c)
+            judged = judge(after, seat)
+            deeper = plan(after, seat, depth - 1, judge, judged, (c, leaves) if depth == 2 else None)
+            gain = judged - base + deeper.gain
+            drew = drew or deeper.drew or after.deck is not state.deck
         if gain > best:
             best, first = gain, c
     return Plan(best, first, drew)
+
+
+def _leaf(
+    state: Game, seat: int, c: cmd.Command, judge: Judge, came_by: tuple[cmd.Command, Leaves] | None
+) -> tuple[float, bool]:
+    """``judge`` after ``c``, and whether ``c`` drew a card. Two contributions (at the figure's
+    building, both) lead to the same state in either order but for the discard pile's order,
+    which no judge reads: the leaf they reach is judged once (about a third of a plan's leaves)."""
+    key: frozenset[cmd.Command] = frozenset()
+    leaves: Leaves = {}
+    if came_by is not None and isinstance(c, cmd.Contribute) and isinstance(came_by[0], cmd.Contribute):
+        key, leaves = frozenset((came_by[0], c)), came_by[1]
+    if key not in leaves:
+        after = apply(state, c)
+        leaves[key] = (judge(after, seat), after.deck is not state.deck)
+    return leaves[key]
 
 
 def best_action(state: Game, seat: int, judge: Judge = value) -> tuple[float, cmd.Command | None]:

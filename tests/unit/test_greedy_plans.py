@@ -1,5 +1,5 @@
-"""greedy keeps its tile plans from one Move step to the next (greedy.tile_plans): the kept
-plans must be the ones it would judge again, and the ones that drew a card are judged again."""
+"""greedy's shortcuts must not change a plan: the tile plans it keeps from one Move step to the
+next (greedy.tile_plans) and the leaves it judges once (greedy._leaf)."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ import random
 import pytest
 
 from domain import Edition, Options, fold, new_game
-from domain.bots import greedy, observe
+from domain.bots import greedy, mcts, observe
+from domain.bots.heuristic import value
 from domain.bots.observation import determinize
+from domain.commands import UseAction
 from domain.decide import decide_and_apply
 from domain.state import Phase
 
@@ -57,3 +59,35 @@ def test_the_second_move_step_judges_again_only_tiles_whose_plan_drew(monkeypatc
     )
     greedy.choose(observe(game, seat), seat, random.Random(2))
     assert judged.count(2) == len(drew) < len(game.city.tiles)
+
+
+def plain(state, seat, depth, judge):
+    """greedy's look-ahead as first written: every plan applied and judged to its end."""
+    if depth == 0 or state.finished:
+        return 0.0, None
+    base, best = judge(state, seat), (0.0, None)
+    for c in greedy.candidates(state, seat):
+        if isinstance(c, UseAction) and c.to is not None:
+            continue
+        after = greedy.apply(state, c)
+        gain = judge(after, seat) - base + plain(after, seat, depth - 1, judge)[0]
+        if gain > best[0]:
+            best = (gain, c)
+    return best
+
+
+@pytest.mark.parametrize("options", GAMES, ids=lambda o: f"{o.players}p-{o.edition.value}-{o.expansion}")
+def test_a_plan_is_the_plain_look_ahead_with_either_judge(options):
+    """plan judges a leaf that two contributions reach in either order once; the plan must be
+    the one every leaf judged would give, at every tile, for greedy's judge and mcts's."""
+    game = fold(new_game(options, b"leaves"))
+    rng = random.Random(3)
+    while game.turn.number <= 6 * options.players:
+        seat = game.turn.seat
+        if game.turn.phase is Phase.MOVEMENT and game.turn.steps == 2:
+            world = determinize(observe(game, seat), rng)
+            for tile in world.city.tiles:
+                here = greedy.at_tile(world, seat, tile)
+                for judge in (value, mcts.judge):
+                    assert greedy.plan(here, seat, 2, judge)[:2] == plain(here, seat, 2, judge)
+        game = decide_and_apply(game, greedy.choose(observe(game, seat), seat, rng))[1]
