@@ -79,9 +79,14 @@ def plan(
         base = judge(state, seat)
     best, first, drew = 0.0, None, False
     leaves: Leaves = {}
+    paid: set[tuple[int, tuple[str, ...]]] = set()  #: (space, cards) of the contributions judged
     for c in candidates(state, seat):
         if isinstance(c, cmd.UseAction) and c.to is not None:
             continue  # the Main Hall's move is judged by the tile plan, not here
+        if isinstance(c, cmd.Contribute):
+            if (c.space, c.cards) in paid:
+                continue  # the same cards as another colour of an any-colour space: no state keeps the colour
+            paid.add((c.space, c.cards))
         if depth == 1:  # nothing follows: the gain is the judgement's alone
             judged, drawn = _leaf(state, seat, c, judge, came_by)
             gain = judged - base

@@ -1,5 +1,6 @@
 """greedy's shortcuts must not change a plan: the tile plans it keeps from one Move step to the
-next (greedy.tile_plans) and the leaves it judges once (greedy._leaf)."""
+next (greedy.tile_plans), the leaves it judges once (greedy._leaf) and the colours of one payment
+it judges once."""
 
 from __future__ import annotations
 
@@ -11,9 +12,9 @@ from domain import Edition, Options, fold, new_game
 from domain.bots import greedy, mcts, observe
 from domain.bots.heuristic import value
 from domain.bots.observation import determinize
-from domain.commands import UseAction
+from domain.commands import Contribute, UseAction
 from domain.decide import decide_and_apply
-from domain.state import Phase
+from domain.state import Phase, copy_with
 
 GAMES = [Options(2), Options(3, expansion=True), Options(4, edition=Edition.CLASSIC)]
 
@@ -91,3 +92,19 @@ def test_a_plan_is_the_plain_look_ahead_with_either_judge(options):
                 for judge in (value, mcts.judge):
                     assert greedy.plan(here, seat, 2, judge)[:2] == plain(here, seat, 2, judge)
         game = decide_and_apply(game, greedy.choose(observe(game, seat), seat, rng))[1]
+
+
+def test_the_same_cards_on_an_any_colour_space_are_judged_once_whatever_the_colour(monkeypatch):
+    """Khind (green) cards pay the Royal Palace's any-colour spaces as any colour, the same
+    cards each time: the state after keeps no colour, so plan judges one of them."""
+    game = fold(new_game(Options(2), b"colours", first_player=0))
+    players = list(game.players)
+    players[0] = copy_with(players[0], position="royal_palace", hand=("green-1a", "green-2a", "green-3a", "green-3b"))
+    here = copy_with(game, players=tuple(players))
+    contributions = [c for c in greedy.candidates(here, 0) if isinstance(c, Contribute)]
+    assert len({c.colour for c in contributions}) > 1
+    applied = []
+    real = greedy.apply
+    monkeypatch.setattr(greedy, "apply", lambda state, c: applied.append(c) or real(state, c))
+    greedy.plan(here, 0, 1)
+    assert sorted((c.space, c.cards) for c in applied) == sorted({(c.space, c.cards) for c in contributions})
