@@ -217,3 +217,19 @@ def test_a_bot_turn_loads_the_game_once_then_reads_once_a_command(real_redis, mo
     commands = len({s.command for s in service.store.read(created.game, after=before)})
     assert commands >= 2 and service.state(created.game).turn.seat == 0
     assert played == ["RedisStore.read"] + ["GameService.read"] * commands
+
+
+def test_the_worker_freezes_its_objects_before_it_forks(monkeypatch):
+    """A horse's collections must pass over what it inherited (gc.freeze): touching those
+    objects would copy their pages into every horse."""
+    import gc
+
+    import cli.bluemoon_worker as worker
+
+    warmed = []
+    monkeypatch.setattr(worker, "warm_up", lambda: warmed.append(gc.get_freeze_count()))
+    try:
+        worker.ready_to_fork()
+        assert warmed == [0] and gc.get_freeze_count() > 0  # frozen after the warm-up
+    finally:
+        gc.unfreeze()
