@@ -42,13 +42,13 @@ def wait_for_turn(service, game: str, seat: int, timeout: float = 30) -> None:  
     from events import keys
 
     client = service.client
-    after = service.store.version(game)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        if service.state(game).turn.seat == seat:
+        state = service.state(game)
+        if state.turn.seat == seat:
             return
-        client.xread({keys.stream(game): f"0-{after}"}, block=1000)
-        after = service.store.version(game)
+        # from the version just looked at: an event appended since then wakes the read at once
+        client.xread({keys.stream(game): f"0-{state.version}"}, block=1000)
     raise TimeoutError("no reply")
 
 

@@ -83,17 +83,32 @@ def candidates(state: Game, seat: int, level: str, seed: str) -> Iterator[tuple[
     yield "pass", next(c for c in legal_commands(state, seat) if isinstance(c, EndTurn))
 
 
+def command_id(game: str, version: int, seat: int) -> str:
+    """The id of the bot's command chosen at ``version``: a second copy of the job finds it applied."""
+    return f"bot:{game}:{version}:{seat}"
+
+
+def playing(state: Game, seat: int, turn: int) -> bool:
+    """Whether ``state`` is still ``seat``'s turn number ``turn``."""
+    return not state.finished and state.turn is not None and state.turn.seat == seat and state.turn.number == turn
+
+
 def play(
     service: GameService, game: str, seat: int, turn: int, level: str, reason: str, payload: str | None = None
 ) -> str:
-    """Play ``seat``'s turn number ``turn`` to its end, exactly once (see module doc)."""
+    """Play ``seat``'s turn number ``turn`` to its end, exactly once (see module doc). The game
+    is loaded once; before each command one round trip (``GameService.read``) brings the state
+    up to date with the settings and the record of the command's id, which ``submit`` would
+    otherwise read again in three."""
     delay = float(os.environ.get("BOT_STEP_DELAY", "0"))  # pace bots so they look human
     renewed = -RENEW_EVERY
-    kept: Game | None = None  # the state after this job's own last command, when it applied
+    kept = service.state(game)  # then the state after this job's own last command
     for _ in range(MAX_COMMANDS):
-        state = kept if kept is not None else service.state(game)
-        kept = None
-        if state.finished or state.turn is None or state.turn.seat != seat or state.turn.number != turn:
+        if not playing(kept, seat, turn):
+            return "done"
+        read = service.read(game, None, command_id(game, kept.version, seat))
+        state = kept = service.state(game, read)
+        if not playing(state, seat, turn):
             return "done"
         if payload is not None and time.monotonic() - renewed >= RENEW_EVERY:
             service.outbox.renew(game, payload)
@@ -108,12 +123,13 @@ def play(
                     game,
                     command,
                     expected=state.version,
-                    key=f"bot:{game}:{state.version}:{seat}",
+                    key=command_id(game, state.version, seat),
                     actor=f"{'bot' if reason == 'bot' else 'deadline'}:{played}",
                     meta=json.dumps(meta),
+                    read=read,
                 )
-                # a copy of this job that moved first gets a replay: read the game again then
-                kept = None if outcome.duplicate else outcome.state
+                # a copy of this job that moved first gets a replay: the next read catches up then
+                kept = state if outcome.duplicate else outcome.state
                 break
             except (WrongExpectedVersion, IdempotencyConflict):
                 break  # another copy of this job moved first: look again

@@ -196,3 +196,40 @@ def test_the_worker_plays_greedy_decisions_of_every_edition_before_it_forks():
     assert warm_up(decisions=3) == 3 * len(WARM_UP_GAMES)
     assert minimal_payments_sorted.cache_info().currsize > 0  # greedy priced contributions
     assert {(o.edition, o.expansion) for o in WARM_UP_GAMES} >= {(Edition.CLASSIC, False), (Edition.CMON, True)}
+
+
+def test_a_bot_turn_loads_the_game_once_then_reads_once_a_command(real_redis, monkeypatch):
+    """A horse starts without the game: it loads it once, then one read a command (the state
+    caught up, the settings and the command's record in one round trip) and its append; submit
+    reads none of them again (it did in three round trips a command)."""
+    service = build(client=real_redis).service
+    created = service.create(Options(2), [SeatSpec("human"), SeatSpec("bot", level="greedy")], first_player=0)
+    service.submit(created.game, EndTurn(0), expected=created.version, key="human")
+    service.games.forget(created.game)
+    calls: list[str] = []
+    for owner, name in [(service, "read"), (service, "settings"), (service.store, "read"), (service.store, "command")]:
+        real = getattr(owner, name)
+        label = f"{type(owner).__name__}.{name}"
+        monkeypatch.setattr(owner, name, lambda *a, real=real, label=label, **k: calls.append(label) or real(*a, **k))
+    before = service.store.version(created.game)
+    assert play(service, created.game, 1, 2, "greedy", "bot") == "done"
+    played = list(calls)
+    commands = len({s.command for s in service.store.read(created.game, after=before)})
+    assert commands >= 2 and service.state(created.game).turn.seat == 0
+    assert played == ["RedisStore.read"] + ["GameService.read"] * commands
+
+
+def test_the_worker_freezes_its_objects_before_it_forks(monkeypatch):
+    """A horse's collections must pass over what it inherited (gc.freeze): touching those
+    objects would copy their pages into every horse."""
+    import gc
+
+    import cli.bluemoon_worker as worker
+
+    warmed = []
+    monkeypatch.setattr(worker, "warm_up", lambda: warmed.append(gc.get_freeze_count()))
+    try:
+        worker.ready_to_fork()
+        assert warmed == [0] and gc.get_freeze_count() > 0  # frozen after the warm-up
+    finally:
+        gc.unfreeze()
