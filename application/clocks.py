@@ -8,7 +8,8 @@ is what happens at a fixed deadline: the deadline's level plays the turn (and th
 it, ``deadline:<level>``), and the bank starts again from the increment.
 
 The game's clock record (events/keys.py ``clock``, in the game's slot) holds each seat's bank,
-the turn under way (its seat and start) and the seats whose person is **away**: a vacation
+the turn under way (its seat and start), both written by the append that ends or starts a
+turn, and the seats whose person is **away**: a vacation
 writes its time into each game of the person's (application/vacations.py), so a turn's deadline
 is computed from the game's own record, and the other seats see it in the view. Time away is
 not charged to a bank, and a deadline that falls in it moves by its length.
@@ -26,6 +27,7 @@ from domain import Event
 from domain.events import TurnEnded, TurnStarted
 from events import keys
 from events.redis_store import RedisStore, text
+from events.store import HashWrite
 
 
 @dataclass(frozen=True)
@@ -95,12 +97,15 @@ class Clocks:
         self.store = store
         self.client = store.client
 
-    def record(self, game: str, events: list[Event], settings: dict[str, Any], at_ms: int) -> None:
-        """After an append: charge the bank of a seat that ended its turn, and note the turn
-        that started. (Written after the append: a crash in between leaves that turn uncharged.)"""
+    @staticmethod
+    def record(game: str, events: list[Event], settings: dict[str, Any], at_ms: int) -> HashWrite | None:
+        """What the append of ``events`` writes to the clock record with them: the bank of a
+        seat that ended its turn charged, and the turn that started noted. None without a bank
+        or without a turn's end or start. Written by the append itself (``EventStore.append``'s
+        ``record``), so the clock is never behind an acknowledged turn and costs no round trip."""
         bank = Bank.of(settings)
         if bank is None or not any(isinstance(e, (TurnStarted, TurnEnded)) for e in events):
-            return
+            return None
         clocks = settings.get("clocks") or read({})
         banks, turn = dict(clocks["banks"]), clocks["turn"]
         for event in events:
@@ -112,9 +117,8 @@ class Clocks:
                     banks[event.seat] = _charged(bank, banks.get(event.seat, bank.bank * 1000), used)
             elif isinstance(event, TurnStarted):
                 turn = {"seat": event.seat, "number": event.number, "started": at_ms}
-        key = keys.clock(game)
-        fields = {"banks": json.dumps({str(s): ms for s, ms in banks.items()}), "turn": json.dumps(turn)}
-        self.store.durably(key, lambda c: c.hset(key, mapping=fields))
+        fields = (("banks", json.dumps({str(s): ms for s, ms in banks.items()})), ("turn", json.dumps(turn)))
+        return HashWrite(keys.clock(game), fields)
 
     def set_away(self, game: str, seat: int, span: tuple[int, int] | None) -> None:
         """Mark the seat's person away for ``span`` (ms), or back (None)."""

@@ -200,8 +200,8 @@ class GameService:
             command_hash="create",
             outbox=outbox,
             index=self._summary(game, state, settings),
+            record=Clocks.record(game, events, settings, now_ms()),
         )
-        self.clocks.record(game, events, settings, now_ms())
         self._dispatch_due(outbox)
         return Created(game, state.version, public)
 
@@ -401,6 +401,7 @@ class GameService:
                 outbox=list(outbox),
                 outbox_for=deliveries,
                 index=self._summary(game, new_state, settings),
+                record=Clocks.record(game, events, settings, now_ms()),
             )
         except WrongExpectedVersion:
             seen = self.store.command(game, key) if key else None
@@ -410,7 +411,6 @@ class GameService:
         if appended.duplicate:
             return self._replay(game, key or "", command_hash, (command_hash, appended))
         stored = appended.stored
-        self.clocks.record(game, events, settings, now_ms())
         self.games.remember(game, new_state, state)
         if self.on_append is not None:
             self.on_append(game, stored)

@@ -22,6 +22,7 @@ from .serialization import StoredEvent, from_record
 from .store import (
     Appended,
     EventStore,
+    HashWrite,
     IdempotencyConflict,
     IndexWrite,
     InvalidRecord,
@@ -54,11 +55,12 @@ end
 """
 
 # KEYS: stream, commands, the shard's outbox payloads, due and tries, then with an index write
-# the shard's index summaries and listings (all, active, finished), and last, optionally, the
-# game's live channel. ARGV: expected, command id, command hash, game, count, then count *
+# the shard's index summaries and listings (all, active, finished), then a record in the game's
+# slot (HashWrite, the game's clock), and last, optionally, the game's live channel. ARGV: expected, command id, command hash, game, count, then count *
 # len(FIELDS) values, then optionally the number of outbox writes and for each its entry name,
 # payload ('' clears the entry) and due (ms), and after them optionally the index write: the
-# summary, the listing entry and the status. Every check comes before the first write, so a
+# summary, the listing entry and the status, and then the number of a record's fields (its key
+# comes after the index's keys), each field and its value. Every check comes before the first write, so a
 # refused or malformed append writes nothing; outbox entries and the summary are written with
 # the events or not at all. With a live channel the append is announced to the live feeds, in
 # the same slot: on a single Redis the shard's channel (keys.appended) gets '<game> <version>'
@@ -75,9 +77,16 @@ local writes = tonumber(ARGV[tail + 1] or '0')
 if expected == nil or n == nil or n < 1 or writes == nil then
   return redis.error_reply('INVALID append arguments')
 end
-local indexed = #ARGV == tail + 1 + 3 * writes + 3
-if #ARGV ~= tail and #ARGV ~= tail + 1 + 3 * writes and not indexed then
-  return redis.error_reply('INVALID append arguments')
+-- after the outbox writes: the index write (3 values) or not, then the record's field count
+-- and its fields and values; what is left after the writes is odd without the index
+local indexed, fields_at, fields = false, tail, 0
+if #ARGV ~= tail then
+  indexed = (#ARGV - tail - 1 - 3 * writes) % 2 == 0
+  fields_at = tail + 1 + 3 * writes + (indexed and 3 or 0)
+  fields = tonumber(ARGV[fields_at + 1] or '')
+  if fields == nil or #ARGV ~= fields_at + 1 + 2 * fields then
+    return redis.error_reply('INVALID append arguments')
+  end
 end
 for i = 0, n - 1 do
   local base = 5 + i * width
@@ -126,6 +135,12 @@ if indexed then
   local at = tail + 1 + 3 * writes
   record_summary(KEYS[6], KEYS[7], KEYS[8], KEYS[9], game, current + n, ARGV[at + 1], ARGV[at + 2], ARGV[at + 3])
   live = 10
+end
+if fields > 0 then
+  for f = 1, fields do
+    redis.call('HSET', KEYS[live], ARGV[fields_at + 2 * f], ARGV[fields_at + 2 * f + 1])
+  end
+  live = live + 1
 end
 if KEYS[live] and string.sub(KEYS[live], -9) == ':appended' then
   redis.call('PUBLISH', KEYS[live], game .. ' ' .. (current + n))
@@ -224,19 +239,27 @@ class RedisStore(EventStore):
         command_hash: str,
         outbox: Sequence[OutboxWrite],
         index: IndexWrite | None = None,
+        record: HashWrite | None = None,
     ) -> Appended:
         args: list[Any] = [expected, command_id, command_hash, game, len(records)]
         for r in records:
             args += [r.get(f, "{}") if f == "meta" else r[f] for f in FIELDS]
         shard = keys.shard(game)
         names = [keys.stream(game), keys.commands(game), *keys.outbox(shard)]  # one slot
-        if outbox or index:
+        if outbox or index or record:
             args.append(len(outbox))
             for write in outbox:
                 args += [write.name, write.payload or "", write.due_ms]
-        if index:
-            names += [keys.index_summaries(shard), *(keys.index_listing(shard, name) for name in keys.LISTINGS)]
-            args += [index.summary, index.listing, index.status]
+            if index:
+                names += [keys.index_summaries(shard), *(keys.index_listing(shard, name) for name in keys.LISTINGS)]
+                args += [index.summary, index.listing, index.status]
+            if record is not None and record.fields:
+                names.append(record.key)
+                args.append(len(record.fields))
+                for field, value in record.fields:
+                    args += [field, value]
+            else:
+                args.append(0)
         if self.publish:
             names.append(keys.live(game) if isinstance(self.client, RedisCluster) else keys.appended(game))
         try:

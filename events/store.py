@@ -75,6 +75,16 @@ class OutboxWrite:
 
 
 @dataclass(frozen=True, slots=True)
+class HashWrite:
+    """Fields of a record in the game's slot (``key``) written by the append with its events: a
+    record kept beside the stream that must never be behind an acknowledged append (the game's
+    clock) and costs no round trip of its own."""
+
+    key: str
+    fields: tuple[tuple[str, str], ...]
+
+
+@dataclass(frozen=True, slots=True)
 class IndexWrite:
     """The game's summary in the index of its shard (events/projection.py), written by the
     append with its events: the lobby is never behind an acknowledged append, and the summary
@@ -104,6 +114,7 @@ class EventStore(ABC):
         command_hash: str,
         outbox: Sequence[OutboxWrite],
         index: IndexWrite | None = None,
+        record: HashWrite | None = None,
     ) -> Appended: ...
 
     @abstractmethod
@@ -144,11 +155,12 @@ class EventStore(ABC):
         outbox: Sequence[OutboxWrite] = (),
         outbox_for: Callable[[list[StoredEvent]], Sequence[OutboxWrite]] | None = None,
         index: IndexWrite | None = None,
+        record: HashWrite | None = None,
     ) -> Appended:
         """Append atomically if the stream is at ``expected``, writing ``outbox`` (and what
-        ``outbox_for`` makes of the events as they will be stored) and the game's ``index``
-        summary with the events; a known command id with the same hash returns its original
-        outcome and writes nothing."""
+        ``outbox_for`` makes of the events as they will be stored), the game's ``index``
+        summary and its ``record`` fields with the events; a known command id with the same
+        hash returns its original outcome and writes nothing."""
         if not events:
             raise InvalidRecord("nothing to append")
         at = now()
@@ -160,7 +172,9 @@ class EventStore(ABC):
         writes = [*outbox, *(outbox_for(stored) if outbox_for else ())]
         if any(keys.owner(write.name) != game for write in writes):  # its shard's outbox is in its slot
             raise InvalidRecord(f"an append to {game} writes only {game}'s outbox entries")
-        outcome = self._append_records(game, expected, records, command_id, command_hash, writes, index)
+        if record is not None and not record.key.startswith(keys.tag(game)):  # one slot: the game's
+            raise InvalidRecord(f"an append to {game} writes only records in {game}'s slot")
+        outcome = self._append_records(game, expected, records, command_id, command_hash, writes, index, record)
         if outcome.duplicate:
             return outcome
         return replace(outcome, stored=stored)
@@ -235,6 +249,7 @@ class InMemoryStore(EventStore):
         self._commands: dict[str, dict[str, tuple[str, Appended]]] = {}
         self._snapshots: dict[str, tuple[int, int, str]] = {}
         self._outbox: dict[str, tuple[str, int]] = {}
+        self.records: dict[str, dict[str, str]] = {}  #: the records appends wrote (HashWrite)
         self._lock = threading.Lock()
 
     def _append_records(
@@ -246,6 +261,7 @@ class InMemoryStore(EventStore):
         command_hash: str,
         outbox: Sequence[OutboxWrite],
         index: IndexWrite | None = None,
+        record: HashWrite | None = None,
     ) -> Appended:
         """As RedisStore's, but an index summary is not kept: this store has no index."""
         with self._lock:
@@ -264,6 +280,8 @@ class InMemoryStore(EventStore):
                     self._outbox.pop(write.name, None)
                 else:
                     self._outbox[write.name] = (write.payload, write.due_ms)
+            if record is not None:
+                self.records.setdefault(record.key, {}).update(record.fields)
             outcome = Appended(expected + 1, expected + len(records))
             if command_id:
                 self._commands.setdefault(game, {})[command_id] = (command_hash, outcome)

@@ -12,6 +12,7 @@ from events import keys
 from events.redis_store import RedisStore
 from events.serialization import SCHEMA, from_record
 from events.store import (
+    HashWrite,
     IdempotencyConflict,
     InMemoryStore,
     InvalidRecord,
@@ -246,3 +247,29 @@ def test_an_append_that_writes_another_games_outbox_entry_is_refused_and_writes_
     with pytest.raises(InvalidRecord):
         store.append(game_id, 0, opening()[:2], outbox=[OutboxWrite(f"wh:{game_id}x:delivery", "hook", 5)])
     assert store.version(game_id) == 0 and store.outbox_entry(f"wh:{game_id}x:delivery") is None
+
+
+def _record(store, key: str) -> dict[str, str]:
+    if isinstance(store, InMemoryStore):
+        return store.records.get(key, {})
+    return {k.decode(): v.decode() for k, v in store.client.hgetall(key).items()}
+
+
+def test_a_record_in_the_games_slot_is_written_with_its_events_and_only_with_them(store, game_id):
+    """The game's clock is such a record: never behind an acknowledged turn."""
+    events, key = opening(), keys.clock(game_id)
+    store.append(game_id, 0, events[:2], record=HashWrite(key, (("turn", "1"), ("banks", "{}"))))
+    assert _record(store, key) == {"turn": "1", "banks": "{}"}
+    with pytest.raises(WrongExpectedVersion):  # refused: neither events nor the record written
+        store.append(game_id, 0, events[2:], record=HashWrite(key, (("turn", "never"),)))
+    assert _record(store, key) == {"turn": "1", "banks": "{}"}
+    outbox = [OutboxWrite(game_id, "bot turn at 3", 1000)]
+    store.append(game_id, 2, events[2:3], outbox=outbox, record=HashWrite(key, (("turn", "2"),)))
+    assert _record(store, key) == {"turn": "2", "banks": "{}"} and store.outbox_entry(game_id) == (
+        "bot turn at 3",
+        1000,
+    )
+    other = next(g for g in (f"{game_id}{i}" for i in range(100)) if keys.tag(g) != keys.tag(game_id))
+    with pytest.raises(InvalidRecord):  # another game's record lies in another slot
+        store.append(game_id, 3, events[3:], record=HashWrite(keys.clock(other), (("turn", "3"),)))
+    assert store.version(game_id) == 3 and _record(store, keys.clock(other)) == {}
