@@ -6,6 +6,10 @@ Measures "get my view" (GET /games/{id} with a seat token) and "post a command" 
 starts once every client has made its games; a client whose game ends goes on with the next
 one it made, and every counted request is a command the server applied (200, not a replay).
 
+Then "command's floor" (bench/bare_app.py ``/floor``): an endpoint beside the bare one that does
+what a command must do of I/O and nothing else (read the JSON body, two Redis round trips,
+answer a reply as long as a command's), which shows how near a command can come at all.
+
     python bench/api_speed.py [--seconds 5] [--clients 8]
 """
 
@@ -27,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 import redis  # noqa: E402
 
+from bench.bare_app import FLOOR_BODY  # noqa: E402
 from bench.server import call, serve  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
 
@@ -180,6 +185,8 @@ def run(args: argparse.Namespace, url: str) -> None:
             status, data = call(conn, "GET", f"/games/{game}")
             return {"game": game, "tokens": tokens, "version": version, "seat": json.loads(data)["turn"]["seat"]}
 
+        last_reply = [b""]
+
         def player(conn):  # type: ignore[no-untyped-def]
             # Two players who only end their turns reach a stalemate after ten quiet rounds (P16,
             # 20 commands): each client makes its games before the clock starts and moves to the
@@ -205,6 +212,7 @@ def run(args: argparse.Namespace, url: str) -> None:
                     )
                 )
                 doc = json.loads(data)
+                last_reply[0] = data
                 if doc["duplicate"] or doc["version"] <= state["version"]:
                     raise AssertionError(f"the command was not applied anew: {data[:300]!r}")
                 if doc["view"]["turn"] is None:  # the game ended
@@ -216,9 +224,18 @@ def run(args: argparse.Namespace, url: str) -> None:
 
             return step
 
+        def floor_step(conn):  # type: ignore[no-untyped-def]
+            headers = {"Content-Type": "application/json"}
+            return lambda: bool(
+                json.loads(ok(*call(conn, "POST", "/floor", {"type": "end_turn", "discards": []}, headers)))
+            )
+
         ended, made = [0], [0]
         view_rate, view_lat, view_cpu = load(sport, args.clients, args.seconds, viewer, service_pids)
         post_rate, post_lat, post_cpu = load(sport, args.clients, args.seconds, player, service_pids)
+        with redis.Redis.from_url(url) as probe:  # a command's reply, as long as the floor's
+            probe.set(FLOOR_BODY, last_reply[0])
+        floor_rate, floor_lat, floor_cpu = load(bport, args.clients, args.seconds, floor_step, [*bare_pids, redis_pid])
         base2_rate, base2_lat, base2_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
         base_rate = (base_rate + base2_rate) / 2
         base_lat = base_lat + base2_lat
@@ -230,9 +247,11 @@ def run(args: argparse.Namespace, url: str) -> None:
         )
         report("get my view", view_rate, view_lat, base_rate, base_lat)
         report("post a command", post_rate, post_lat, base_rate, base_lat)
+        report("command's floor", floor_rate, floor_lat, base_rate, base_lat)
         bare_workers = (sum(base_cpu) + sum(base2_cpu)) / 2
         cpu_report("get my view", view_cpu, bare_workers)
         cpu_report("post a command", post_cpu, bare_workers)
+        cpu_report("command's floor", floor_cpu, bare_workers)
         print(
             f"{'':22s} ({ended[0]} games ended and were replaced by ready ones while posting; "
             f"{made[0]} more were made on the clock, uncounted)"

@@ -1,13 +1,36 @@
-"""The baseline for bench/api_speed.py: a bare Flask endpoint, served the same way."""
+"""The baselines for bench/api_speed.py, served the same way as the service.
 
-from flask import Flask, jsonify
+``/bare``: a bare Flask endpoint, the figure's baseline. ``/floor``: what a command costs a
+server of this shape before any of its work: the same JSON body read, the same two Redis round
+trips (a read and a script, on the service's client and its way of sending scripts) and a
+response as long as a real command's (the bench stores one at ``bench:floor-body``). It shows
+how near the service can come to ``/bare`` at all."""
+
+import os
+
+from flask import Flask, Response, jsonify, request
+
+from application.wiring import connect
+from events.redis_store import run_script
+
+FLOOR_BODY = "bench:floor-body"
+NOTHING = "return redis.call('EXISTS', KEYS[1])"  # a script that does nothing worth the name
 
 
 def create_app() -> Flask:
     app = Flask(__name__)
+    client = connect(os.environ["REDIS_URL"]) if os.environ.get("REDIS_URL") else None
+    script = client.register_script(NOTHING) if client is not None else None
 
     @app.get("/bare")
     def bare():  # type: ignore[no-untyped-def]
         return jsonify(status="ok")
+
+    @app.post("/floor")
+    def floor():  # type: ignore[no-untyped-def]
+        request.get_json()
+        body = client.get(FLOOR_BODY)  # type: ignore[union-attr]
+        run_script(client, script, [FLOOR_BODY], [])  # type: ignore[arg-type]
+        return Response(body, mimetype="application/json")
 
     return app
