@@ -6,9 +6,10 @@ Measures "get my view" (GET /games/{id} with a seat token) and "post a command" 
 starts once every client has made its games; a client whose game ends goes on with the next
 one it made, and every counted request is a command the server applied (200, not a replay).
 
-Then "command's floor" (bench/bare_app.py ``/floor``): an endpoint beside the bare one that does
-what a command must do of I/O and nothing else (read the JSON body, two Redis round trips,
-answer a reply as long as a command's), which shows how near a command can come at all.
+Then the floors (bench/bare_app.py ``/floor``): an endpoint beside the bare one that does what a
+command must do of I/O and nothing else (read the JSON body, two Redis round trips, answer a
+reply as long as a command's), which shows how near a command can come at all; and the same
+with one round trip, and with a small reply.
 
     python bench/api_speed.py [--seconds 5] [--clients 8]
 """
@@ -57,6 +58,15 @@ def children(pid: int) -> list[int]:
         except (OSError, ValueError):
             continue
     return found
+
+
+#: The floors measured (bench/bare_app.py): a command's I/O as it is, in one round trip, and
+#: with a small reply.
+FLOORS = {
+    "floor: command's I/O": "",
+    "floor: one round trip": "?trips=1",
+    "floor: small reply": "?reply=small",
+}
 
 
 class Served(NamedTuple):
@@ -224,18 +234,23 @@ def run(args: argparse.Namespace, url: str) -> None:
 
             return step
 
-        def floor_step(conn):  # type: ignore[no-untyped-def]
-            headers = {"Content-Type": "application/json"}
-            return lambda: bool(
-                json.loads(ok(*call(conn, "POST", "/floor", {"type": "end_turn", "discards": []}, headers)))
-            )
+        def floor_step(query: str):  # type: ignore[no-untyped-def]
+            def make(conn):  # type: ignore[no-untyped-def]
+                headers = {"Content-Type": "application/json"}
+                body = {"type": "end_turn", "discards": []}
+                return lambda: bool(json.loads(ok(*call(conn, "POST", f"/floor{query}", body, headers))))
+
+            return make
 
         ended, made = [0], [0]
         view_rate, view_lat, view_cpu = load(sport, args.clients, args.seconds, viewer, service_pids)
         post_rate, post_lat, post_cpu = load(sport, args.clients, args.seconds, player, service_pids)
         with redis.Redis.from_url(url) as probe:  # a command's reply, as long as the floor's
             probe.set(FLOOR_BODY, last_reply[0])
-        floor_rate, floor_lat, floor_cpu = load(bport, args.clients, args.seconds, floor_step, [*bare_pids, redis_pid])
+        floors = {
+            name: load(bport, args.clients, args.seconds, floor_step(query), [*bare_pids, redis_pid])
+            for name, query in FLOORS.items()
+        }
         base2_rate, base2_lat, base2_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
         base_rate = (base_rate + base2_rate) / 2
         base_lat = base_lat + base2_lat
@@ -247,11 +262,13 @@ def run(args: argparse.Namespace, url: str) -> None:
         )
         report("get my view", view_rate, view_lat, base_rate, base_lat)
         report("post a command", post_rate, post_lat, base_rate, base_lat)
-        report("command's floor", floor_rate, floor_lat, base_rate, base_lat)
+        for name, (rate, lat, _) in floors.items():
+            report(name, rate, lat, base_rate, base_lat)
         bare_workers = (sum(base_cpu) + sum(base2_cpu)) / 2
         cpu_report("get my view", view_cpu, bare_workers)
         cpu_report("post a command", post_cpu, bare_workers)
-        cpu_report("command's floor", floor_cpu, bare_workers)
+        for name, (_, _, cpu) in floors.items():
+            cpu_report(name, cpu, bare_workers)
         print(
             f"{'':22s} ({ended[0]} games ended and were replaced by ready ones while posting; "
             f"{made[0]} more were made on the clock, uncounted)"

@@ -3,8 +3,10 @@
 ``/bare``: a bare Flask endpoint, the figure's baseline. ``/floor``: what a command costs a
 server of this shape before any of its work: the same JSON body read, the same two Redis round
 trips (a read and a script, on the service's client and its way of sending scripts) and a
-response as long as a real command's (the bench stores one at ``bench:floor-body``). It shows
-how near the service can come to ``/bare`` at all."""
+reply as long as a real command's (the bench stores one at ``bench:floor-body``). It shows how
+near the service can come to ``/bare`` at all. ``?trips=1`` leaves out the script (a command
+made in one round trip); ``?reply=small`` answers a few bytes instead (a command that answered
+without its view)."""
 
 import os
 
@@ -30,7 +32,10 @@ def create_app() -> Flask:
     def floor():  # type: ignore[no-untyped-def]
         request.get_json()
         body = client.get(FLOOR_BODY)  # type: ignore[union-attr]
-        run_script(client, script, [FLOOR_BODY], [])  # type: ignore[arg-type]
+        if request.args.get("trips") != "1":
+            run_script(client, script, [FLOOR_BODY], [])  # type: ignore[arg-type]
+        if request.args.get("reply") == "small":
+            body = b'{"status": "ok"}'
         return Response(body, mimetype="application/json")
 
     return app
