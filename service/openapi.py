@@ -8,6 +8,7 @@ tests/api/test_openapi.py fails when the committed file is out of date.
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 from typing import Any
@@ -52,7 +53,10 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         "command is applied once.",
     }
     found = {
-        str(c): {"description": text[c], "content": PROBLEM}
+        str(c): {
+            "description": text[c],
+            "content": copy.deepcopy(PROBLEM),
+        }  # each its own: examples are set per response
         for c in sorted({*codes, 414, 500, 503, *([429] if limited else [])})
     }
     found["503"]["headers"] = {"Retry-After": RETRY_AFTER}

@@ -196,6 +196,23 @@ def test_the_examples_are_real_answers_that_match_their_schemas():
     assert checked >= 25
 
 
+def test_each_problem_example_is_its_own_operations_and_has_its_responses_status():
+    """A problem's example stands under the status it was answered with, on the operation that
+    answered it, and nowhere else (the responses once shared one content object, so every
+    problem of every operation showed the last operation's 422)."""
+    document = _document()
+    examples = []
+    for path, item in document["paths"].items():
+        for operation in item.values():
+            for status, response in operation["responses"].items():
+                content = (response.get("content") or {}).get("application/problem+json") or {}
+                if "example" in content:
+                    assert content["example"]["status"] == int(status), (path, operation["operationId"], status)
+                    examples.append(content["example"])
+    assert len(examples) >= 10
+    assert len({json.dumps(e, sort_keys=True) for e in examples}) == len(examples), "an example is shared"
+
+
 def test_every_route_of_the_app_is_in_the_document_and_every_path_is_a_route(api):
     """The document lists the declared operations (service/operation.py): a route added without a
     declaration, or a declaration whose route is lost, breaks this (assets are left undocumented)."""
