@@ -23,6 +23,7 @@ from events import keys
 from events.redis_store import RedisStore, text
 from events.serialization import now
 
+from . import counters
 from .clocks import Clocks, current_away
 from .games import digest
 from .refusals import NotFound, ServiceError
@@ -92,13 +93,11 @@ class Accounts:
 
     def _count(self, kind: str, subject: str, limit: int) -> None:
         """One more sign-in attempt of ``kind`` by ``subject`` this hour; 429 past ``limit``."""
-        key = keys.sign_in_requests(kind, digest(subject))
-        with self.client.pipeline(transaction=False) as pipe:
-            _, asked = pipe.set(key, 0, ex=ASKED_WINDOW, nx=True).incr(key).execute()  # INCR keeps the TTL
-        if asked > limit:
+        (asked,) = counters.count(self.client, [(keys.sign_in_requests(kind, digest(subject)), ASKED_WINDOW)])
+        if asked.total > limit:
             raise TooManyAttempts(
                 f"at most {limit} sign-in attempts an hour per {kind}; use one already sent or try later",
-                retry_after=int(self.client.ttl(key)) or ASKED_WINDOW,
+                retry_after=-(-asked.left_ms // 1000),
             )
 
     def use_link(self, token: str) -> str:

@@ -6,6 +6,9 @@ Measures "get my view" (GET /games/{id} with a seat token) and "post a command" 
 starts once every client has made its games; a client whose game ends goes on with the next
 one it made, and every counted request is a command the server applied (200, not a replay).
 
+The service is measured as the benchmark's goals were set, with its rate limits off, and again
+with them on (as in production; set so high that none refuses), to show what they cost.
+
 Then the floors (bench/bare_app.py ``/floor``): an endpoint beside the bare one that does what a
 command must do of I/O and nothing else (read the JSON body, two Redis round trips, answer a
 reply as long as a command's), which shows how near a command can come at all; and the same
@@ -35,6 +38,7 @@ import redis  # noqa: E402
 from bench.bare_app import FLOOR_BODY  # noqa: E402
 from bench.server import call, serve  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
+from service.ratelimit import LIMITS  # noqa: E402
 
 
 def cpu_seconds(pid: int) -> float:
@@ -163,7 +167,10 @@ def run(args: argparse.Namespace, url: str) -> None:
     try:
         service, sport = serve("service.app:create_app()", env)
         bare, bport = serve("bench.bare_app:create_app()", env)
-        procs += [service, bare]
+        # the same service with its rate limits on, as in production, set so high that none refuses
+        limits_on = {**env, "RATE_LIMIT": "1", **dict.fromkeys(LIMITS, "100000000 per minute")}
+        limited, lport = serve("service.app:create_app()", limits_on)
+        procs += [service, bare, limited]
         probe = redis.Redis.from_url(url)
         redis_pid = int(probe.info("server")["process_id"])
         probe.close()
@@ -172,6 +179,7 @@ def run(args: argparse.Namespace, url: str) -> None:
             return lambda: bool(ok(*call(conn, "GET", "/bare")))
 
         bare_pids, service_pids = children(bare.pid), [*children(service.pid), redis_pid]
+        limited_pids = [*children(limited.pid), redis_pid]
         base_rate, base_lat, base_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
 
         def new_game(conn):  # type: ignore[no-untyped-def]
@@ -245,6 +253,8 @@ def run(args: argparse.Namespace, url: str) -> None:
         ended, made = [0], [0]
         view_rate, view_lat, view_cpu = load(sport, args.clients, args.seconds, viewer, service_pids)
         post_rate, post_lat, post_cpu = load(sport, args.clients, args.seconds, player, service_pids)
+        view_l = load(lport, args.clients, args.seconds, viewer, limited_pids)
+        post_l = load(lport, args.clients, args.seconds, player, limited_pids)
         with redis.Redis.from_url(url) as probe:  # a command's reply, as long as the floor's
             probe.set(FLOOR_BODY, last_reply[0])
         floors = {
@@ -262,11 +272,15 @@ def run(args: argparse.Namespace, url: str) -> None:
         )
         report("get my view", view_rate, view_lat, base_rate, base_lat)
         report("post a command", post_rate, post_lat, base_rate, base_lat)
+        report("view, limits on", view_l.rate, view_l.latencies, base_rate, base_lat)
+        report("command, limits on", post_l.rate, post_l.latencies, base_rate, base_lat)
         for name, (rate, lat, _) in floors.items():
             report(name, rate, lat, base_rate, base_lat)
         bare_workers = (sum(base_cpu) + sum(base2_cpu)) / 2
         cpu_report("get my view", view_cpu, bare_workers)
         cpu_report("post a command", post_cpu, bare_workers)
+        cpu_report("view, limits on", view_l.cpu, bare_workers)
+        cpu_report("command, limits on", post_l.cpu, bare_workers)
         for name, (_, _, cpu) in floors.items():
             cpu_report(name, cpu, bare_workers)
         print(

@@ -14,13 +14,12 @@ from typing import Any
 
 import orjson
 from flask import Flask, Response, g, request
-from redis.cluster import RedisCluster
 from werkzeug.exceptions import RequestURITooLarge
 
 from application.redis_checks import refuse_unsafe_redis
 from application.refusals import NotFound
 from application.rq_handoff import RQHandoff
-from application.wiring import Components, build, connect, queue_url, store_url
+from application.wiring import build, connect, queue_url, store_url
 
 from . import http_extras, live, problems, ratelimit, sessions
 from .routes import api, pages
@@ -95,14 +94,6 @@ def _logging(app: Flask) -> None:
         return response
 
 
-def _limits_storage(components: Components) -> str:
-    """The rate limits' storage: the store's Redis, through the limits library's cluster
-    storage when that is a cluster."""
-    if isinstance(components.client, RedisCluster):
-        return "redis+cluster://" + components.url.split("://", 1)[1]
-    return components.url
-
-
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = App(__name__)
     app.config.update(DEFAULTS)
@@ -126,7 +117,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         app.extensions["redis_check"] = {"status": "unknown", "detail": "a client given by the caller (tests)"}
     _logging(app)
     problems.register(app)
-    ratelimit.install(app, api, _limits_storage(components) if app.config["REDIS_CLIENT"] is None else "memory://")
+    ratelimit.install(app, api, components.client)
     app.register_blueprint(api)
     http_extras.install(app)
     sessions.install(app)

@@ -1,22 +1,35 @@
-"""Rate limits, by flask-limiter with its counters in Redis (so every web process shares them).
+"""Rate limits: fixed windows counted in Redis (so every web process shares them).
 
 Two keys are limited, reads and writes apart: the client's address (the peer, or the address
 the configured number of trusted proxies report in X-Forwarded-For), and each *valid* seat
 token. A token counts only once the service knows it: a client rotating made-up tokens is
 limited by its address, and made-up tokens are never remembered. Responses carry
-``RateLimit-Limit``, ``RateLimit-Remaining`` and ``RateLimit-Reset``; a 429 also ``Retry-After``.
+``RateLimit-Limit``, ``RateLimit-Remaining`` and ``RateLimit-Reset`` of the tightest limit (the
+one with the fewest requests left); a 429 also ``Retry-After``. A Redis that cannot count lets
+the request through: the limits guard the service, they must not stop it.
+
+Written here rather than taken from flask-limiter, which counted each limit and then read each
+window again for the headers, in round trips of their own: four to five a request, which cost a
+web worker as much CPU as the rest of a command. Here a request's counters are counted and
+their windows read in one round trip (application/counters.py).
 """
 
 from __future__ import annotations
 
-import hashlib
+import os
+import re
+import time
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NamedTuple
 
-from flask import Blueprint, Flask, current_app, g, request
-from flask_limiter import Limiter
+import redis
+from flask import Blueprint, Flask, Response, current_app, g, request
+from werkzeug.exceptions import TooManyRequests
 from werkzeug.middleware.proxy_fix import ProxyFix
 
+from application import counters
+from application.accounts import TOKEN_PREFIX
+from application.games import digest
 from events import keys
 
 #: Per client address, and per valid token. Watchers count once per connection, so a page
@@ -27,95 +40,132 @@ LIMITS = {
     "RATE_LIMIT_TOKEN_READS": "600 per minute",
     "RATE_LIMIT_TOKEN_WRITES": "120 per minute",
 }
+SCOPES = {  #: what each limit counts (and names its counters by)
+    "RATE_LIMIT_READS": "reads-by-address",
+    "RATE_LIMIT_WRITES": "writes-by-address",
+    "RATE_LIMIT_TOKEN_READS": "reads-by-token",
+    "RATE_LIMIT_TOKEN_WRITES": "writes-by-token",
+}
 _KNOWN_TOKENS = 10_000  #: valid token digests remembered per process (tokens are never revoked)
-READ_METHODS, WRITE_METHODS = ["GET", "HEAD"], ["POST", "PUT", "PATCH", "DELETE"]
+READ_METHODS, WRITE_METHODS = ("GET", "HEAD"), ("POST", "PUT", "PATCH", "DELETE")
+PROBES = ("/healthz", "/readyz")  #: never limited
+PREFIX = "ratelimit"  #: no hash tag: the counters spread over every slot of a cluster
+_SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
+_LIMIT = re.compile(r"\s*(\d+)\s*(?:per|/)\s*(\d*)\s*(second|minute|hour|day)s?\s*")
 
 
-def client_address() -> str:
-    return "addr:" + (request.remote_addr or "unknown")
+class Limit(NamedTuple):
+    scope: str  #: what is counted: reads or writes, by address or by token
+    amount: int  #: requests allowed in a window
+    seconds: int  #: the window
+
+    @classmethod
+    def parse(cls, scope: str, text: str) -> Limit:
+        """``"300 per minute"``, ``"10/hour"`` or ``"5 per 10 seconds"``."""
+        found = _LIMIT.fullmatch(text)
+        if found is None:
+            raise ValueError(f"the limit of {scope}, {text!r}, is not one such as '300 per minute'")
+        amount, many, unit = found.groups()
+        return cls(scope, int(amount), int(many or 1) * _SECONDS[unit])
 
 
-class _ValidTokens:
-    """Which bearer tokens the service issued; only hits are remembered (bounded)."""
+class Counted(NamedTuple):
+    limit: Limit
+    total: int
+    left_ms: int
 
-    def __init__(self) -> None:
-        self._known: OrderedDict[str, None] = OrderedDict()
+    @property
+    def remaining(self) -> int:
+        return max(0, self.limit.amount - self.total)
 
-    def digest(self) -> str | None:
-        """The request's token digest if the token is valid, else None (once per request)."""
-        if "valid_token" not in g:
-            g.valid_token = self._check()
-        return g.valid_token
 
-    def _check(self) -> str | None:
+class RateLimits:
+    """The limits of a process: ``check`` before a request to the API, ``headers`` on its answer."""
+
+    def __init__(self, client: Any, config: dict[str, Any]) -> None:
+        self.client = client
+        parsed = {
+            name: Limit.parse(SCOPES[name], str(config.get(name) or os.environ.get(name) or default))
+            for name, default in LIMITS.items()
+        }
+        self.by_address = {"read": parsed["RATE_LIMIT_READS"], "write": parsed["RATE_LIMIT_WRITES"]}
+        self.by_token = {"read": parsed["RATE_LIMIT_TOKEN_READS"], "write": parsed["RATE_LIMIT_TOKEN_WRITES"]}
+        self._known: OrderedDict[str, None] = OrderedDict()  #: valid token digests, the recent ones
+
+    def check(self) -> None:
+        """Count the request against its limits; 429 past any of them."""
+        kind = "read" if request.method in READ_METHODS else "write" if request.method in WRITE_METHODS else None
+        if kind is None or request.path in PROBES:
+            return
+        address = request.remote_addr or "unknown"
+        limits = [(self.by_address[kind], f"addr:{address}")]
+        token = self._valid_token()
+        if token is not None:
+            limits.append((self.by_token[kind], f"token:{token}"))
+        try:
+            found = counters.count(self.client, [(_key(limit, who), limit.seconds) for limit, who in limits])
+        except redis.RedisError as error:
+            current_app.logger.warning("rate limits not counted: %s", error)
+            return
+        counted = [Counted(limit, c.total, c.left_ms) for (limit, _), c in zip(limits, found)]
+        g.rate_limit = min(counted, key=lambda c: (c.remaining, -c.left_ms))
+        over = [c for c in counted if c.total > c.limit.amount]
+        if over:
+            worst = max(over, key=lambda c: c.left_ms)
+            g.rate_limit = worst
+            whose = "from this address" if worst.limit.scope.endswith("address") else "with this token"
+            raise TooManyRequests(
+                f"more than {worst.limit.amount} {kind}s in {worst.limit.seconds} s {whose}; wait Retry-After seconds",
+                retry_after=_seconds(worst.left_ms),
+            )
+
+    @staticmethod
+    def headers(response: Response) -> Response:
+        counted = g.get("rate_limit")
+        if counted is not None:
+            response.headers["RateLimit-Limit"] = str(counted.limit.amount)
+            response.headers["RateLimit-Remaining"] = str(counted.remaining)
+            response.headers["RateLimit-Reset"] = str(int(time.time()) + _seconds(counted.left_ms))
+        return response
+
+    def _valid_token(self) -> str | None:
+        """The digest of the request's seat token if the service issued it, else None."""
         header = request.headers.get("Authorization", "")
-        token = header[7:].split(",")[0].strip() if header.lower().startswith("bearer ") else ""
-        if not token or len(token) > 200:
+        token = header[7:].split(",")[0].strip() if header[:7].lower() == "bearer " else ""
+        if not token or len(token) > 200 or token.startswith(TOKEN_PREFIX):  # a personal token is no seat's
             return None
-        digest = hashlib.sha256(token.encode()).hexdigest()
-        if digest not in self._known:
-            if current_app.extensions["bluemoon"].client.get(keys.token(digest)) is None:
+        found = digest(token)
+        if found not in self._known:
+            if self.client.get(keys.token(found)) is None:
                 return None
-            self._known[digest] = None
+            self._known[found] = None
             while len(self._known) > _KNOWN_TOKENS:
                 self._known.popitem(last=False)
-        self._known.move_to_end(digest)
-        return digest
-
-    def key(self) -> str:
-        return f"token:{self.digest()}"
-
-    def absent(self) -> bool:
-        return self.digest() is None
+        self._known.move_to_end(found)
+        return found
 
 
-def install(app: Flask, api: Blueprint, storage_uri: str) -> Limiter | None:
+def _key(limit: Limit, who: str) -> str:
+    return f"{PREFIX}:{limit.scope}:{limit.seconds}:{who}"
+
+
+def _seconds(ms: int) -> int:
+    """Whole seconds, rounded up: a client that waits them finds the window gone."""
+    return max(1, -(-ms // 1000))
+
+
+def install(app: Flask, api: Blueprint, client: Any) -> RateLimits | None:
     """Limit ``api``'s routes; ``RATE_LIMIT=0`` turns limits off (benchmarks, tests)."""
     if app.config.get("TRUSTED_PROXIES"):
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=int(app.config["TRUSTED_PROXIES"]))  # type: ignore[method-assign]
     if not app.config.get("RATE_LIMIT", 1):
         return None
-    app.config.update(
-        RATELIMIT_HEADERS_ENABLED=True,
-        RATELIMIT_HEADER_LIMIT="RateLimit-Limit",
-        RATELIMIT_HEADER_REMAINING="RateLimit-Remaining",
-        RATELIMIT_HEADER_RESET="RateLimit-Reset",
-        RATELIMIT_KEY_PREFIX="ratelimit",  # no hash tag: the counters spread over every slot of a cluster
-        RATELIMIT_STORAGE_OPTIONS={"socket_timeout": 2.0, "socket_connect_timeout": 2.0},
-        RATELIMIT_SWALLOW_ERRORS=True,  # a Redis blip must not turn every request into a 500
-    )
-    limiter = Limiter(client_address, app=app, storage_uri=storage_uri, strategy="fixed-window")
-    limiter.request_filter(lambda: request.path in ("/healthz", "/readyz"))  # probes are never limited
-    tokens = _ValidTokens()
-    config: dict[str, Any] = {name: app.config.get(name, default) for name, default in LIMITS.items()}
-    limiter.limit(
-        config["RATE_LIMIT_READS"],
-        methods=READ_METHODS,
-        key_func=client_address,
-        scope="reads-by-address",
-        per_method=False,
-    )(api)
-    limiter.limit(
-        config["RATE_LIMIT_WRITES"],
-        methods=WRITE_METHODS,
-        key_func=client_address,
-        scope="writes-by-address",
-        per_method=False,
-    )(api)
-    limiter.limit(
-        config["RATE_LIMIT_TOKEN_READS"],
-        methods=READ_METHODS,
-        key_func=tokens.key,
-        scope="reads-by-token",
-        per_method=False,
-        exempt_when=tokens.absent,
-    )(api)
-    limiter.limit(
-        config["RATE_LIMIT_TOKEN_WRITES"],
-        methods=WRITE_METHODS,
-        key_func=tokens.key,
-        scope="writes-by-token",
-        per_method=False,
-        exempt_when=tokens.absent,
-    )(api)
-    return limiter
+    limits = RateLimits(client, app.config)
+
+    @app.before_request
+    def _count() -> None:
+        if api.name in request.blueprints:  # the API and the blueprints nested in it
+            limits.check()
+
+    app.after_request(limits.headers)
+    return limits
