@@ -1,9 +1,10 @@
 """Vacations: days away that pause every clock of a person's (application/clocks.py).
 
 A person has ``VACATION_DAYS`` a calendar year (14 unless the operator sets otherwise). Going
-away until a time spends the days it starts in (a day begun counts whole), and is written into
-each of their games: their turn's deadline moves by the time away, and the other seats see
-until when they are away. Coming back early gives back the whole days not begun, and moves the
+away until a time spends the days it touches (a day begun counts whole), from the days of the
+year it starts in, and is written into each of their games: their turn's deadline moves by the
+time away, and the other seats see until when they are away. Asking again while away moves the
+end of the same span. Coming back early gives back the whole days not begun, and moves the
 deadlines back by the time not spent away.
 """
 
@@ -46,52 +47,63 @@ class Vacations:
         self.accounts, self.clocks, self.outbox = accounts, clocks, outbox
 
     def status(self, account: str) -> dict[str, Any]:
-        found = {text(k): text(v) for k, v in self.client.hgetall(keys.vacation(account)).items()}
         at = now_ms()
-        away = json.loads(found["away"]) if "away" in found else None
-        used = int(found.get(f"days:{_year(at)}", 0))
-        current = away if away and away[1] > at else None
+        current = self._away(account, at)
         return {
             "away_until": _iso(current[1]) if current else None,
             "days_per_year": VACATION_DAYS,
-            "days_left": VACATION_DAYS - used,
+            "days_left": VACATION_DAYS - self._used(account, _year(at)),
         }
 
     def go_away(self, account: str, until_ms: int) -> dict[str, Any]:
-        """Pause every clock of the person's until ``until_ms`` (refused past the days left)."""
+        """Pause every clock of the person's until ``until_ms`` (refused past the days left). A
+        span under way is moved to end then instead: it keeps its start, so it is charged the
+        days between its start and ``until_ms`` once, however often the same span is asked for.
+        A refusal changes nothing."""
         at = now_ms()
         if until_ms <= at:
             raise VacationRefused(
                 "'until' must be in the future", field="until", errors={"until": ["must be in the future"]}
             )
-        if self.status(account)["away_until"] is not None:
-            self.come_back(account)  # a new span replaces the one under way
-        days = _days(at, until_ms)
-        left = self.status(account)["days_left"]
+        current = self._away(account, at)
+        start, ended = (current[0], current[1]) if current else (at, at)
+        charged = _days(start, ended) if current else 0
+        days, year = _days(start, until_ms), _year(start)
+        left = VACATION_DAYS - self._used(account, year) + charged
         if days > left:
-            detail = f"{days} days asked, {left} of {VACATION_DAYS} left this year"
+            detail = f"{days} days asked, {left} of {VACATION_DAYS} left in {year}"
             raise VacationRefused(detail, field="until", errors={"until": [detail]})
-        self._write(account, [at, until_ms], days, at)
-        self._shift(account, (at, until_ms), until_ms - at)
+        self._write(account, [start, until_ms], days - charged, year)
+        self._shift(account, (start, until_ms), until_ms - ended)
         return self.status(account)
 
     def come_back(self, account: str) -> dict[str, Any]:
-        """End the vacation now: whole days not begun are given back, deadlines move back."""
-        found = self.client.hget(keys.vacation(account), "away")
+        """End the vacation now: whole days not begun are given back (to the year that was
+        charged for them), deadlines move back."""
         at = now_ms()
-        away = json.loads(found) if found else None
-        if not away or away[1] <= at:
+        away = self._away(account, at)
+        if away is None:
             return self.status(account)
         unused = _days(away[0], away[1]) - _days(away[0], at)
-        self._write(account, [away[0], at], -unused, at)
+        self._write(account, [away[0], at], -unused, _year(away[0]))
         self._shift(account, (away[0], at), -(away[1] - at))
         return self.status(account)
 
-    def _write(self, account: str, away: list[int], days: int, at: int) -> None:
-        """Keep the span and count the days (one write each: a durable write is one command)."""
+    def _away(self, account: str, at: int) -> list[int] | None:
+        """The span under way at ``at`` (start, end in ms), if any."""
+        found = self.client.hget(keys.vacation(account), "away")
+        away = json.loads(found) if found else None
+        return away if away and away[1] > at else None
+
+    def _used(self, account: str, year: int) -> int:
+        return int(self.client.hget(keys.vacation(account), f"days:{year}") or 0)
+
+    def _write(self, account: str, away: list[int], days: int, year: int) -> None:
+        """Keep the span and count the days against ``year`` (one write each: a durable write is
+        one command)."""
         record = keys.vacation(account)
         self.store.durably(record, lambda c: c.hset(record, "away", json.dumps(away)))
-        self.store.durably(record, lambda c: c.hincrby(record, f"days:{_year(at)}", days))
+        self.store.durably(record, lambda c: c.hincrby(record, f"days:{year}", days))
 
     def _shift(self, account: str, span: tuple[int, int], by_ms: int) -> None:
         """Write the span into each of the person's games, and move their pending deadline."""
