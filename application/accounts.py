@@ -143,6 +143,8 @@ class Accounts:
         account = self.client.getdel(keys.device_code(digest(plain)))
         if account is None:
             raise SignInRefused("this code is unknown, already used or older than 10 minutes: show a new one")
+        if not self.exists(text(account)):  # deleted since it showed the code
+            raise SignInRefused("the account that showed this code has been deleted")
         return text(account)
 
     # -- sessions (the page) ----------------------------------------------------------------

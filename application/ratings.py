@@ -179,8 +179,12 @@ class Ratings:
         self.store.durably(key, lambda c: c.set(key, json.dumps(recorded), nx=True))
 
     def _apply_one(self, game: str, seat: dict[str, Any]) -> bool:
-        """The player's part of the game's ratings, unless applied already; True when applied now."""
+        """The player's part of the game's ratings, unless applied already; True when applied now.
+        A person who deleted their account is not rated again: the game's record keeps their
+        numbers, and nothing brings back a rating or a place on the leaderboard."""
         player, after = seat["player"], seat["after"]
+        if not player.startswith(BOT) and not self.client.exists(keys.account(player)):
+            return False
         entry = json.dumps(
             {"place": seat["place"], "seat": seat["seat"], "before": seat["before"], "after": after, "at": now()}
         )

@@ -238,7 +238,12 @@ class Top(Parameters):
 )
 def leaderboard(query: Body) -> Answer:
     ratings = components().ratings
-    people = [rated(p, ratings.current(p)) for p, _ in ratings.leaderboard(query["limit"])]
+    people = []
+    for player, _ in ratings.leaderboard(query["limit"]):
+        try:
+            people.append(rated(player, ratings.current(player)))
+        except NotFound:  # an account deleted while its last game was being rated
+            ratings.forget(player)
     bots = sorted(
         (rated(f"{BOT}{level}", ratings.current(f"{BOT}{level}")) for level in schemas.LEVELS),
         key=lambda r: r["rating"],
