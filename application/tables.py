@@ -208,7 +208,9 @@ class Tables:
         return page.games, page.next
 
     def version(self) -> int:
-        """How many times the lobby changed: the lobby's ETag."""
+        """How many times the lobby changed: the lobby's ETag. Open games past their time are
+        closed first, so that a poll that would be told nothing changed hears of them."""
+        self._close_overdue()
         return int(self.client.get(keys.LOBBY_VERSION) or 0)
 
     def _close_overdue(self) -> None:

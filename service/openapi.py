@@ -132,7 +132,9 @@ def _operation(operation: Operation, converter: FieldConverterMixin) -> dict[str
     doc["responses"] = {str(status): _reply(reply) for status, reply in operation.responses.items()}
     if operation.problems is not None:
         unsafe = (403,) if operation.method != "get" else ()  # the session cookie's Origin check (service/sessions.py)
-        doc["responses"].update(_problems(*operation.problems, *unsafe, limited=operation.rate_limited))
+        # whoever may sign in may send a personal access token that is unknown or was revoked
+        signs_in = (401,) if operation.security and any("personalToken" in way for way in operation.security) else ()
+        doc["responses"].update(_problems(*operation.problems, *unsafe, *signs_in, limited=operation.rate_limited))
     doc["tags"] = [operation.tag]
     return doc
 

@@ -41,6 +41,15 @@ OPTIONAL_PERSON: list[dict[str, list[str]]] = [{}, *PERSON]
 AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, *PERSON]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, *AUTH]
 PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+VIEW_ETAG = {
+    "ETag": {
+        "description": "The game's version and a tag of what the view shows beside its events and can change "
+        'without them (the seats, a vacation in the clocks, the turn\'s deadline): `"12.3f9a0c1d"`; on a compressed '
+        'response with the encoding appended (`"12.3f9a0c1d:gzip"`). Send it back unchanged in If-None-Match; '
+        "If-Match takes its version.",
+        "schema": {"type": "string"},
+    }
+}
 ETAG = {
     "ETag": {
         "description": 'The game\'s version, quoted (`"12"`); on a compressed response with the '

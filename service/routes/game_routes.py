@@ -19,6 +19,7 @@ from ..operation import (
     ETAG,
     OPTIONAL_AUTH,
     OPTIONAL_PERSON,
+    VIEW_ETAG,
     Answer,
     Body,
     Caller,
@@ -28,7 +29,7 @@ from ..operation import (
     Reply,
     TrueOrFalse,
 )
-from ..requests import accounts, etag, etag_version, game_view, service, signed_in, stored_clock, tokens
+from ..requests import accounts, etag, game_view, same_etag, service, signed_in, stored_clock, tokens, view_etag
 
 games = Blueprint("games", __name__)
 
@@ -148,7 +149,8 @@ class Conditional(Parameters):
     if_none_match = fields.String(
         data_key="If-None-Match",
         metadata={
-            "description": "An ETag you hold: when the game is still at that version the answer is 304 with no body."
+            "description": "The view's ETag you hold: when the game is still as it showed (the same version, "
+            "seats, clocks and deadline) the answer is 304 with no body."
         },
     )
 
@@ -163,16 +165,17 @@ class Conditional(Parameters):
     security=OPTIONAL_AUTH,
     headers=Conditional,
     responses={
-        200: Reply("The view.", schemas.GameView, headers=ETAG),
-        304: Reply("Not modified since the If-None-Match version."),
+        200: Reply("The view.", schemas.GameView, headers=VIEW_ETAG),
+        304: Reply("Not modified since the If-None-Match ETag.", headers=VIEW_ETAG),
     },
     problems=(403, 404),
 )
 def get_game(game: str, caller: Caller, headers: Body) -> Answer:
     state = service().state(game, caller.read)
-    if etag_version(headers.get("if_none_match", "")) == state.version:
-        return Response(status=304, headers=etag(state.version))
-    return game_view(game, state, caller.seat, caller.settings), etag(state.version)
+    tag = view_etag(state.version, caller.settings)
+    if same_etag(headers.get("if_none_match", ""), tag):
+        return Response(status=304, headers=tag)
+    return game_view(game, state, caller.seat, caller.settings), tag
 
 
 @Operation(

@@ -1,0 +1,69 @@
+"""Conditional reads tell a poller what changed, and every way to be refused is documented:
+a game view's ETag covers what the view shows beside its events (a vacation moves a deadline
+without an event), the lobby's ETag covers open games that ran out of time, and an unknown or
+revoked personal access token gets the documented 401 wherever one may be sent."""
+
+from __future__ import annotations
+
+import time
+from datetime import UTC, datetime, timedelta
+from unittest import mock
+
+import pytest
+
+from application import tables
+from tests.api.test_lobby import _open, auth, people
+
+
+def _clocked_game(api, ada: str, bo: str) -> tuple[str, str]:
+    """A game of Ada's and Bo's with time banks; the game and who is to move."""
+    clock = {"bank_seconds": 3600, "increment_seconds": 60}
+    table = _open(api, ada, clock=clock, rated=False)
+    game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
+    view = api.get(f"/games/{game}", headers=auth(ada)).json
+    return game, ada if view["players"][view["turn"]["seat"]]["hand"] is not None else bo
+
+
+def test_a_vacation_changes_the_views_etag_so_a_poll_hears_of_the_moved_deadline(api):
+    ada, bo = people(api, "ada", "bo")
+    game, mover = _clocked_game(api, ada, bo)
+    seen = api.get(f"/games/{game}", headers=auth(ada))
+    assert api.get(f"/games/{game}", headers={**auth(ada), "If-None-Match": seen.headers["ETag"]}).status_code == 304
+    back = datetime.now(UTC) + timedelta(days=2)
+    assert api.put("/me/vacation", json={"until": back.isoformat()}, headers=auth(mover)).status_code == 200
+    polled = api.get(f"/games/{game}", headers={**auth(ada), "If-None-Match": seen.headers["ETag"]})
+    assert polled.status_code == 200 and polled.json["version"] == seen.json["version"]  # no event, yet news
+    assert polled.headers["ETag"] != seen.headers["ETag"] and polled.json["turn"] != seen.json["turn"]
+    assert any(c["away_until"] for c in polled.json["clocks"])
+    again = api.get(f"/games/{game}", headers={**auth(ada), "If-None-Match": polled.headers["ETag"]})
+    assert again.status_code == 304 and again.headers["ETag"] == polled.headers["ETag"]
+    # If-Match takes the view's ETag as its version
+    end = api.post(
+        f"/games/{game}/commands",
+        json={"type": "end_turn"},
+        headers={**auth(mover), "If-Match": polled.headers["ETag"]},
+    )
+    assert end.status_code == 200 and end.json["version"] > seen.json["version"]
+
+
+def test_a_lobby_poll_hears_of_an_open_game_that_ran_out_of_time(api):
+    (ada,) = people(api, "ada")
+    _open(api, ada)
+    listed = api.get("/open-games")
+    assert len(listed.json["open_games"]) == 1
+    later = time.time() + 8 * 86_400  # past the open game's seven days
+    with mock.patch.object(tables.time, "time", lambda: later):
+        polled = api.get("/open-games", headers={"If-None-Match": listed.headers["ETag"]})
+    assert polled.status_code == 200 and polled.json["open_games"] == []
+
+
+@pytest.mark.parametrize(
+    "path",
+    ["/games/{game}", "/games/{game}/events?after=0", "/games/{game}/versions/1", "/games/{game}/rematch"],
+)
+def test_an_unknown_personal_token_gets_the_documented_401(api, path):
+    ada, bo = people(api, "ada", "bo")
+    table = _open(api, ada, rated=False)
+    game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
+    refused = api.get(path.format(game=game), headers=auth("bmp_revoked-or-never-made"))  # checked against openapi.yaml
+    assert refused.status_code == 401 and refused.json["code"] == "unauthorized"
