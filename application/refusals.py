@@ -20,7 +20,7 @@ class NotFound(ServiceError):
 
 
 class Unauthorized(ServiceError):
-    status, code, title = 401, "unauthorized", "A seat token is required"
+    status, code, title = 401, "unauthorized", "Say who you are: a token or a session is required"
 
 
 class Forbidden(ServiceError):

@@ -41,6 +41,10 @@ class UnsafeUrl(ServiceError):
     status, code, title = 422, "unsafe_webhook_url", "The webhook URL is not allowed"
 
 
+class TooManyWebhooks(ServiceError):
+    status, code, title = 422, "too_many_webhooks", "The seat has as many webhooks as it may"
+
+
 def allowed_hosts() -> set[str]:
     """Hosts exempt from the address check (WEBHOOK_ALLOW_HOSTS, comma-separated): for tests
     and for receivers on a private network the operator trusts."""
@@ -96,9 +100,12 @@ class Webhooks:
         self.store = store  #: its writes wait for replicas, as appends do
 
     def create(self, game: str, seat: int, url: str, kinds: list[str]) -> dict[str, Any]:
-        check_url(url)
+        try:
+            check_url(url)
+        except UnsafeUrl as refused:
+            raise UnsafeUrl(refused.detail, field="url", errors={"url": [refused.detail]}) from None
         if len(self.of_seat(game, seat)) >= MAX_PER_SEAT:
-            raise UnsafeUrl(f"a seat may have at most {MAX_PER_SEAT} webhooks")
+            raise TooManyWebhooks(f"a seat may have at most {MAX_PER_SEAT} webhooks; delete one first")
         hook = {
             "id": "wh_" + secrets.token_hex(8),
             "seat": seat,
@@ -123,6 +130,10 @@ class Webhooks:
         if hook is None or hook["seat"] != seat:
             raise NotFound(f"no webhook {hook_id} for this seat")
         return hook
+
+    def shown(self, game: str, seat: int, hook_id: str) -> dict[str, Any]:
+        """One of the seat's webhooks, without its secret."""
+        return _public(self.get(game, seat, hook_id))
 
     def delete(self, game: str, seat: int, hook_id: str) -> None:
         self.get(game, seat, hook_id)

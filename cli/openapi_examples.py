@@ -157,6 +157,7 @@ def _session() -> dict[str, dict[str, Any]]:
     hook_body = {"url": f"https://{WEBHOOK_HOST}/bluemoon", "events": ["turn.started", "game.ended"]}
     hook = call("createWebhook", "POST", f"/games/{game}/webhooks", hook_body, token=ada).get_json()
     call("listWebhooks", "GET", f"/games/{game}/webhooks", token=ada)
+    call("getWebhook", "GET", f"/games/{game}/webhooks/{hook['id']}", token=ada)
 
     finished = call(
         "createGame",

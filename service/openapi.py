@@ -22,7 +22,7 @@ from marshmallow import fields
 from . import alert_schemas, openapi_types, schemas
 from .operation import PROBLEM, Operation, PathParameters, Reply
 from .requests import instance
-from .routes import OPERATIONS
+from .routes import OPERATIONS, pages
 
 
 def _json(schema: str) -> dict[str, Any]:
@@ -77,6 +77,10 @@ def _limits_text() -> str:
     )
 
 
+STALE_ETAG = {
+    "description": "On a `stale_version` problem: the game's version now, quoted, to decide again against.",
+    "schema": {"type": "string"},
+}
 RETRY_AFTER = {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}
 RATE_HEADERS = {
     "RateLimit-Limit": {
@@ -134,7 +138,8 @@ def _operation(operation: Operation, converter: FieldConverterMixin) -> dict[str
         unsafe = (403,) if operation.method != "get" else ()  # the session cookie's Origin check (service/sessions.py)
         # whoever may sign in may send a personal access token that is unknown or was revoked
         signs_in = (401,) if operation.security and any("personalToken" in way for way in operation.security) else ()
-        doc["responses"].update(_problems(*operation.problems, *unsafe, *signs_in, limited=operation.rate_limited))
+        limited = operation.rate_limited and operation.blueprint is not pages  # the limits are the API's
+        doc["responses"].update(_problems(*operation.problems, *unsafe, *signs_in, limited=limited))
     doc["tags"] = [operation.tag]
     return doc
 
@@ -156,7 +161,7 @@ def _reply(reply: Reply) -> dict[str, Any]:
     if reply.body is not None:
         doc["content"] = reply.body if isinstance(reply.body, dict) else _json(reply.body.__name__)
     if reply.headers is not None:
-        doc["headers"] = reply.headers
+        doc["headers"] = dict(reply.headers)  # its own: headers are added to each response later
     return doc
 
 
@@ -325,8 +330,15 @@ def _tags_and_examples(document: dict[str, Any], recorded: dict[str, dict[str, A
             for status, response in _problems(limited=False).items():  # any URL may be too long; any code may fail
                 if status in ("414", "500"):
                     operation["responses"].setdefault(status, response)
+            limited = "429" in operation["responses"]
             for response in operation["responses"].values():
                 response.setdefault("headers", {})["X-Request-ID"] = REQUEST_ID_HEADER
+                if limited:  # every answer of a limited operation tells where its client stands
+                    response["headers"] = {**RATE_HEADERS, **response["headers"]}
+            tagged = any("ETag" in r["headers"] for code, r in operation["responses"].items() if code.startswith("2"))
+            for status in ("409", "412"):
+                if tagged and status in operation["responses"]:  # a stale_version problem names the game's version
+                    operation["responses"][status]["headers"]["ETag"] = STALE_ETAG
             example = recorded[op]
             for parameter in operation.get("parameters", []):
                 if parameter["in"] == "path":

@@ -41,6 +41,25 @@ OPTIONAL_PERSON: list[dict[str, list[str]]] = [{}, *PERSON]
 AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, *PERSON]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, *AUTH]
 PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
+SESSION_SET = {
+    "Set-Cookie": {
+        "description": "The session (`bm_session`: HttpOnly, SameSite=Lax, Secure behind https), which the page "
+        "and every request from its origin are signed in by.",
+        "schema": {"type": "string"},
+    }
+}
+
+
+SESSION_CLEARED = {
+    "Set-Cookie": {"description": "The session cookie, cleared (expired).", "schema": {"type": "string"}}
+}
+
+
+def location(what: str) -> dict[str, Any]:
+    """A Location header that names ``what`` was made (or where to go)."""
+    return {"Location": {"description": what, "schema": {"type": "string"}}}
+
+
 VIEW_ETAG = {
     "ETag": {
         "description": "The game's version and a tag of what the view shows beside its events and can change "

@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import json
 import re
 import time
 from datetime import UTC, datetime
@@ -67,7 +68,11 @@ def json_body(schema: type[Schema]) -> dict[str, Any]:
         raise UnsupportedMediaType("send a JSON body with 'Content-Type: application/json'")
     if _nesting(request.get_data(cache=True)) > MAX_NESTING:
         raise BadRequest(f"the JSON body is nested more than {MAX_NESTING} deep; a command is a flat object")
-    return instance(schema).load(request.get_json(silent=False))  # null, a list, a number: 422, not an object
+    try:
+        document = json.loads(request.get_data(cache=True))
+    except ValueError as error:  # not UTF-8, or not JSON: say where
+        raise BadRequest(f"the body is not JSON: {error}") from None
+    return instance(schema).load(document)  # null, a list, a number: 422, not an object
 
 
 def tokens() -> list[str]:

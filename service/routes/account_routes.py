@@ -14,7 +14,18 @@ from application.words import LANGUAGES
 from events.projection import entry, page_of
 
 from .. import schemas
-from ..operation import OPTIONAL_PERSON, PERSON, Answer, Body, Operation, Paging, Reply
+from ..operation import (
+    OPTIONAL_PERSON,
+    PERSON,
+    SESSION_CLEARED,
+    SESSION_SET,
+    Answer,
+    Body,
+    Operation,
+    Paging,
+    Reply,
+    location,
+)
 from ..requests import SESSION_COOKIE, accounts, components, person, service, signed_in
 from ..server_pages import page_language, server_page, words
 from ..sessions import clear_session, own_origin, set_session, signed_in_as
@@ -56,7 +67,7 @@ def ask_email_link(body: Body) -> Answer:
     tag="accounts",
     summary="Sign in with a link's token: the account is made on first use; sets the page's session cookie.",
     body=schemas.EmailLinkUse,
-    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile)},
+    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile, headers=SESSION_SET)},
     problems=(400, 401, 403, 413, 415, 422, 429),
 )
 def use_email_link(body: Body) -> Answer:
@@ -88,7 +99,7 @@ def make_device_code() -> Answer:
     tag="accounts",
     summary="Sign in with a code shown on a signed-in device; sets the session cookie.",
     body=schemas.DeviceCodeUse,
-    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile)},
+    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile, headers=SESSION_SET)},
     problems=(400, 401, 403, 413, 415, 422, 429),
 )
 def use_device_code(body: Body) -> Answer:
@@ -121,7 +132,7 @@ def get_session() -> Answer:
     tag="accounts",
     summary="Sign out: the session ends on the server and its cookie is cleared.",
     security=[{"session": []}],
-    responses={204: Reply("Signed out.")},
+    responses={204: Reply("Signed out.", headers=SESSION_CLEARED)},
     problems=(401, 403),
 )
 def sign_out() -> Answer:
@@ -171,7 +182,7 @@ def change_profile(body: Body) -> Answer:
     tag="accounts",
     summary="Delete your account: its email, sessions, tokens and its link to your seats. Games stay as played.",
     security=PERSON,
-    responses={204: Reply("Deleted.")},
+    responses={204: Reply("Deleted.", headers=SESSION_CLEARED)},
     problems=(401, 403, 404),
 )
 def delete_account() -> Answer:
@@ -299,7 +310,10 @@ def sign_in_page() -> Answer:
     id="signInForm",
     tag="accounts",
     summary="The sign-in page's form: spends the link, sets the session cookie and goes to the lobby.",
-    responses={303: Reply("Signed in: to the lobby."), 401: Reply("The link cannot be used.", HTML)},
+    responses={
+        303: Reply("Signed in: to the lobby.", headers={**location("The lobby (`/`)."), **SESSION_SET}),
+        401: Reply("The link cannot be used.", HTML),
+    },
     problems=(),
     rate_limited=False,
 )

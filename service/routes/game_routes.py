@@ -28,6 +28,7 @@ from ..operation import (
     Parameters,
     Reply,
     TrueOrFalse,
+    location,
 )
 from ..requests import accounts, etag, game_view, same_etag, service, signed_in, stored_clock, tokens, view_etag
 
@@ -43,7 +44,7 @@ games = Blueprint("games", __name__)
     summary="Create a game; human seats get their secret token now (signed in: your seat is the first human one).",
     security=OPTIONAL_PERSON,
     body=schemas.CreateGame,
-    responses={201: Reply("Created.", schemas.Created, headers=ETAG)},
+    responses={201: Reply("Created.", schemas.Created, headers={**ETAG, **location("The game.")})},
     problems=(400, 413, 415, 422, 429),
 )
 def create_game(body: Body) -> Answer:

@@ -15,7 +15,19 @@ from application.refusals import NotFound
 from application.tables import TableSpec
 
 from .. import schemas
-from ..operation import AUTH, OPTIONAL_AUTH, PERSON, Answer, Body, Caller, Operation, Paging, Parameters, Reply
+from ..operation import (
+    AUTH,
+    OPTIONAL_AUTH,
+    PERSON,
+    Answer,
+    Body,
+    Caller,
+    Operation,
+    Paging,
+    Parameters,
+    Reply,
+    location,
+)
 from ..requests import accounts, components, etag, etag_version, person, shown_clock, signed_in, stored_clock
 
 lobby = Blueprint("lobby", __name__)
@@ -50,7 +62,7 @@ def public(doc: dict[str, Any]) -> dict[str, Any]:
     summary="Open a game in the lobby with yourself in the first seat; it starts when every seat is taken.",
     security=PERSON,
     body=schemas.OpenGameRequest,
-    responses={201: Reply("Listed in the lobby.", schemas.OpenGame)},
+    responses={201: Reply("Listed in the lobby.", schemas.OpenGame, headers=location("The open game."))},
     problems=(400, 401, 403, 409, 413, 415, 422, 429),
 )
 def open_game(body: Body) -> Answer:
@@ -92,7 +104,10 @@ class LobbyConditional(Parameters):
     headers=LobbyConditional,
     responses={
         200: Reply("Open games.", schemas.OpenGameList, headers={"ETag": {"schema": {"type": "string"}}}),
-        304: Reply("Nothing opened, filled or closed since the If-None-Match ETag."),
+        304: Reply(
+            "Nothing opened, filled or closed since the If-None-Match ETag.",
+            headers={"ETag": {"schema": {"type": "string"}}},
+        ),
     },
     problems=(422,),
 )

@@ -114,7 +114,14 @@ def readyz() -> Answer:
         200: Reply(
             "OpenAPI 3.1",
             {"application/yaml": {"schema": {"type": "object", "description": "This document as YAML."}}},
-        )
+            headers={
+                "ETag": {
+                    "description": "The document's version: send it in If-None-Match.",
+                    "schema": {"type": "string"},
+                }
+            },
+        ),
+        304: Reply("Not modified since the If-None-Match ETag."),
     },
 )
 def openapi() -> Answer:

@@ -12,7 +12,7 @@ from application.codec import dumps
 from application.passkeys import Passkeys, RelyingParty
 
 from .. import schemas
-from ..operation import OPTIONAL_PERSON, PERSON, Answer, Body, Operation, Reply
+from ..operation import OPTIONAL_PERSON, PERSON, SESSION_SET, Answer, Body, Operation, Reply
 from ..requests import accounts, person, signed_in
 from ..sessions import own_origin, set_session, signed_in_as
 
@@ -56,7 +56,13 @@ def begin_registration(body: Body) -> Answer:
     summary="Keep the new passkey; a sign-up is signed in at once (the session cookie is set).",
     security=OPTIONAL_PERSON,
     body=schemas.PasskeyFinish,
-    responses={201: Reply("Registered.", schemas.PasskeyRegistered)},
+    responses={
+        201: Reply(
+            "Registered; a sign-up's session is in the Set-Cookie header.",
+            schemas.PasskeyRegistered,
+            headers=SESSION_SET,
+        )
+    },
     problems=(400, 401, 403, 413, 415, 422),
 )
 def register(body: Body) -> Answer:
@@ -89,7 +95,7 @@ def begin_sign_in() -> Answer:
     tag="accounts",
     summary="Sign in with the passkey's answer; sets the session cookie. A replayed or cloned answer is refused.",
     body=schemas.PasskeyFinish,
-    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile)},
+    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile, headers=SESSION_SET)},
     problems=(400, 401, 403, 413, 415, 422),
 )
 def sign_in(body: Body) -> Answer:

@@ -8,7 +8,7 @@ from flask import Blueprint, Response
 from application.webhook_subscriptions import Webhooks
 
 from .. import schemas
-from ..operation import AUTH, Answer, Body, Caller, Operation, Reply
+from ..operation import AUTH, Answer, Body, Caller, Operation, Reply, location
 from ..requests import service
 
 webhooks = Blueprint("webhooks", __name__)
@@ -36,7 +36,7 @@ def _hooks() -> Webhooks:
         201: Reply(
             "Created; keep the secret.",
             schemas.WebhookCreated,
-            headers={"Location": {"description": "The webhook.", "schema": {"type": "string"}}},
+            headers=location("The webhook (getWebhook)."),
         )
     },
     problems=(400, 401, 403, 404, 413, 415, 422),
@@ -59,6 +59,21 @@ def create_webhook(game: str, caller: Caller, body: Body) -> Answer:
 )
 def list_webhooks(game: str, caller: Caller) -> Answer:
     return {"webhooks": _hooks().of_seat(game, caller.seat)}  # type: ignore[arg-type]
+
+
+@Operation(
+    webhooks,
+    "get",
+    "/games/{game}/webhooks/{hook}",
+    id="getWebhook",
+    tag="webhooks",
+    summary="One of your seat's webhooks (without its secret): where its Location points.",
+    security=AUTH,
+    responses={200: Reply("The webhook.", schemas.Webhook)},
+    problems=(401, 403, 404),
+)
+def get_webhook(game: str, hook: str, caller: Caller) -> Answer:
+    return _hooks().shown(game, caller.seat, hook)  # type: ignore[arg-type]
 
 
 @Operation(

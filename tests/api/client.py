@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,34 @@ SPEC = OpenAPI.from_file_path(
 )
 
 
+#: Headers whose meaning an operation documents (the rest are HTTP's own, or the CORS ones).
+MEANINGFUL = ("Location", "Set-Cookie", "ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining")
+
+
+def _documented_headers() -> list[tuple[re.Pattern[str], str, dict[str, set[str]]]]:
+    """(path pattern, method, status -> documented header names) for every operation."""
+    document = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+    found = []
+    for path, item in document["paths"].items():
+        pattern = re.compile("^" + re.sub(r"\\{\w+\\}", "[^/]+", re.escape(path)) + "$")
+        for method, operation in item.items():
+            headers = {status: set(r.get("headers", {})) for status, r in operation["responses"].items()}
+            found.append((pattern, method.upper(), headers))
+    return found
+
+
+DOCUMENTED_HEADERS = _documented_headers()
+
+
+def undocumented_headers(method: str, path: str, response: Any) -> set[str]:
+    """The meaningful headers of ``response`` that its operation does not document for its status."""
+    for pattern, verb, headers in DOCUMENTED_HEADERS:
+        if verb == method and pattern.match(path.split("?")[0]):
+            allowed = headers.get(str(response.status_code), set())
+            return {name for name in MEANINGFUL if name in response.headers and name not in allowed}
+    return set()
+
+
 class CheckedClient:
     def __init__(self, app: Any) -> None:
         self.app = app
@@ -55,6 +84,8 @@ class CheckedClient:
             headers["Authorization"] = f"Bearer {token}"
         response = self.http.open(path, method=method, headers=headers, **kw)
         self.check(EnvironBuilder(path=path, method=method, headers=headers, **kw).get_request(), response)
+        undocumented = undocumented_headers(method, path, response)
+        assert not undocumented, f"{method} {path} {response.status_code} sent undocumented {sorted(undocumented)}"
         return response
 
     def check(self, request: Any, response: Any) -> None:

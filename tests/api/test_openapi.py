@@ -213,6 +213,17 @@ def test_each_problem_example_is_its_own_operations_and_has_its_responses_status
     assert len({json.dumps(e, sort_keys=True) for e in examples}) == len(examples), "an example is shared"
 
 
+def test_429_is_documented_where_the_rate_limits_apply_and_only_there():
+    """The limits count the API's requests (service/ratelimit.py), never the pages' or the probes'."""
+    from service.routes import OPERATIONS, pages
+
+    document = _document()
+    for operation in OPERATIONS:
+        responses = document["paths"][operation.path][operation.method]["responses"]
+        limited = operation.blueprint is not pages and operation.rate_limited and operation.problems is not None
+        assert ("429" in responses) == limited, operation.id
+
+
 def test_every_route_of_the_app_is_in_the_document_and_every_path_is_a_route(api):
     """The document lists the declared operations (service/operation.py): a route added without a
     declaration, or a declaration whose route is lost, breaks this (assets are left undocumented)."""
