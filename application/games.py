@@ -294,17 +294,21 @@ class GameService:
         return int(seat)
 
     def games_of(self, tokens: list[str]) -> dict[str, int]:
-        """game -> seat for each known token."""
-        result: dict[str, int] = {}
+        """game -> seat for each known token (the last token's seat, where two are of one game)."""
+        return dict(self.seats_of(tokens))
+
+    def seats_of(self, tokens: list[str]) -> list[tuple[str, int]]:
+        """(game, seat) for each known token, in the tokens' order."""
         with self.client.pipeline(transaction=False) as pipe:
             for token in tokens:
                 pipe.get(keys.token(digest(token)))
             owners = pipe.execute()
-        for found in owners:
-            if found is not None:
-                game, seat = (found.decode() if isinstance(found, bytes) else found).rsplit(":", 1)
-                result[game] = int(seat)
-        return result
+        found = []
+        for owner in owners:
+            if owner is not None:
+                game, seat = (owner.decode() if isinstance(owner, bytes) else owner).rsplit(":", 1)
+                found.append((game, int(seat)))
+        return found
 
     def settings(self, game: str) -> dict[str, Any]:
         """The game's settings (seats, deadline), under ``webhooks`` its webhooks and under

@@ -906,6 +906,14 @@ class ClaimedSeat(Schema):
 class Claimed(Schema):
     claimed = fields.List(fields.Nested(ClaimedSeat), required=True)
     unmatched = Whole(required=True, metadata={"description": "How many tokens named no seat."})
+    kept_elsewhere = fields.List(
+        fields.Nested(ClaimedSeat),
+        required=True,
+        metadata={
+            "description": "Seats not claimed because your account keeps another seat of the same game "
+            "(an account keeps one seat a game; its token still plays it)."
+        },
+    )
 
 
 # -- passkeys (application/passkeys.py) ---------------------------------------------------

@@ -253,12 +253,25 @@ def revoke_token(token: str) -> Answer:
     problems=(400, 401, 403, 413, 415, 422),
 )
 def claim_seats(body: Body) -> Answer:
+    """An account keeps one seat a game: a seat of a game whose other seat it keeps already, or
+    the second seat of a game among the tokens, is answered as kept elsewhere, not claimed."""
     account = person()
-    found = service().games_of(body["tokens"])
-    for game, seat in found.items():
+    tokens = list(dict.fromkeys(body["tokens"]))
+    found = service().seats_of(tokens)
+    claimed: dict[str, int] = {}
+    elsewhere = []
+    for game, seat in found:
+        kept = claimed.get(game, accounts().seat_in(account, game))
+        if kept is not None and kept != seat:
+            elsewhere.append({"game": game, "seat": seat})
+            continue
         accounts().add_seat(account, game, seat)
-    claimed = [{"game": game, "seat": seat} for game, seat in found.items()]
-    return {"claimed": claimed, "unmatched": len(set(body["tokens"])) - len(found)}
+        claimed[game] = seat
+    return {
+        "claimed": [{"game": game, "seat": seat} for game, seat in claimed.items()],
+        "unmatched": len(tokens) - len(found),
+        "kept_elsewhere": elsewhere,
+    }
 
 
 @Operation(
