@@ -235,8 +235,9 @@ def get_vacation() -> Answer:
     tag="alerts",
     summary="Go on vacation until a time: every clock of yours pauses, and the other seats see until when.",
     description="Each day begun counts against your days a year (14 unless the service sets otherwise); "
-    "a turn of yours that is under way gets its deadline moved by the time away. A new vacation replaces "
-    "one under way.",
+    "a turn of yours that is under way gets its deadline moved by the time away. Asked for while away, it "
+    "moves the end of the vacation under way, which keeps its start: its days are charged once, so the same "
+    "request repeated changes nothing. A refusal (too few days left) changes nothing either.",
     security=PERSON,
     body=alert_schemas.VacationRequest,
     responses={200: Reply("Away.", alert_schemas.VacationStatus)},
