@@ -1,6 +1,6 @@
 """Counters of fixed windows in Redis, for the rate limits and the sign-in attempts: each
-counted, and its window read, in one round trip of plain commands (a cluster's pipeline sends
-them to each counter's node; a script would not run there).
+counted, and its window read, in one round trip of plain commands (``run_commands``; a
+cluster's pipeline sends them to each counter's node, where a script would not run).
 
 A window starts with its first count (``SET NX EX``), ``INCR`` keeps its expiry, and ``PTTL``
 tells when it ends. A counter whose window ended between the ``SET`` and the ``INCR`` is made
@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
+from events.redis_store import run_commands
+
 
 class Count(NamedTuple):
     total: int  #: the counts in the window, this one included
@@ -21,12 +23,14 @@ class Count(NamedTuple):
 
 def count(client: Any, counters: Sequence[tuple[str, int]]) -> list[Count]:
     """One more for each ``(key, window in seconds)``, in one pipeline."""
-    with client.pipeline(transaction=False) as pipe:
-        for key, seconds in counters:
-            pipe.set(key, 0, ex=seconds, nx=True)
-            pipe.incr(key)
-            pipe.pttl(key)
-        replies = pipe.execute()
+    replies = run_commands(
+        client,
+        [
+            part
+            for key, seconds in counters
+            for part in (("SET", key, 0, "EX", seconds, "NX"), ("INCR", key), ("PTTL", key))
+        ],
+    )
     found, unbounded = [], []
     for at, (key, seconds) in enumerate(counters):
         counted, left = int(replies[3 * at + 1]), int(replies[3 * at + 2])

@@ -210,6 +210,33 @@ def _round_trip(connection: Any, packed: bytes) -> Any:
     return connection.read_response()
 
 
+def run_commands(client: Any, commands: Sequence[Sequence[Any]]) -> list[Any]:
+    """``commands`` in one round trip, their replies as Redis gives them (no redis-py reply
+    callbacks: ``SET`` answers b"OK" or None): on a plain redis-py client packed in one piece, as
+    ``run_script`` sends a script; on other clients (a cluster, fakeredis) a pipeline. A
+    connection whose replies were not all read is closed, so that none is read by the next user."""
+    if type(client) is not redis.Redis:
+        with client.pipeline(transaction=False) as pipe:
+            for command in commands:
+                pipe.execute_command(*command)
+            return list(pipe.execute())
+    packed = b"".join(b"*%d\r\n%s" % (len(command), b"".join(map(_bulk, command))) for command in commands)
+
+    def trip() -> list[Any]:
+        connection.send_packed_command([packed])
+        return [connection.read_response() for _ in commands]
+
+    pool = client.connection_pool
+    connection = pool.get_connection()
+    try:
+        return connection.retry.call_with_retry(trip, lambda _error: connection.disconnect())
+    except BaseException:
+        connection.disconnect()
+        raise
+    finally:
+        pool.release(connection)
+
+
 def command_record(seen: Any) -> tuple[str, Appended] | None:
     """A command id's entry in the game's commands hash (``hash|first|last``) as ``command`` gives it."""
     if seen is None:
