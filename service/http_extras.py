@@ -69,6 +69,18 @@ def install(app: Flask) -> None:
         COMPRESS_BR_LEVEL=4,
     )
     Compress(app)
+    app.after_request(_private_to_its_caller)
+
+
+def _private_to_its_caller(response: Response) -> Response:
+    """An answer to a request that says who asks (a token, the session) is that caller's: a
+    seat's view holds its hand. Shared caches must not keep it, and a browser's cache must not
+    give it (or a 304 for it) to a request made with another token."""
+    if request.headers.get("Authorization") or request.cookies:
+        response.vary.update(("Authorization", "Cookie"))
+        if "Cache-Control" not in response.headers:
+            response.headers["Cache-Control"] = "private"
+    return response
 
 
 def _same_answer_for_every_origin(app: Flask) -> None:

@@ -188,13 +188,15 @@ def etag(version: int) -> dict[str, str]:
     return {"ETag": f'"{version}"'}
 
 
-def view_etag(version: int, settings: dict[str, Any]) -> dict[str, str]:
-    """A game view's ETag: the version, and a tag of what the view shows beside the game's
-    events and can change without them (the seats' names, a vacation's span in the clocks, the
-    turn's deadline): ``"12.3f9a0c1d"``. A poll with If-None-Match then hears of a vacation;
-    If-Match takes it as its version."""
+def view_etag(version: int, settings: dict[str, Any], seat: int | None) -> dict[str, str]:
+    """A game view's ETag: the version, and a tag of whose view it is (each seat sees its own
+    hand) and of what the view shows beside the game's events and can change without them (the
+    seats' names, a vacation's span in the clocks, the turn's deadline): ``"12.3f9a0c1d"``. A
+    poll with If-None-Match then hears of a vacation, and never gets another seat's view as
+    unchanged; If-Match takes it as its version."""
     pending = settings.get("pending_turn")
     shown = [
+        seat,
         settings["seats"],
         settings.get("clocks"),
         [pending.turn, pending.deadline_ms] if pending else None,

@@ -173,7 +173,7 @@ class Conditional(Parameters):
 )
 def get_game(game: str, caller: Caller, headers: Body) -> Answer:
     state = service().state(game, caller.read)
-    tag = view_etag(state.version, caller.settings)
+    tag = view_etag(state.version, caller.settings, caller.seat)
     if same_etag(headers.get("if_none_match", ""), tag):
         return Response(status=304, headers=tag)
     return game_view(game, state, caller.seat, caller.settings), tag

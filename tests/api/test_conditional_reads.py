@@ -67,3 +67,19 @@ def test_an_unknown_personal_token_gets_the_documented_401(api, path):
     game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
     refused = api.get(path.format(game=game), headers=auth("bmp_revoked-or-never-made"))  # checked against openapi.yaml
     assert refused.status_code == 401 and refused.json["code"] == "unauthorized"
+
+
+def test_a_views_etag_is_its_viewers_and_a_view_is_private_to_its_caller(api):
+    """Each seat sees its own hand: another seat, or a spectator, holding the first seat's ETag
+    must not be told its view is unchanged, and no cache may keep a seat's view for others."""
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    game, tokens = created["game"], [s["token"] for s in created["seats"]]
+    first = api.get(f"/games/{game}", token=tokens[0])
+    assert first.headers["Cache-Control"] == "private" and {"Authorization", "Cookie"} <= set(first.vary)
+    tags = {api.get(f"/games/{game}", token=t).headers["ETag"] for t in tokens} | {
+        api.get(f"/games/{game}").headers["ETag"]
+    }
+    assert len(tags) == 3
+    for token in (tokens[1], None):
+        other = api.get(f"/games/{game}", token=token, headers={"If-None-Match": first.headers["ETag"]})
+        assert other.status_code == 200 and other.json["players"][0]["hand"] is None
