@@ -144,8 +144,10 @@ def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
                     return base
             except (urllib.error.URLError, ConnectionError):
                 pass
-            assert proc.poll() is None and time.monotonic() < deadline, "the service did not start"
-            time.sleep(0.2)
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                "the service did not start: " + logs[-1].read_text(errors="replace")[-3000:]
+            )
+            time.sleep(0.05)  # it is ready about a second after the start: no need to wait longer
 
     start.started = started  # type: ignore[attr-defined]
     start.logs = logs  # type: ignore[attr-defined]
