@@ -27,6 +27,8 @@ import redis
 from events.embedded import EmbeddedRedis, free_port
 from tests.conftest import start_cluster
 
+CHROMIUM = "/usr/bin/chromium"  #: Debian's package (.ci/run installs it): Playwright cannot download browsers here
+
 
 def call(base: str, method: str, path: str, body=None, token=None, headers=None, timeout: float = 30):
     """One request over real HTTP: (status, JSON body)."""
@@ -71,6 +73,25 @@ def cluster_store(tmp_path_factory) -> Iterator[tuple[dict[str, str], list[Embed
     yield settings, nodes, queue
     for server in [*nodes, queue]:
         server.stop()
+
+
+@pytest.fixture(scope="module")
+def _chromium():
+    """One Chromium for a module's tests (a launch costs about half a second); each test gets
+    contexts of its own (``browser``), which share no cookie, storage, cache, permission or
+    service worker with any other context."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = [p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])]
+
+        def running():
+            if not launched[0].is_connected():  # a test that crashed it does not fail the next ones
+                launched[0] = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            return launched[0]
+
+        yield running
+        launched[0].close()
 
 
 @pytest.fixture
@@ -123,8 +144,10 @@ def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
                     return base
             except (urllib.error.URLError, ConnectionError):
                 pass
-            assert proc.poll() is None and time.monotonic() < deadline, "the service did not start"
-            time.sleep(0.2)
+            assert proc.poll() is None and time.monotonic() < deadline, (
+                "the service did not start: " + logs[-1].read_text(errors="replace")[-3000:]
+            )
+            time.sleep(0.05)  # it is ready about a second after the start: no need to wait longer
 
     start.started = started  # type: ignore[attr-defined]
     start.logs = logs  # type: ignore[attr-defined]

@@ -84,7 +84,10 @@ def test_browser_alert_settings_refuse_an_unsafe_address_keep_a_good_change_and_
 
     # the same words in German: the problem is worded by the page from its code
     page.select_option("#language", "de")
-    page.wait_for_selector("#alerts-problem:has-text('Discord: ')")
+    # (wait for the German words: the English problem already says "Discord: ", so waiting for
+    # that alone let the assertion read the English text before the page re-rendered it)
+    page.wait_for_selector("#alerts-problem:has-text('nicht erlaubt')")
+    assert page.text_content("#alerts-problem").startswith("Discord: ")
     assert "nicht erlaubt" in page.text_content("#alerts-problem")
     page.select_option("#language", "en")
 

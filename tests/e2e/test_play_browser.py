@@ -16,7 +16,6 @@ from tests.e2e.conftest import call
 
 pytestmark = pytest.mark.slow  # each test drives a real Chromium against the whole service
 
-CHROMIUM = "/usr/bin/chromium"
 SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 #: Where the test clicks a tile to see its choice: its top left corner, away from its spaces. On
 #: the player's own tile a click on a payable space starts paying it instead (the Main Hall's
@@ -25,13 +24,15 @@ ON_THE_TILE = {"x": 12, "y": 12}
 
 
 @pytest.fixture
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-        yield launched
-        launched.close()
+def browser(_chromium):
+    """The module's Chromium, with no context open: every context a test opens (its pages,
+    its cookies, its service workers) is closed when the test ends, so the next test starts
+    from a browser as fresh as a new launch."""
+    launched = _chromium()
+    assert launched.contexts == []
+    yield launched
+    for context in launched.contexts:
+        context.close()
 
 
 def _page(browser, errors: list[str], **options):
