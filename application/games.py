@@ -44,7 +44,7 @@ from .codec import command_to_json
 from .game_reads import GameRead, GameReader
 from .handoff import Dispatcher, Handoff
 from .ratings import rating_entry
-from .refusals import Forbidden, NotFound, SeatTaken, Unauthorized
+from .refusals import Forbidden, GameOver, NotFound, SeatTaken, Unauthorized
 from .repository import GameRepository
 from .turns import TurnTicket, starts_work, turn_entry
 from .views import ViewMemo
@@ -231,6 +231,8 @@ class GameService:
             raise SeatTaken(f"seat {seat} is not open")
         if not secrets.compare_digest(entry.get("invite", ""), digest(invite)):
             raise Forbidden("the invite does not match this seat")
+        if self.state(game).finished:  # an open seat of an ended game is no one's to take
+            raise GameOver(f"game {game} has ended: its seat {seat} can no longer be taken")
         token = secrets.token_urlsafe(32)
         # compare-and-set on the seats document so two joiners cannot both win (a script, not
         # WATCH: one key, so it runs on a cluster as on one Redis)

@@ -31,6 +31,10 @@ class SeatTaken(ServiceError):
     status, code, title = 409, "seat_taken", "The seat is not open"
 
 
+class GameOver(ServiceError):
+    status, code, title = 409, "game_over", "The game has ended"
+
+
 class NotFinished(ServiceError):
     status, code, title = 409, "not_finished", "The game has not ended"
 

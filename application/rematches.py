@@ -1,6 +1,7 @@
 """Rematches: after the end, the same seats and options again, once every person accepts.
 
-Any seat of a finished game may offer; its offer is its own acceptance. Each accepting seat
+Any seat of a finished game may offer; its offer is its own acceptance. A seat no one joined
+is open in the new game too, and its invite is shown to the old game's seats. Each accepting seat
 gets its seat in the new game now: a person's seat goes to their account, a seat held by a
 token gets a new token, shown this once (the page keeps it), whose digest the new game's seat
 will take. When the last human seat accepts, the new game's id is chosen in the same slot
@@ -23,6 +24,7 @@ from .games import GameService, SeatSpec, digest
 from .refusals import NotFinished, ServiceError
 
 GAME = "game"  #: the rematch hash's field naming the new game
+INVITES = "invites"  #: the field keeping the invites to the new game's open seats (seat -> invite)
 
 
 class AlreadyAccepted(ServiceError):
@@ -56,18 +58,20 @@ class Rematches:
         found = {text(k): text(v) for k, v in self.client.hgetall(keys.rematch(game)).items()}
         seats = self.service.seats(game)
         humans = [s["seat"] for s in seats if s["kind"] == "human"]
-        accepted = sorted(int(k) for k in found if k != GAME)
+        accepted = sorted(int(k) for k in found if k not in (GAME, INVITES))
         new = found.get(GAME)
         if new is None and accepted and set(humans) <= set(accepted):
             key = keys.rematch(game)
             self.store.durably(key, lambda c: c.hsetnx(key, GAME, uuid.uuid4().hex))
             new = text(self.client.hget(key, GAME))
         if new is not None:
-            self._start(game, new, seats, {int(k): json.loads(v) for k, v in found.items() if k != GAME})
+            self._start(game, new, seats, {int(k): json.loads(found[k]) for k in map(str, accepted)})
+        invites = self.client.hget(keys.rematch(game), INVITES)
         return {
             "accepted": accepted,
             "waiting_for": [s for s in humans if s not in accepted],
             "game": new,
+            "invites": json.loads(invites) if invites else {},
         }
 
     def _start(self, old: str, new: str, seats: list[dict[str, Any]], accepted: dict[int, dict[str, Any]]) -> None:
@@ -85,7 +89,7 @@ class Rematches:
             )
         o = state.options
         layout = Layout.STANDARD if o.layout is Layout.EXPLICIT else o.layout  # a scenario's rematch is drawn afresh
-        self.service.create(
+        made = self.service.create(
             Options(o.players, Edition(o.edition), o.expansion, layout),
             specs,
             turn_deadline=settings.get("turn_deadline"),
@@ -98,3 +102,8 @@ class Rematches:
         for seat, taken in accepted.items():
             if taken.get("account"):
                 self.accounts.add_seat(taken["account"], new, seat)
+        # a seat no one joined in the old game is open in the new one: its invite goes to the
+        # old game's seats, to pass on (else no one could ever take it)
+        invites = {str(s["seat"]): s["invite"] for s in made.seats if s.get("invite")}
+        key = keys.rematch(old)
+        self.store.durably(key, lambda c: c.hsetnx(key, INVITES, json.dumps(invites)))

@@ -1063,6 +1063,15 @@ class RematchStatus(Schema):
     game = fields.String(
         required=True, allow_none=True, metadata={"description": "The new game, once every human seat accepted."}
     )
+    invites = fields.Dict(
+        keys=fields.String(),
+        values=fields.String(),
+        required=True,
+        metadata={
+            "description": "Once the new game is made: the invites to its open seats (seat -> invite), the "
+            "seats no one joined in this game, to pass on to whoever should take them."
+        },
+    )
     token = fields.String(
         allow_none=True,
         metadata={

@@ -264,7 +264,7 @@ def test_a_rematch_starts_when_every_person_accepts_with_the_same_seats(api):
         state = service.state(game)
         play(service, game, state.turn.seat, state.turn.number, "greedy", "deadline")
     offered = api.post(f"/games/{game}/rematch", headers=auth(ada)).json
-    assert offered == {"accepted": [0], "waiting_for": [1], "game": None, "token": None}
+    assert offered == {"accepted": [0], "waiting_for": [1], "game": None, "invites": {}, "token": None}
     again = api.post(f"/games/{game}/rematch", headers=auth(ada))
     assert again.status_code == 409 and again.json["code"] == "already_accepted"
     accepted = api.post(f"/games/{game}/rematch", headers=auth(bo)).json
