@@ -111,7 +111,7 @@ class GameFilter(Paging):
     "/games",
     id="listGames",
     tag="games",
-    summary="List games, newest first, a page at a time; with a token, your games.",
+    summary="List games, newest first, a page at a time; with seat tokens (comma-separated), your games.",
     security=OPTIONAL_AUTH,
     query=GameFilter,
     responses={200: Reply("Games.", schemas.GameList)},
@@ -120,9 +120,12 @@ class GameFilter(Paging):
 def list_games(query: Body) -> Answer:
     status, my_turn, limit, after = query.get("status"), query.get("my_turn", False), query["limit"], query.get("after")
     account = signed_in()
-    mine = {**service().games_of(tokens()), **(accounts().seats(account) if account else {})}
+    sent = [] if account else tokens()
+    mine = {**service().games_of(sent), **(accounts().seats(account) if account else {})}
+    if sent and not mine:  # a mistyped token must not quietly list every game instead of yours
+        raise Unauthorized("no seat token sent is a seat of any game")
     if my_turn and not mine:
-        raise Unauthorized("my_turn=true needs 'Authorization: Bearer <seat token>'")
+        raise Unauthorized("my_turn=true lists your games: send 'Authorization: Bearer <seat token>', or sign in")
     page = _page_of_mine(mine, status, my_turn, limit, after) if mine else service().index.page(status, limit, after)
     for summary in page.games:
         with_seat(summary, mine.get(summary["game"]))

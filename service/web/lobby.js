@@ -330,7 +330,8 @@ $("create").onsubmit = async (event) => {
 async function listGames() {
   const mine = mySeats();
   const account = state.me ? await api("GET", "/me/games") : { ok: true, body: { games: [] } };
-  const local = mine.length ? await api("GET", "/games", undefined, mine.map((s) => s.token).join(",")) : { ok: true, body: { games: [] } };
+  let local = mine.length ? await api("GET", "/games", undefined, mine.map((s) => s.token).join(",")) : { ok: true, body: { games: [] } };
+  if (local.status === 401) local = { ok: true, body: { games: [] } }; // none of the kept seat tokens is a seat (any more)
   if (!account.ok || !local.ok) { update({ gamesProblem: account.problem || local.problem }); return; }
   const token = (g) => (mine.find((s) => s.game === g.game && s.seat === g.my_seat) ?? mine.find((s) => s.game === g.game))?.token;
   const inAccount = new Set(account.body.games.map((g) => g.game));

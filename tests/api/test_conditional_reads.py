@@ -83,3 +83,11 @@ def test_a_views_etag_is_its_viewers_and_a_view_is_private_to_its_caller(api):
     for token in (tokens[1], None):
         other = api.get(f"/games/{game}", token=token, headers={"If-None-Match": first.headers["ETag"]})
         assert other.status_code == 200 and other.json["players"][0]["hand"] is None
+
+
+def test_listing_games_with_a_seat_token_that_is_no_seat_is_refused_not_answered_with_every_game(api):
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    refused = api.get("/games", headers=auth("mistyped-seat-token"))
+    assert refused.status_code == 401 and "no seat token" in refused.json["detail"]
+    mine = api.get("/games", headers=auth(f"{created['seats'][0]['token']},mistyped-seat-token")).json["games"]
+    assert [g["game"] for g in mine] == [created["game"]] and mine[0]["my_seat"] == 0  # the known one counts
