@@ -72,7 +72,7 @@ VIEW_ETAG = {
 ETAG = {
     "ETag": {
         "description": 'The game\'s version, quoted (`"12"`); on a compressed response with the '
-        'encoding appended (`"12:gzip"`). Send it back unchanged in If-Match or If-None-Match.',
+        'encoding appended (`"12:gzip"`). Send it back unchanged in a command\'s If-Match.',
         "schema": {"type": "string"},
     }
 }

@@ -12,7 +12,7 @@ from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
 
 from application.refusals import ServiceError
-from domain import IllegalCommand, InvalidCommand
+from domain import CommandError, IllegalCommand, InvalidCommand
 from events.store import IdempotencyConflict, NotReplicated, WrongExpectedVersion
 
 MEDIA_TYPE = "application/problem+json"
@@ -32,6 +32,12 @@ def problem(status: int, code: str, title: str, detail: str, **extra: Any) -> Re
     response.status_code = status
     response.mimetype = MEDIA_TYPE
     return response
+
+
+def _request_field(error: CommandError) -> str | None:
+    """The field of the request a refused command names: a command's seat is no field of it (the
+    token says whose it is), so a refusal about the seat names none."""
+    return None if error.field == "seat" else error.field
 
 
 RETRY_AFTER = 5  #: seconds a client should wait after a 503
@@ -72,11 +78,11 @@ def register(app: Flask) -> None:
 
     @app.errorhandler(InvalidCommand)
     def _malformed(error: InvalidCommand) -> Response:
-        return problem(422, error.code, "The command is malformed", error.detail, field=error.field)
+        return problem(422, error.code, "The command is malformed", error.detail, field=_request_field(error))
 
     @app.errorhandler(IllegalCommand)
     def _illegal(error: IllegalCommand) -> Response:
-        return problem(409, error.code, "The rules forbid this command now", error.detail, field=error.field)
+        return problem(409, error.code, "The rules forbid this command now", error.detail, field=_request_field(error))
 
     @app.errorhandler(WrongExpectedVersion)
     def _stale(error: WrongExpectedVersion) -> Response:

@@ -219,6 +219,9 @@ def etag_version(header: str) -> int | None:
 
 
 def same_etag(header: str, tag: dict[str, str]) -> bool:
-    """Whether If-None-Match names the representation ``tag`` does (whatever its encoding)."""
-    found = _ETAG.fullmatch(header)
-    return found is not None and f'"{found.group(1)}"' == tag["ETag"]
+    """Whether If-None-Match (``*``, or one or more ETags) names the representation ``tag`` does,
+    whatever its encoding."""
+    if header.strip() == "*":
+        return True
+    found = (_ETAG.fullmatch(one) for one in header.split(","))
+    return any(f'"{one.group(1)}"' == tag["ETag"] for one in found if one is not None)

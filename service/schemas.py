@@ -28,11 +28,11 @@ LEVELS = ["random", "greedy", "mcts", "planner"]
 
 
 class Whole(fields.Integer):
-    """An integer as JSON Schema means it: ``3`` or ``3.0``, never ``2.5`` or ``true`` (marshmallow
-    would truncate the one and count the other as 1)."""
+    """An integer as JSON Schema means it: ``3`` or ``3.0``, never ``2.5``, ``true`` or ``"3"``
+    (marshmallow would truncate the first, count the second as 1 and read the third)."""
 
     def _validated(self, value: Any) -> int:
-        if isinstance(value, bool) or (isinstance(value, float) and not value.is_integer()):
+        if isinstance(value, bool | str) or (isinstance(value, float) and not value.is_integer()):
             raise self.make_error("invalid")
         return super()._validated(value)
 
@@ -544,13 +544,15 @@ class Command(Strict):
                 errors[name] = [
                     f"not a field of a {data.get('type')} command (allowed: {', '.join(allowed) or 'none'})"
                 ]
+        if "to" in data and data["to"] is None and data.get("type") != "fly_dragon" and "to" not in errors:
+            errors["to"] = ["must be a tile (null, outside the city, is for fly_dragon only)"]
         if errors:
             raise ValidationError(errors)
 
 
 class CommandRequest(Command):
     expected_version = Whole(
-        validate=validate.Range(min=0),
+        validate=validate.Range(min=0, max=2**53 - 1),
         load_default=None,
         allow_none=True,
         metadata={"description": "The version you played against (or send If-Match)."},

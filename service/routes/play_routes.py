@@ -55,7 +55,7 @@ class ETagVersion(fields.Field[int | None]):
             return None
         version = etag_version(str(value))
         if version is None:
-            raise ValidationError('must be the version as an ETag, e.g. "12" (or "12:gzip" as received)')
+            raise ValidationError('must be the version as an ETag, e.g. "12" (or an ETag as received)')
         return version
 
 
@@ -63,7 +63,10 @@ class Precondition(Parameters):
     idempotency_key = fields.String(
         data_key="Idempotency-Key",
         validate=Length(min=1, max=200, error="must be 1-200 characters"),
-        metadata={"description": "Retrying with the same key returns the original outcome and changes nothing."},
+        metadata={
+            "description": "Retrying with the same key returns the original outcome and changes nothing. A key "
+            "is the game's: once used, by any seat, it names that command."
+        },
     )
     if_match = ETagVersion(
         data_key="If-Match",
@@ -90,6 +93,9 @@ class Precondition(Parameters):
 def post_command(game: str, caller: Caller, body: Body, headers: Body) -> Answer:
     played_against = body.pop("expected_version", None)
     expected = headers.get("if_match")
+    if expected is not None and played_against is not None and expected != played_against:
+        detail = f"If-Match names version {expected} and expected_version {played_against}: send one, or the same"
+        raise ValidationError({"expected_version": [detail]})
     if expected is None:
         expected = played_against
     if expected is None:
