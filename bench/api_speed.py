@@ -253,6 +253,9 @@ def run(args: argparse.Namespace, url: str) -> None:
         ended, made = [0], [0]
         view_rate, view_lat, view_cpu = load(sport, args.clients, args.seconds, viewer, service_pids)
         post_rate, post_lat, post_cpu = load(sport, args.clients, args.seconds, player, service_pids)
+        base2_rate, base2_lat, base2_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
+        # the goals' figures are measured between the two baselines, as they always were; the rest
+        # after them, beside the same baseline
         view_l = load(lport, args.clients, args.seconds, viewer, limited_pids)
         post_l = load(lport, args.clients, args.seconds, player, limited_pids)
         with redis.Redis.from_url(url) as probe:  # a command's reply, as long as the floor's
@@ -261,7 +264,6 @@ def run(args: argparse.Namespace, url: str) -> None:
             name: load(bport, args.clients, args.seconds, floor_step(query), [*bare_pids, redis_pid])
             for name, query in FLOORS.items()
         }
-        base2_rate, base2_lat, base2_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
         base_rate = (base_rate + base2_rate) / 2
         base_lat = base_lat + base2_lat
         print(f"gunicorn 2 gevent workers, {args.clients} keep-alive clients, {args.seconds:.0f} s each, one machine")

@@ -76,8 +76,10 @@ def _private_to_its_caller(response: Response) -> Response:
     """An answer to a request that says who asks (a token, the session) is that caller's: a
     seat's view holds its hand. Shared caches must not keep it, and a browser's cache must not
     give it (or a 304 for it) to a request made with another token."""
-    if request.headers.get("Authorization") or request.cookies:
-        response.vary.update(("Authorization", "Cookie"))
+    headers = request.headers
+    if "Authorization" in headers or "Cookie" in headers:  # (header lookups: no parsing, every request pays this)
+        vary = response.headers.get("Vary")
+        response.headers["Vary"] = f"{vary}, Authorization, Cookie" if vary else "Authorization, Cookie"
         if "Cache-Control" not in response.headers:
             response.headers["Cache-Control"] = "private"
     return response
