@@ -196,8 +196,8 @@ class Tables:
     def lobby(
         self, edition: str | None, players: int | None, limit: int, after: str | None
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """Open tables, newest first, a page at a time, of one edition or player count if asked."""
-        self._close_overdue()
+        """Open tables, newest first, a page at a time, of one edition or player count if asked
+        (``version``, asked first, has closed those past their time)."""
         listed = {}
         for raw in self.client.hvals(keys.LOBBY_SUMMARIES):
             doc = json.loads(raw)
