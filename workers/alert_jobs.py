@@ -41,6 +41,7 @@ log = logging.getLogger("bluemoon.alerts")
 
 SENT_SECONDS = 7 * 24 * 3600  #: how long "this channel has it" marks are kept
 MOVES_READ = 300  #: the latest events read to tell the opponents' moves
+TURN_PLAYED = "the turn was already played"  #: why an alert was skipped, in the delivery log
 
 
 def send(name: str, payload: str) -> str:
@@ -79,7 +80,7 @@ def attempt(c: Components, name: str, payload: str) -> str:
         return "skipped"
 
     if state.finished or turn is None or (turn.seat, turn.number) != (seat, alert["turn"]):
-        return skip("the turn was already played")
+        return skip(TURN_PLAYED)
     if game_settings["accounts"].get(seat) != account or not c.accounts.exists(account):
         return skip("the seat is no longer in this account")
     if alert["kind"] == "turn.deadline_near" and not settings["deadline_reminders"]:
@@ -178,18 +179,28 @@ def _mail(
         return "this service sends no email (no SMTP_URL)"
     batches = MailBatches(c.client)
     delay_ms = int(settings["email"]["delay_seconds"]) * 1000
-    batches.join(account, alert_id, item["game"], item, now_ms() + delay_ms)
+    batches.join(account, alert_id, item, now_ms() + delay_ms)
     batch, due = batches.take(account, now_ms())
-    if batch is None:
-        return due or "sent"  # 0: another job sent the batch with this game in it
+    if batch is None and due:
+        return due  # not due yet, or another job is sending it
+    if batch is not None:
+        _send_batch(c, alerts, account, settings, email, batch)
+    return batches.outcome(account, alert_id)  # "sent" only if a mail went out with this alert's game
+
+
+def _send_batch(
+    c: Components, alerts: AlertSettings, account: str, settings: dict[str, Any], email: str, batch: dict[str, Any]
+) -> None:
+    """Mail the batch's games that are still the person's turn (none: no mail), then clear the
+    batch, marking each alert with what became of it."""
     items = [i for i in batch["items"] if _still_their_turn(c.service, i)]
     if items:
         token = alerts.unsubscribe_token(account)
         unsubscribe = f"{origin()}/alerts/unsubscribe?token={token}&lang={settings['language'] or 'en'}"
         subject, text_body, html_body = mail(items, unsubscribe)
         alert_channels.mail(email, subject, text_body, html_body, batch["id"], unsubscribe)
-    batches.sent(account, batch["id"])
-    return "sent"
+    outcomes = {i["alert"]: "sent" if i in items else TURN_PLAYED for i in batch["items"] if "alert" in i}
+    MailBatches(c.client).sent(account, batch["id"], outcomes)
 
 
 def _still_their_turn(service: GameService, item: dict[str, Any]) -> bool:

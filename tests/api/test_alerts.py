@@ -212,6 +212,34 @@ def test_the_alert_job_sends_nothing_for_a_played_turn_a_muted_game_or_a_watched
     assert api.put(f"/me/muted-games/{game}", token=_personal_token(api, "cy@example.com")).status_code == 403
 
 
+def test_a_mail_with_nothing_left_to_say_is_not_sent_and_logged_as_skipped_not_delivered(api):
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    assert api.patch("/me/alerts", json={"email": {"enabled": True, "delay_seconds": 0}}, token=bo).status_code == 200
+    game, ada_seat, bo_seat = _game_with(api, ada, bo)
+    _end_turn(api, game, ada_seat)
+    composed = alert_jobs.item_for
+
+    def played_meanwhile(*args, **kwargs):  # Bo plays his turn while the job writes his alert
+        _end_turn(api, game, bo_seat)
+        return composed(*args, **kwargs)
+
+    mailed: list = []
+    with (
+        mock.patch.object(alert_jobs, "delivery", lambda: "email"),
+        mock.patch.object(alert_jobs.alert_channels, "mail", lambda *message: mailed.append(message)),
+    ):
+        with mock.patch.object(alert_jobs, "item_for", played_meanwhile):
+            assert _attempt(api, f"al:{game}:1") == "done"
+        assert mailed == []
+        _end_turn(api, game, ada_seat)
+        assert _attempt(api, f"al:{game}:1") == "done" and len(mailed) == 1  # a turn still Bo's is mailed
+    log = api.get("/me/alerts/deliveries", token=bo).json["deliveries"]
+    assert [(d["channel"], d["outcome"], d["detail"]) for d in reversed(log)] == [
+        ("email", "skipped", "the turn was already played"),
+        ("email", "delivered", None),
+    ]
+
+
 def test_quiet_hours_hold_an_alert_until_they_end_in_the_persons_time_zone(api):
     ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
     zone = "America/Sao_Paulo"
