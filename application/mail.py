@@ -8,6 +8,7 @@ from __future__ import annotations
 import logging
 import os
 import smtplib
+import ssl
 from email.message import EmailMessage
 from urllib.parse import unquote, urlsplit
 
@@ -51,8 +52,14 @@ def send(message: EmailMessage) -> None:
         return
     parts = urlsplit(url)
     secure = parts.scheme == "smtps"
-    smtp_class = smtplib.SMTP_SSL if secure else smtplib.SMTP
-    with smtp_class(parts.hostname or "localhost", parts.port or (465 if secure else 25), timeout=TIMEOUT) as smtp:
+    host, port = parts.hostname or "localhost", parts.port or (465 if secure else 25)
+    # smtps: the certificate is checked as every channel checks it (smtplib's default checks none)
+    smtp = (
+        smtplib.SMTP_SSL(host, port, timeout=TIMEOUT, context=ssl.create_default_context())
+        if secure
+        else smtplib.SMTP(host, port, timeout=TIMEOUT)
+    )
+    with smtp:
         if parts.username:
             smtp.login(unquote(parts.username), unquote(parts.password or ""))
         smtp.send_message(message)

@@ -9,6 +9,7 @@ import http.client
 import json
 import os
 import socket
+import ssl
 from email import policy
 from email.message import EmailMessage
 from typing import Any
@@ -104,8 +105,9 @@ def push(subscription: dict[str, Any], body: dict[str, Any], key: Vapid02, conta
 def pinned_session(target: Target) -> requests.Session:
     """A session that connects only to the address ``check_url`` approved, whatever the name
     resolves to a moment later (DNS rebinding), and follows no redirect (a push service's
-    redirect could name any address). TLS still checks the certificate against the URL's host."""
-    adapter = HTTPAdapter(max_retries=0)
+    redirect could name any address). TLS still checks the certificate against the URL's host,
+    trusting the authorities Discord and Slack posts trust (``_SystemTrust``)."""
+    adapter = _SystemTrust(max_retries=0)
     adapter.poolmanager.pool_classes_by_scheme = {
         "http": type("PinnedPool", (HTTPConnectionPool,), {"ConnectionCls": _pinned(HTTPConnection, target.address)}),
         "https": type(
@@ -118,6 +120,18 @@ def pinned_session(target: Target) -> requests.Session:
     session.mount("http://", adapter)
     session.mount("https://", adapter)
     return session
+
+
+class _SystemTrust(HTTPAdapter):
+    """Checks certificates against the system's authorities and ``SSL_CERT_FILE``'s (as
+    ``ssl.create_default_context`` loads them, like the Discord and Slack posts), not requests'
+    own bundle (certifi), which knows no private CA an operator names."""
+
+    def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
+        super().init_poolmanager(*args, **kwargs, ssl_context=ssl.create_default_context())
+
+    def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
+        conn.cert_reqs = "CERT_REQUIRED"  # always: the context's authorities, never certifi's path
 
 
 def _pinned(connection: type[HTTPConnection], address: str) -> type[HTTPConnection]:
