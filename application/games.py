@@ -51,6 +51,7 @@ from .views import ViewMemo
 
 log = logging.getLogger("bluemoon.games")
 NOT_A_SEAT = "the token is not a seat of this game"
+KEY_DIGEST_DIGITS = 16  #: hex digits of an Idempotency-Key's SHA-256 an event's meta shows (64 bits)
 
 
 def digest(secret: str) -> str:
@@ -383,7 +384,11 @@ class GameService:
         events, new_state = decide_and_apply(state, command)
         settings = settings if settings is not None else self.settings(game)
         # every event records the command that caused it, so an audit can judge the command again
-        meta = json.dumps({**json.loads(meta), "command": command_json, "seat": command.seat, "version": state.version})
+        # and a digest of the Idempotency-Key it came with, by which its sender knows it again
+        sent_with = {"key_digest": digest(key)[:KEY_DIGEST_DIGITS]} if key else {}
+        meta = json.dumps(
+            {**json.loads(meta), "command": command_json, "seat": command.seat, "version": state.version, **sent_with}
+        )
         outbox = [turn_entry(game, new_state, settings)] if starts_work(events, new_state) else []
         outbox += alert_entries(game, events, state.version + 1, new_state, settings)
         if new_state.finished and settings.get("rated"):

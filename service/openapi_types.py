@@ -19,7 +19,7 @@ from typing import Any
 
 from domain import EVENT_TYPES
 
-from .schemas import BUILDINGS, CARD_IDS, COLOURS, COMMAND_FIELDS, LEVELS, TILES
+from .schemas import BUILDINGS, CARD_IDS, COLOURS, COMMAND_FIELDS, LEVELS, TILES, EventMeta
 
 REF = "#/components/schemas/"
 
@@ -153,8 +153,8 @@ def event_variants(document: dict[str, Any]) -> None:
     """One payload schema per event type and an ``Event`` envelope discriminated on ``type``."""
     schemas = document["components"]["schemas"]
     envelope = schemas.pop("Event")
-    schemas["EventMeta"] = {**envelope["properties"]["meta"], "additionalProperties": True}
-    envelope["properties"]["meta"] = _ref("EventMeta")
+    schemas["EventMeta"]["description"] = " ".join((EventMeta.__doc__ or "").split())
+    schemas["EventMeta"]["additionalProperties"] = True  # fields a later version adds
     mapping = {}
     for type_name, cls in EVENT_TYPES.items():
         hints = typing.get_type_hints(cls)
