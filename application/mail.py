@@ -10,6 +10,7 @@ import os
 import smtplib
 import ssl
 from email.message import EmailMessage
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from .words import say
@@ -52,14 +53,12 @@ def send(message: EmailMessage) -> None:
         return
     parts = urlsplit(url)
     secure = parts.scheme == "smtps"
-    host, port = parts.hostname or "localhost", parts.port or (465 if secure else 25)
-    # smtps: the certificate is checked as every channel checks it (smtplib's default checks none)
-    smtp = (
-        smtplib.SMTP_SSL(host, port, timeout=TIMEOUT, context=ssl.create_default_context())
-        if secure
-        else smtplib.SMTP(host, port, timeout=TIMEOUT)
-    )
-    with smtp:
+    smtp_class = smtplib.SMTP_SSL if secure else smtplib.SMTP
+    # smtps checks the server's certificate as every channel does (smtplib's default checks none)
+    tls: dict[str, Any] = {"context": ssl.create_default_context()} if secure else {}
+    with smtp_class(
+        parts.hostname or "localhost", parts.port or (465 if secure else 25), timeout=TIMEOUT, **tls
+    ) as smtp:
         if parts.username:
             smtp.login(unquote(parts.username), unquote(parts.password or ""))
         smtp.send_message(message)
