@@ -216,18 +216,21 @@ def _push(
     c: Components, alerts: AlertSettings, account: str, item: dict[str, Any], alert: str, hold: Callable[[], object]
 ) -> str:
     """Every subscription of the account, each once; one its push service says is gone is dropped.
-    Each may take a push service's whole timeout: the lease is renewed before each."""
+    Each may take a push service's whole timeout: the lease is renewed before each. "sent" only
+    if a subscription took the message (now or in an earlier attempt)."""
     key = vapid_key(c.client)
     contact = os.environ.get("VAPID_CONTACT", "mailto:admin@localhost")
-    failures = []
+    failures, reached = [], 0
     for subscription in alerts.subscriptions(account):
         mark = keys.alert_sent(account, f"{alert}:push:{subscription['id']}")
         if c.client.exists(mark):
+            reached += 1
             continue
         hold()
         try:
             alert_channels.push(subscription, push(item), key, contact)
             c.client.set(mark, 1, ex=SENT_SECONDS)
+            reached += 1
         except ChannelFailed as failed:
             if failed.gone:
                 alerts.unsubscribe_push(account, subscription["id"])
@@ -236,7 +239,7 @@ def _push(
                 failures.append(failed.error)
     if failures:
         raise ChannelFailed("; ".join(failures))
-    return "sent"
+    return "sent" if reached else "no push subscription took it (those gone were dropped)"
 
 
 def _entry(

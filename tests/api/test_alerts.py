@@ -240,6 +240,30 @@ def test_a_mail_with_nothing_left_to_say_is_not_sent_and_logged_as_skipped_not_d
     ]
 
 
+def test_a_push_no_subscription_took_is_logged_as_skipped_not_delivered(api):
+    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    changes = {"email": {"enabled": False, "delay_seconds": 0}, "push": {"enabled": True}}
+    assert api.patch("/me/alerts", json=changes, token=bo).status_code == 200
+    with mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}):
+        made = api.post(
+            "/me/push-subscriptions", json={"endpoint": "https://203.0.113.9/p", "keys": browser_keys()[1]}, token=bo
+        )
+        assert made.status_code == 201, made.json
+    game, ada_seat, _ = _game_with(api, ada, bo)
+    _end_turn(api, game, ada_seat)
+
+    def gone(*args):
+        raise alert_jobs.ChannelFailed("answered 410", gone=True, status=410)
+
+    with mock.patch.object(alert_jobs.alert_channels, "push", gone):
+        assert _attempt(api, f"al:{game}:1") == "done"
+    assert api.get("/me/alerts", token=bo).json["push_subscriptions"] == []  # the gone subscription is dropped
+    log = api.get("/me/alerts/deliveries", token=bo).json["deliveries"]
+    assert [(d["channel"], d["outcome"], d["detail"]) for d in log] == [
+        ("push", "skipped", "no push subscription took it (those gone were dropped)")
+    ]
+
+
 def test_quiet_hours_hold_an_alert_until_they_end_in_the_persons_time_zone(api):
     ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
     zone = "America/Sao_Paulo"
