@@ -2,8 +2,8 @@
 
 A request on a game needs the caller's seat (the owner of their token), the game's settings
 (its meta, webhooks, the accounts that keep its seats, its clock, its pending turn), the events
-after the state this process kept (application/repository.py) and, for a command, the record of
-its Idempotency-Key. The game's own keys share one slot (events/keys.py), so one script reads
+after the state this process kept (application/repository.py) and, for a command, the records
+of its Idempotency-Key (one for each seat it may be sent by: application/command_ids.py). The game's own keys share one slot (events/keys.py), so one script reads
 them all and answers with one JSON document: redis-py's parser costs per reply element, and the
 replies of seven commands cost it twice what one document does. The token's owner is a key of
 its own slot, read in the same pipeline the first time this process meets the token; a token
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -30,10 +30,11 @@ from events.store import Appended
 OWNERS = 10_000  #: seat tokens whose owner a process remembers (about 200 bytes each)
 
 # KEYS: the game's meta, webhooks, seat accounts, clock, its shard's outbox payloads, its
-# commands and its stream. ARGV: the game's turn entry in the outbox (its id), a command id
-# ('' for none), the version this process keeps ('' for none). Answers one JSON array: the meta
-# (HGETALL's flat list), the webhooks, the seat accounts and the clock likewise, the turn's
-# outbox payload and the command's record (false when absent), the stream's entries after the
+# commands and its stream. ARGV: the game's turn entry in the outbox (its id), the version this
+# process keeps ('' for none), then the command ids whose records to read (none or more).
+# Answers one JSON array: the meta (HGETALL's flat list), the webhooks, the seat accounts and the
+# clock likewise, the turn's outbox payload, the commands' records (HMGET's list, false for
+# each absent one; false when none was asked for), the stream's entries after the
 # kept version (an empty list or object when none: Lua's cjson writes an empty table as {})
 # and the stream's length (false without a kept version). Stream ids are 0-<seq> from 0-1 on
 # and never trimmed, so the length says whether the stream still holds the kept version, and
@@ -41,11 +42,11 @@ OWNERS = 10_000  #: seat tokens whose owner a process remembers (about 200 bytes
 # cost the read script half its time).
 READ = """
 local seen = false
-if ARGV[2] ~= '' then seen = redis.call('HGET', KEYS[6], ARGV[2]) end
+if #ARGV > 2 then seen = redis.call('HMGET', KEYS[6], unpack(ARGV, 3)) end
 local entries, length = {}, false
-if ARGV[3] ~= '' then
+if ARGV[2] ~= '' then
   length = redis.call('XLEN', KEYS[7])
-  if length > tonumber(ARGV[3]) then entries = redis.call('XRANGE', KEYS[7], '0-' .. (ARGV[3] + 1), '+') end
+  if length > tonumber(ARGV[2]) then entries = redis.call('XRANGE', KEYS[7], '0-' .. (ARGV[2] + 1), '+') end
 end
 return cjson.encode({
   redis.call('HGETALL', KEYS[1]), redis.call('HVALS', KEYS[2]), redis.call('HGETALL', KEYS[3]),
@@ -61,8 +62,9 @@ class GameRead:
     seat: int | None  #: the caller's seat (None without a token)
     settings: dict[str, Any]
     state: Game | None  #: the current state, when this process kept an earlier one (else load it)
-    key: str | None = None  #: the command id whose record was read
-    seen: tuple[str, Appended] | None = None  #: that record: its command's hash and outcome
+    #: the command ids whose records were read, each with its record (its command's hash and
+    #: outcome) or None when the id names no command yet
+    records: dict[str, tuple[str, Appended] | None] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,7 @@ class Found:
     accounts: dict[str, str]
     clock: dict[str, str]
     pending: str | None  #: the payload of the game's turn in the outbox
-    seen: str | None  #: the command id's record (``hash|first|last``)
+    seen: dict[str, str | None]  #: each command id's record (``hash|first|last``), None when absent
     #: the events after the kept version, or None when the stream no longer holds that version
     #: (Redis lost its last writes); empty without a kept version
     events: list[StoredEvent] | None
@@ -89,11 +91,12 @@ class GameReader:
         self._size = owners
         self._lock = threading.Lock()
 
-    def read(self, game: str, token_key: str | None, command_id: str | None, kept: int | None) -> Found:
-        """``game``'s keys, the owner under ``token_key`` (a token's key) and the events after
-        version ``kept`` (none when None): one round trip on one Redis, two on a cluster."""
+    def read(self, game: str, token_key: str | None, command_ids: list[str], kept: int | None) -> Found:
+        """``game``'s keys, the owner under ``token_key`` (a token's key), the records of
+        ``command_ids`` and the events after version ``kept`` (none when None): one round trip
+        on one Redis, two on a cluster."""
         names = read_keys(game)
-        args = [game, command_id or "", "" if kept is None else str(kept)]
+        args = [game, "" if kept is None else str(kept), *command_ids]
         owner = self._owners.get(token_key) if token_key is not None else None
         if owner is not None or token_key is None:
             document = redis_store.run_script(self.client, self._read, names, args)
@@ -109,8 +112,9 @@ class GameReader:
             events = None
         elif entries:
             events = [decode_entry(_pairs(fields)) for _, fields in entries]
+        records = {command_id: found or None for command_id, found in zip(command_ids, seen or ())}
         return Found(
-            _pairs(meta), hooks or [], _pairs(accounts), _pairs(clock), pending or None, seen or None, events, owner
+            _pairs(meta), hooks or [], _pairs(accounts), _pairs(clock), pending or None, records, events, owner
         )
 
     def _remember(self, token_key: str, owner: Any) -> Any:

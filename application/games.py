@@ -30,13 +30,14 @@ from events.projection import GameIndex, seat_names
 from events.redis_store import RedisStore, command_record, text
 from events.serialization import StoredEvent, now
 from events.store import (
+    Appended,
     IdempotencyConflict,
     IndexWrite,
     OutboxWrite,
     WrongExpectedVersion,
 )
 
-from . import clocks
+from . import clocks, command_ids
 from . import webhook_subscriptions as webhooks
 from .alerts import alert_entries
 from .clocks import Clocks
@@ -271,21 +272,23 @@ class GameService:
         read = self.read(game, token)
         return read.seat, read.settings
 
-    def read(self, game: str, token: str | None, key: str | None = None) -> GameRead:
+    def read(self, game: str, token: str | None, key: str | None = None, sender: str | None = None) -> GameRead:
         """What a request on ``game`` needs, in one round trip (application/game_reads.py):
         ``token``'s seat, the settings, the events after the state this process kept, and the
-        record of the command id ``key``. 404 for an unknown game, 403 for a token that is not
-        this game's."""
+        records of the Idempotency-Key ``key`` as ``sender`` sent it (command_ids.scoped), or as
+        any seat did when the sender is not known yet. 404 for an unknown game, 403 for a token
+        that is not this game's."""
         kept = self.games.kept(game)
+        ids = ([command_ids.scoped(sender, key)] if sender else command_ids.of_any_seat(key)) if key else []
         found = self.reader.read(
-            game, keys.token(digest(token)) if token else None, key, kept.version if kept is not None else None
+            game, keys.token(digest(token)) if token else None, ids, kept.version if kept is not None else None
         )
         settings = self._settings_from(game, found.meta, found.webhooks, found.accounts, found.clock)
         settings["pending_turn"] = TurnTicket.from_payload(found.pending) if found.pending else None
         seat = self._seat_from(game, found.owner) if token else None
-        seen = command_record(found.seen) if key else None
+        records = {command_id: command_record(seen) for command_id, seen in found.seen.items()}
         state = self.games.advanced(game, kept, found.events) if kept is not None else None
-        return GameRead(seat, settings, state, key, seen)
+        return GameRead(seat, settings, state, records)
 
     @staticmethod
     def _seat_from(game: str, found: Any) -> int:
@@ -353,6 +356,14 @@ class GameService:
 
     # -- playing --------------------------------------------------------------------------
 
+    def recorded(self, game: str, key: str, sender: str, read: GameRead | None = None) -> tuple[str, Appended] | None:
+        """The record of ``sender``'s ``key`` (its command's hash and outcome): as ``read``
+        brought it, else read now."""
+        command_id = command_ids.scoped(sender, key)
+        if read is not None and command_id in read.records:
+            return read.records[command_id]
+        return self.store.command(game, command_id)
+
     def submit(
         self,
         game: str,
@@ -361,21 +372,24 @@ class GameService:
         expected: int | None,
         key: str | None,
         actor: str | None = None,
+        sender: str | None = None,
         meta: str = "{}",
         settings: dict[str, Any] | None = None,
         read: GameRead | None = None,
     ) -> Outcome:
-        """Apply ``command`` exactly once. A retried ``key`` returns the original outcome;
-        ``expected`` (the version the client played against) guards against lost updates.
-        The work the events start (a bot's turn, a deadline) is written with them (the outbox).
-        ``read``: what the request already read of the game (its settings, state and the
-        record of ``key``), so that none of it is read again."""
+        """Apply ``command`` exactly once. A retried ``key`` returns the original outcome; the
+        key is its ``sender``'s (command_ids): the command's seat unless a worker says it is
+        its own. ``expected`` (the version the client played against) guards against lost
+        updates. The work the events start (a bot's turn, a deadline) is written with them (the
+        outbox). ``read``: what the request already read of the game (its settings, state and
+        the record of ``key``), so that none of it is read again."""
         command_json = command_to_json(command)
         command_hash = digest(json.dumps([command.seat, command_json], sort_keys=True))
+        sender = sender or str(command.seat)
         if read is not None:
             settings = read.settings
         if key:
-            seen = read.seen if read is not None and read.key == key else self.store.command(game, key)
+            seen = self.recorded(game, key, sender, read)
             if seen is not None:
                 return self._replay(game, key, command_hash, seen)
         state = self.state(game, read)
@@ -406,7 +420,7 @@ class GameService:
                 state.version,
                 events,
                 actor=actor or str(command.seat),
-                command_id=key or "",
+                command_id=command_ids.scoped(sender, key) if key else "",
                 command_hash=command_hash,
                 meta=meta,
                 outbox=list(outbox),
@@ -415,7 +429,7 @@ class GameService:
                 record=Clocks.record(game, events, settings, now_ms()),
             )
         except WrongExpectedVersion:
-            seen = self.store.command(game, key) if key else None
+            seen = self.recorded(game, key, sender) if key else None
             if seen is not None:  # the same command raced itself: the other copy won
                 return self._replay(game, key, command_hash, seen)  # type: ignore[arg-type]
             raise

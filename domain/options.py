@@ -25,6 +25,7 @@ _SCALES = {Edition.CLASSIC: {2: 9, 3: 12, 4: 15}, Edition.CMON: {2: 7, 3: 10, 4:
 _OBELISK = (7, 7, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12)
 _OFFERINGS_TO_WIN = {2: 6, 3: 5, 4: 4}
 MARKERS_PER_PLAYER = 10
+PLAYERS = (2, 3, 4)  #: the numbers of players a game can have
 HAND_SIZE = 8
 
 
@@ -38,7 +39,7 @@ class Options:
     layout: Layout = Layout.STANDARD
 
     def __post_init__(self) -> None:
-        if self.players not in (2, 3, 4):
+        if self.players not in PLAYERS:
             raise ValueError("players must be 2, 3 or 4")
         if self.expansion and self.edition is not Edition.CMON:
             raise ValueError("the expansion buildings exist in the cmon edition only")

@@ -1,9 +1,16 @@
 """RQ jobs. ``play_turn`` plays one seat's turn to its end, exactly once.
 
-Each command is appended at the version it was chosen against, with the command id
-``bot:<game>:<version>:<seat>``: a retried or duplicated job finds the commands already
-applied and carries on from there, never moving twice. A job for a turn that is over (the
-game ended, or someone else is to move) does nothing.
+Each command is appended at the version it was chosen against, with the key
+``<game>:<version>:<seat>`` in the turn jobs' own scope (stored as ``bot:<game>:<version>:<seat>``,
+application/command_ids.py): a retried or duplicated job finds the commands already applied and
+carries on from there, never moving twice. A job for a turn that is over (the game ended, or
+someone else is to move) does nothing.
+
+No player can send a key in the jobs' scope. Should a key be held all the same by a command
+appended at another version (where none of the job's is: a record written otherwise, such as
+by an earlier release that kept keys per game), the job plays under the key's next alternate
+(``<key>/1``, ...) instead of meeting that command's record again and again and never ending
+the turn.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ from collections.abc import Iterator
 
 from rq import get_current_job
 
+from application.command_ids import TURN_JOBS
+from application.game_reads import GameRead
 from application.games import GameService
 from application.rq_handoff import RQHandoff
 from application.wiring import build, connect, queue_url, store_client_for_job
@@ -31,6 +40,7 @@ from events.store import IdempotencyConflict, WrongExpectedVersion
 log = logging.getLogger("bluemoon.jobs")
 
 MAX_COMMANDS = 80  #: a turn never takes this many commands; a guard against a bot bug
+ALTERNATES = 3  #: keys a job tries after its usual one when each is held (see module doc)
 BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2, "planner": 0.5}
 #: Seconds between two renewals of the turn's lease: a third of it, so that a slow decision
 #: never lets it lapse, without a round trip before every command.
@@ -83,9 +93,26 @@ def candidates(state: Game, seat: int, level: str, seed: str) -> Iterator[tuple[
     yield "pass", next(c for c in legal_commands(state, seat) if isinstance(c, EndTurn))
 
 
-def command_id(game: str, version: int, seat: int) -> str:
-    """The id of the bot's command chosen at ``version``: a second copy of the job finds it applied."""
-    return f"bot:{game}:{version}:{seat}"
+def command_key(game: str, version: int, seat: int, alternate: int = 0) -> str:
+    """The key of the job's command chosen at ``version``: a second copy of the job finds it
+    applied. ``alternate`` > 0: the key to use instead when the previous one is held (see
+    module doc)."""
+    key = f"{game}:{version}:{seat}"
+    return f"{key}/{alternate}" if alternate else key
+
+
+def own_key(service: GameService, game: str, version: int, seat: int, read: GameRead) -> str:
+    """The key for the job's command at ``version``: the first of ``command_key``'s that names
+    no command yet or one appended at ``version`` (this job's, or a rival's that moved the game
+    on, which the next look at it finds). One held by a command appended at another version is
+    passed over, with a warning: every try under it would answer that command's record."""
+    for alternate in range(ALTERNATES + 1):
+        key = command_key(game, version, seat, alternate)
+        seen = service.recorded(game, key, TURN_JOBS, read)
+        if seen is None or seen[1].first == version + 1:
+            return key
+        log.warning("the key %s of seat %d in %s names a command at version %d", key, seat, game, seen[1].first - 1)
+    raise RuntimeError(f"every key of seat {seat} at version {version} in {game} names another command")
 
 
 def playing(state: Game, seat: int, turn: int) -> bool:
@@ -106,10 +133,11 @@ def play(
     for _ in range(MAX_COMMANDS):
         if not playing(kept, seat, turn):
             return "done"
-        read = service.read(game, None, command_id(game, kept.version, seat))
+        read = service.read(game, None, command_key(game, kept.version, seat), sender=TURN_JOBS)
         state = kept = service.state(game, read)
         if not playing(state, seat, turn):
             return "done"
+        key = own_key(service, game, state.version, seat, read)
         if payload is not None and time.monotonic() - renewed >= RENEW_EVERY:
             service.outbox.renew(game, payload)
             renewed = time.monotonic()
@@ -123,8 +151,9 @@ def play(
                     game,
                     command,
                     expected=state.version,
-                    key=command_id(game, state.version, seat),
+                    key=key,
                     actor=f"{'bot' if reason == 'bot' else 'deadline'}:{played}",
+                    sender=TURN_JOBS,
                     meta=json.dumps(meta),
                     read=read,
                 )

@@ -65,7 +65,9 @@ class Precondition(Parameters):
         validate=Length(min=1, max=200, error="must be 1-200 characters"),
         metadata={
             "description": "Retrying with the same key returns the original outcome and changes nothing. A key "
-            "is the game's: once used, by any seat, it names that command."
+            "is the sending seat's: once your seat used it, it names that command of yours; another seat sending "
+            "the same key names its own command, never yours. A bot's and a deadline's moves use keys of their "
+            "own, which no seat can take."
         },
     )
     if_match = ETagVersion(

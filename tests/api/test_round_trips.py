@@ -73,8 +73,8 @@ def test_a_retried_command_is_answered_from_the_record_read_with_the_caller(api_
     assert first.status_code == again.status_code == 200
     assert (first.json["duplicate"], again.json["duplicate"]) == (False, True)
     assert again.json["version"] == first.json["version"] and again.json["events"] == first.json["events"]
-    other_seat = {**post, "token": tokens[1 - view["turn"]["seat"]]}  # another command under the same key
-    assert api_real.post(f"/games/{game}/commands", **other_seat).json["code"] == "idempotency_key_reused"
+    other_seat = {**post, "token": tokens[1 - view["turn"]["seat"]]}  # the same key, another seat's: its own
+    assert api_real.post(f"/games/{game}/commands", **other_seat).json["code"] == "stale_version"
 
 
 def test_a_lost_read_script_is_given_to_redis_again(api_real, real_redis):

@@ -14,6 +14,7 @@ from collections import Counter
 import pytest
 import redis
 
+from application.command_ids import scoped
 from application.games import SeatSpec
 from application.handoff import CallbackHandoff
 from application.rq_handoff import RQHandoff
@@ -93,7 +94,7 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
                     },
                 )
                 if answer.status_code == 200:
-                    acknowledged.append((game, key))
+                    acknowledged.append((game, scoped(str(seat), key)))  # as the store records a seat's key
                     answered_at.append((game, time.monotonic()))
                     break
                 refused[answer.status_code] += 1

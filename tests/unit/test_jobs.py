@@ -10,13 +10,15 @@ import fakeredis
 import pytest
 from rq import Queue, SimpleWorker
 
+from application.command_ids import TURN_JOBS
 from application.games import SeatSpec
 from application.handoff import CallbackHandoff
 from application.rq_handoff import RQHandoff
 from application.wiring import build
 from domain import Edition, Options
 from domain.commands import EndTurn
-from workers.turn_jobs import play
+from domain.decide import decide_and_apply
+from workers.turn_jobs import command_key, play
 
 
 @pytest.fixture
@@ -83,14 +85,31 @@ def test_a_retried_job_resumes_a_turn_half_played(rq_env):
     # the first copy of the job applied one command, then died
     state = service.state(created.game)
     first = bots.choose(state, 0, "greedy", random.Random(f"{created.game}:{state.version}:0"))
-    service.submit(
-        created.game, first, expected=state.version, key=f"bot:{created.game}:{state.version}:0", actor="bot:greedy"
-    )
+    key = command_key(created.game, state.version, 0)
+    service.submit(created.game, first, expected=state.version, key=key, actor="bot:greedy", sender=TURN_JOBS)
     play(service, created.game, 0, 1, "greedy", "bot")  # the retry
     play(service, created.game, 0, 1, "greedy", "bot")  # and a duplicate of it
     assert [s.type for s in service.store.read(created.game)].count("TurnEnded") == 1
     assert service.state(created.game).turn.seat == 1
     assert_each_bot_command_applied_once_at_its_version(service, created.game)
+
+
+@pytest.mark.parametrize("second, level, reason", [("bot", "greedy", "bot"), ("human", "pass", "deadline")])
+def test_a_job_whose_key_another_command_holds_plays_its_turn_once_under_the_next(rq_env, second, level, reason):
+    """The key of the job's first command held by seat 0's last one, at an earlier version: no
+    player can send it now, but a store written when keys were the game's holds such records."""
+    client, queue, service = rq_env
+    seats = [SeatSpec("human"), SeatSpec(second, level=level if second == "bot" else None)]
+    created = service.create(Options(2), seats, first_player=0, turn_deadline=60 if reason == "deadline" else None)
+    _, after = decide_and_apply(service.state(created.game), EndTurn(0))
+    held = command_key(created.game, after.version, 1)
+    service.submit(created.game, EndTurn(0), expected=created.version, key=held, sender=TURN_JOBS)
+    assert play(service, created.game, 1, 2, level, reason) == "done"
+    assert play(service, created.game, 1, 2, level, reason) == "done"  # a second copy finds the turn over
+    stored = service.store.read(created.game)
+    assert [s.actor for s in stored if s.type == "TurnEnded"] == ["0", f"{reason}:{level}"]
+    assert service.state(created.game).turn.seat == 0
+    assert next(s.command for s in stored if s.seq == after.version + 1) == f"bot:{held}/1"
 
 
 def test_the_deadline_is_an_outbox_entry_that_passes_an_overdue_turn_once_due(rq_env, monkeypatch):
