@@ -737,7 +737,8 @@ class WebhookRequest(Strict):
         validate=[validate.Length(min=1, max=2000), validate.URL(schemes={"http", "https"}, require_tld=False)],
         metadata={
             "description": "Where to POST. Hosts that are or resolve to loopback, private, link-local, "
-            "multicast or metadata addresses are refused; redirects are not followed."
+            "multicast or metadata addresses (also inside an IPv6 address) are refused, and so is any port "
+            "but 443 (https) or 80 (http); redirects are not followed."
         },
     )
     events = fields.List(
