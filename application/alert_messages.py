@@ -170,14 +170,15 @@ def mail(items: list[dict[str, Any]], unsubscribe: str) -> tuple[str, str, str]:
 
 
 def discord(item: dict[str, Any]) -> dict[str, Any]:
-    """A Discord incoming-webhook message: ``content`` and one embed, their text escaped so
-    that a name shows as typed (no mention, masked link or formatting), and nobody pinged."""
+    """A Discord incoming-webhook message: ``content`` and one embed, their markdown escaped so
+    that a name shows as typed (no mention, masked link or formatting), and nobody pinged. The
+    embed's title is left as it is: Discord renders no markdown there, so a backslash would show."""
     return {
         "content": for_discord(headline(item)),
         "allowed_mentions": {"parse": []},
         "embeds": [
             {
-                "title": for_discord(item["title"]),
+                "title": item["title"],
                 "url": item["link"],
                 "description": for_discord("\n".join(item["moves"]) or say(_language(item), "alert.noMoves")),
             }
