@@ -10,13 +10,15 @@ import ipaddress
 import socket
 
 import pytest
+from py_vapid import Vapid02
 
 from application.outbound_addresses import embedded_ipv4, why_not_public
 from events import keys
 from events.outbox import Outbox
 from tests.api.test_accounts import _personal_token
 from tests.api.test_alerts import browser_keys
-from workers import webhook_delivery
+from workers import alert_channels, webhook_delivery
+from workers.alert_channels import ChannelFailed
 
 EVIL = "evil.example"
 PUBLIC = "93.184.216.34"  #: a public address (nothing is sent to it: connections are recorded)
@@ -157,3 +159,20 @@ def test_the_unwrapping_finds_the_ipv4_each_form_carries():
         assert why_not_public(address), form
     assert embedded_ipv4(ipaddress.IPv6Address("2606:4700::1111")) == []
     assert why_not_public("2606:4700::1111") is None and why_not_public(PUBLIC) is None
+
+
+@pytest.mark.parametrize("channel", ["discord.url", "slack.url", "endpoint"])
+def test_a_channel_re_pointed_at_loopback_after_its_check_is_not_sent_to(api, dns, channel):
+    """DNS rebinding on the alert channels: public when saved, loopback inside IPv6 at the send."""
+    url = f"https://{EVIL}/hook"
+    assert CHANNELS[channel](api, url).status_code in (200, 201)
+    dns["now"] = "64:ff9b::7f00:1"
+    with pytest.raises(ChannelFailed) as failed:
+        if channel == "endpoint":
+            vapid = Vapid02()
+            vapid.generate_keys()
+            alert_channels.push({"endpoint": url, "keys": browser_keys()[1]}, {}, vapid, "mailto:ops@example.com")
+        else:
+            alert_channels.post_json(channel, url, {"text": "your turn"})
+    assert failed.value.error.startswith("refused: ") and "127.0.0.1" in failed.value.error
+    assert dns["connected"] == []
