@@ -26,6 +26,7 @@ from domain.events import (
 )
 from events.serialization import StoredEvent
 
+from .shown_text import for_discord, for_slack, shown
 from .words import say
 
 MAX_MOVES = 12  #: the opponents' moves an alert lists, the latest ones
@@ -84,8 +85,10 @@ def last_moves(stored: list[StoredEvent], seat: int, names: list[str], language:
 
 
 def _seat_name(seat: dict[str, Any], language: str) -> str:
-    if seat.get("name"):
-        return str(seat["name"])
+    """The seat's name as others see it: one stored before names were checked may hold line
+    breaks or bidi controls, which ``shown`` turns into spaces (application/shown_text.py)."""
+    if seat.get("name") and shown(str(seat["name"])):
+        return shown(str(seat["name"]))
     if seat["kind"] == "bot":
         return say(language, "lobby.botSeat", level=say(language, f"level.{seat.get('level')}"))
     return say(language, "alert.seat", seat=seat["seat"])
@@ -167,28 +170,32 @@ def mail(items: list[dict[str, Any]], unsubscribe: str) -> tuple[str, str, str]:
 
 
 def discord(item: dict[str, Any]) -> dict[str, Any]:
-    """A Discord incoming-webhook message: ``content`` and one embed."""
+    """A Discord incoming-webhook message: ``content`` and one embed, their markdown escaped so
+    that a name shows as typed (no mention, masked link or formatting), and nobody pinged. The
+    embed's title is left as it is: Discord renders no markdown there, so a backslash would show."""
     return {
-        "content": headline(item),
+        "content": for_discord(headline(item)),
         "allowed_mentions": {"parse": []},
         "embeds": [
             {
                 "title": item["title"],
                 "url": item["link"],
-                "description": "\n".join(item["moves"]) or say(_language(item), "alert.noMoves"),
+                "description": for_discord("\n".join(item["moves"]) or say(_language(item), "alert.noMoves")),
             }
         ],
     }
 
 
 def slack(item: dict[str, Any]) -> dict[str, Any]:
-    """A Slack incoming-webhook message: ``text`` (the notification) and blocks."""
-    moves = "\n".join(f"• {m}" for m in item["moves"]) or say(_language(item), "alert.noMoves")
+    """A Slack incoming-webhook message: ``text`` (the notification) and blocks, their text
+    escaped so that a name shows as typed (no ``<!channel>``, mention or link)."""
+    moves = "\n".join(f"• {for_slack(m)}" for m in item["moves"]) or say(_language(item), "alert.noMoves")
     play = say(_language(item), "alert.play")
+    title = for_slack(headline(item))
     return {
-        "text": headline(item),
+        "text": title,
         "blocks": [
-            {"type": "section", "text": {"type": "mrkdwn", "text": f"*{headline(item)}*\n{moves}"}},
+            {"type": "section", "text": {"type": "mrkdwn", "text": f"*{title}*\n{moves}"}},
             {
                 "type": "actions",
                 "elements": [{"type": "button", "text": {"type": "plain_text", "text": play}, "url": item["link"]}],

@@ -9,7 +9,6 @@ retries. A webhook belongs to one seat and sees only what that seat may see.
 from __future__ import annotations
 
 import base64
-import ipaddress
 import json
 import os
 import secrets
@@ -29,6 +28,7 @@ from events.store import OutboxWrite
 
 from . import clocks
 from .codec import event_to_json
+from .outbound_addresses import WEB_PORTS, why_not_public, why_not_web_port
 from .refusals import NotFound, ServiceError
 
 KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
@@ -64,28 +64,33 @@ class Target:
 
 def check_url(url: str) -> Target:
     """Refuse a URL whose host is, or resolves to, a loopback, private, link-local, multicast,
-    reserved or cloud-metadata address, unless the host is in WEBHOOK_ALLOW_HOSTS. Called at
-    creation and again before every delivery (a host may be re-pointed: DNS rebinding)."""
-    parts = urlsplit(url)
+    reserved or cloud-metadata address (an IPv4 one inside an IPv6 one included), or that names
+    a port other than its scheme's (application/outbound_addresses.py), unless the host is in
+    WEBHOOK_ALLOW_HOSTS. Called at creation and again before every delivery (a host may be
+    re-pointed: DNS rebinding); the sender connects to ``Target.address``, the address checked."""
+    try:
+        parts = urlsplit(url)
+        port = parts.port or WEB_PORTS.get(parts.scheme, 0)
+    except ValueError as error:  # a port out of range or not a number, a bracket left open
+        raise UnsafeUrl(f"not a URL: {error}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise UnsafeUrl("a webhook URL is http:// or https:// with a host")
     host = parts.hostname.lower()
-    port = parts.port or (443 if parts.scheme == "https" else 80)
     path = (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except OSError as error:
         raise UnsafeUrl(f"{host} does not resolve: {error}") from None
-    addresses = [info[4][0] for info in infos]
+    addresses = [str(info[4][0]) for info in infos]
     if host not in allowed_hosts():
         for address in addresses:
-            ip = ipaddress.ip_address(str(address).split("%")[0])
-            if not ip.is_global or ip.is_multicast:
-                raise UnsafeUrl(
-                    f"{host} is or resolves to {ip}, which is not a public address "
-                    "(loopback, private, link-local, multicast, reserved or metadata)"
-                )
-    return Target(parts.scheme, host, port, path, str(addresses[0]))
+            refused = why_not_public(address)
+            if refused:
+                raise UnsafeUrl(f"{host} is or resolves to {refused}")
+        refused = why_not_web_port(parts.scheme, port)
+        if refused:
+            raise UnsafeUrl(refused)
+    return Target(parts.scheme, host, port, path, addresses[0])
 
 
 def _public(hook: dict[str, Any]) -> dict[str, Any]:

@@ -74,8 +74,8 @@ class PushChannel(Strict):
 class HookChannel(Strict):
     url = _https(
         "The channel's incoming-webhook URL (Discord: https://discord.com/api/webhooks/…, Slack: "
-        "https://hooks.slack.com/services/…). https only; hosts that are or resolve to private, loopback, "
-        "link-local or metadata addresses are refused."
+        "https://hooks.slack.com/services/…). https only, port 443; hosts that are or resolve to private, loopback, "
+        "link-local or metadata addresses (also inside an IPv6 address) are refused."
     )
 
 

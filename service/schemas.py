@@ -15,6 +15,7 @@ from marshmallow import (
     validates_schema,
 )
 
+from application.shown_text import hidden_characters
 from application.words import LANGUAGES
 from domain import COMMAND_TYPES
 from domain.catalogue import BUILDINGS, COURTYARD
@@ -53,12 +54,26 @@ class Strict(Schema):
         unknown = RAISE
 
 
+#: How a name others see is described: application/shown_text.py has the exact set refused.
+NAME_RULE = (
+    "1-40 characters of Unicode text, without control characters (tab, CR, LF, ...), line "
+    "separators or invisible formatting (bidi overrides and isolates, zero-width spaces, U+FEFF, ...)."
+)
+
+
+def _shown_to_others(value: str) -> None:
+    """A name others see shows what it says: nothing that breaks lines, hides or reorders text."""
+    hidden = hidden_characters(value)
+    if hidden:
+        raise ValidationError(f"must not hold control or invisible formatting characters (found {', '.join(hidden)})")
+
+
 def _name() -> fields.String:
     return fields.String(
         load_default=None,
         allow_none=True,
-        validate=validate.Length(min=1, max=40),
-        metadata={"description": "A display name: any Unicode text, 1-40 characters."},
+        validate=[validate.Length(min=1, max=40), _shown_to_others],
+        metadata={"description": f"A display name: {NAME_RULE}"},
     )
 
 
@@ -768,7 +783,8 @@ class WebhookRequest(Strict):
         validate=[validate.Length(min=1, max=2000), validate.URL(schemes={"http", "https"}, require_tld=False)],
         metadata={
             "description": "Where to POST. Hosts that are or resolve to loopback, private, link-local, "
-            "multicast or metadata addresses are refused; redirects are not followed."
+            "multicast or metadata addresses (also inside an IPv6 address) are refused, and so is any port "
+            "but 443 (https) or 80 (http); redirects are not followed."
         },
     )
     events = fields.List(
@@ -891,8 +907,8 @@ class Profile(Schema):
 class ProfileChange(Strict):
     display_name = fields.String(
         required=True,
-        validate=validate.Length(min=1, max=40),
-        metadata={"description": "Any Unicode text, 1-40 characters."},
+        validate=[validate.Length(min=1, max=40), _shown_to_others],
+        metadata={"description": NAME_RULE},
     )
 
 
@@ -955,8 +971,8 @@ class Claimed(Schema):
 class PasskeyBegin(Strict):
     display_name = fields.String(
         load_default=None,
-        validate=validate.Length(min=1, max=40),
-        metadata={"description": "Signing up with a passkey alone: the new account's display name."},
+        validate=[validate.Length(min=1, max=40), _shown_to_others],
+        metadata={"description": f"Signing up with a passkey alone: the new account's display name, {NAME_RULE}"},
     )
 
 

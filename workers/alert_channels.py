@@ -25,6 +25,7 @@ from urllib3.util.connection import create_connection
 from application.alert_settings import check_channel_url
 from application.mail import send
 from application.refusals import ServiceError
+from application.shown_text import shown
 from application.webhook_subscriptions import Target
 from workers.webhook_delivery import post
 
@@ -48,7 +49,7 @@ def mail(to: str, subject: str, text_body: str, html_body: str, message_id: str,
     message = EmailMessage(policy=HEADERS_AS_THEY_ARE)
     message["From"] = os.environ.get("MAIL_FROM", "Blue Moon City <no-reply@localhost>")
     message["To"] = to
-    message["Subject"] = subject
+    message["Subject"] = shown(subject)  # a name in it may predate the name check: no line break
     message["Message-ID"] = f"<{message_id}@bluemoon>"  # the same on a retry: a receiver may drop the copy
     message["List-Unsubscribe"] = f"<{unsubscribe}>"
     message["List-Unsubscribe-Post"] = "List-Unsubscribe=One-Click"

@@ -1,0 +1,50 @@
+"""A name stored before names were checked (old data: a line break and a Bcc header in it, a
+bidi override) does not stop a person's "your turn" mail: a real worker sends it through a real
+SMTP server (aiosmtpd) with the name on one line of the subject, and to nobody else."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from events import keys
+from tests.integration.test_alert_channels import _game, _people, _play, setting  # noqa: F401 (the fixture)
+from tests.integration.test_email_sign_in import inbox  # noqa: F401 (the fixture)
+from tests.integration.test_workers import wait_until
+from workers import alert_channels
+
+STORED = "Ada\r\nBcc: everyone@evil.example\u202e"
+
+
+@pytest.mark.slow
+def test_a_stored_name_with_a_line_break_does_not_stop_the_mail(inbox, setting):  # noqa: F811 (the SMTP server first: the worker takes its address)
+    """Slow: a real worker sends the mail."""
+    api = setting
+    ada, bo = _people(api)
+    bo_email = api.get("/me", token=bo).json["email"]
+    api.patch("/me/alerts", json={"email": {"enabled": True, "delay_seconds": 0}}, token=bo)
+    game, ada_seat, _ = _game(api, ada, bo)
+    client = api.app.extensions["bluemoon"].store.client
+    seats = json.loads(client.hget(keys.meta(game), "seats"))
+    seats[0]["name"] = STORED  # written as an old game holds it: no check stands in the way
+    client.hset(keys.meta(game), "seats", json.dumps(seats))
+    _play(api, game, ada_seat)  # Bo's turn: his mail names Ada
+    wait_until(lambda: [m for to, m in inbox.messages if bo_email in to], 20, "Bo's mail")
+    ((recipients, mail),) = [(to, m) for to, m in inbox.messages if bo_email in to]
+    assert recipients == [bo_email]  # the Bcc in the name added no one
+    assert mail["Bcc"] is None
+    assert "Ada Bcc: everyone@evil.example," in mail["Subject"] and "\u202e" not in mail["Subject"]
+    log = api.get("/me/alerts/deliveries", token=bo).json["deliveries"]
+    assert [d["outcome"] for d in log if d["channel"] == "email"] == ["delivered"]
+
+
+def test_a_subject_kept_in_a_mail_batch_from_before_the_check_is_sent_on_one_line(inbox):  # noqa: F811
+    """A batch's items keep their words (application/mail_batches.py): one made before names were
+    shown safely still carries the raw name to the header, where it is made one line."""
+    alert_channels.mail(
+        "bo@example.com", f"Your turn in {STORED}, Bo (CMON)", "text", "<p>html</p>", "batch-1", "https://b.example/u"
+    )
+    ((recipients, mail),) = inbox.messages
+    assert recipients == ["bo@example.com"] and mail["Bcc"] is None
+    assert mail["Subject"] == "Your turn in Ada Bcc: everyone@evil.example, Bo (CMON)"
