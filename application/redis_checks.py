@@ -1,19 +1,27 @@
 """Redis must keep every game: at start, check that it is configured as docs/operations.md
-requires (an append-only file, no eviction), and refuse to run on one that is not."""
+requires (an append-only file, no eviction), and refuse to run on one that is not; /readyz
+repeats the check as Redis is now, and says which shard lacks the replicas STORE_REPLICAS asks."""
 
 from __future__ import annotations
 
 import logging
 import os
+import time
 from typing import Any
 
 import redis
+from redis.backoff import NoBackoff
 from redis.cluster import RedisCluster
+from redis.exceptions import RedisClusterException
+from redis.retry import Retry
 
 from events.redis_store import text
 
 log = logging.getLogger("bluemoon.checks")
 REQUIRED = {"appendonly": "yes", "maxmemory-policy": "noeviction"}
+NODE_TIMEOUT = 2.0  #: seconds a node of a cluster may take to answer the check
+#: how the check reaches each node: one try, NODE_TIMEOUT long (a stopped node costs it 2 s, not a retry's 4 times that)
+ONCE = {"socket_timeout": NODE_TIMEOUT, "socket_connect_timeout": NODE_TIMEOUT, "retry": Retry(NoBackoff(), 0)}
 
 
 def redis_persistence(client: Any) -> dict[str, Any]:
@@ -34,31 +42,91 @@ def redis_persistence(client: Any) -> dict[str, Any]:
     return {"status": "ok", "detail": "appendonly yes, maxmemory-policy noeviction"}
 
 
-def cluster_persistence(cluster: RedisCluster) -> dict[str, Any]:
-    """The same for every node of a cluster, primaries and replicas: a failover makes any of
-    them the one that keeps the games. Each problem names its node."""
-    results = {node.name: redis_persistence(cluster.get_redis_connection(node)) for node in cluster.get_nodes()}
+def short_of_replicas(client: Any, wanted: int, name: str) -> str | None:
+    """What to say when the primary ``client`` has fewer than ``wanted`` replicas connected
+    (ROLE, as RedisStore.durably counts them): its writes are refused until one is back."""
+    role = client.execute_command("ROLE")
+    if not wanted or text(role[0]) != "master" or len(role[2]) >= wanted:
+        return None
+    return f"{name}: {len(role[2])} of {wanted} replicas connected, its writes are refused until one is back"
+
+
+def cluster_persistence(cluster: RedisCluster, replicas: int = 0) -> dict[str, Any]:
+    """The same for every node of a cluster, primaries and replicas (a failover makes any of
+    them the one that keeps the games), found by CLUSTER NODES: CLUSTER SLOTS, whence redis-py
+    knows its nodes, leaves out a replica whose replication offset is still 0 (Redis 7.0). Each
+    problem names its node. A node the cluster marks failing or that does not answer, or a
+    primary serving slots with fewer than ``replicas`` (STORE_REPLICAS) connected, makes it
+    ``degraded``."""
+    results: dict[str, dict[str, Any]] = {}
+    degraded: list[str] = []
+    for name, node in sorted(cluster.cluster_nodes().items()):
+        if {"fail", "noaddr"} & set(str(node["flags"]).split(",")):  # "fail?" is one node's suspicion only
+            degraded.append(f"{name}: failing, not checked")
+            continue
+        host, port = name.rsplit(":", 1)
+        settings = {**cluster.get_connection_kwargs(), "host": host, "port": int(port)}
+        client = redis.Redis(**{**settings, **ONCE})
+        try:
+            results[name] = redis_persistence(client)
+            short = short_of_replicas(client, replicas, name) if node["slots"] else None
+            degraded += [short] if short else []
+        except redis.RedisError as error:
+            degraded.append(f"{name}: unreachable ({type(error).__name__}), not checked")
+        finally:
+            client.close()
     for status in ("unsafe", "unchecked"):
-        bad = [f"{name}: {r['detail']}" for name, r in sorted(results.items()) if r["status"] == status]
+        bad = [f"{name}: {r['detail']}" for name, r in results.items() if r["status"] == status]
         if bad:
-            return {"status": status, "detail": "; ".join(bad)}
+            return {"status": status, "detail": "; ".join(bad + degraded)}
+    if degraded:
+        return {"status": "degraded", "detail": "; ".join(degraded)}
     return {"status": "ok", "detail": f"appendonly yes, maxmemory-policy noeviction on all {len(results)} nodes"}
 
 
-def refuse_unsafe_redis(url: str) -> dict[str, Any]:
+def redis_check(client: Any, replicas: int = 0) -> dict[str, Any]:
+    """The check of ``client``'s Redis: every node of a cluster, or the one Redis."""
+    if isinstance(client, RedisCluster):
+        return cluster_persistence(client, replicas)
+    result = redis_persistence(client)
+    short = short_of_replicas(client, replicas, "the primary") if result["status"] == "ok" else None
+    return {"status": "degraded", "detail": short} if short else result
+
+
+class LiveCheck:
+    """The check as the cluster is now, for /readyz: run again when the last is older than
+    RECHECK_SECONDS, so that probes cost a round trip per node at most that often."""
+
+    RECHECK_SECONDS = 5.0
+
+    def __init__(self, client: Any, replicas: int, first: dict[str, Any]) -> None:
+        self.client, self.replicas = client, replicas
+        self.result, self.checked = first, time.monotonic()
+
+    def __call__(self) -> dict[str, Any]:
+        if time.monotonic() - self.checked > self.RECHECK_SECONDS:
+            try:
+                self.result = redis_check(self.client, self.replicas)
+            except (redis.RedisError, RedisClusterException) as error:
+                self.result = {"status": "unchecked", "detail": f"the check failed ({type(error).__name__})"}
+            self.checked = time.monotonic()
+        return self.result
+
+
+def refuse_unsafe_redis(url: str, replicas: int = 0) -> dict[str, Any]:
     """Check the Redis at ``url`` (every node, when it is a cluster's); stop with a message
     naming the setting unless it keeps games safely (or BLUEMOON_UNSAFE_REDIS=1 says to run
-    anyway)."""
+    anyway). A shard short of replicas is only logged: its writes wait for one."""
     client = redis.Redis.from_url(url, socket_connect_timeout=5, socket_timeout=5)
     try:
         if client.info("cluster").get("cluster_enabled"):
             cluster = RedisCluster.from_url(url, socket_connect_timeout=5, socket_timeout=5)
             try:
-                result = cluster_persistence(cluster)
+                result = redis_check(cluster, replicas)
             finally:
                 cluster.close()
         else:
-            result = redis_persistence(client)
+            result = redis_check(client, replicas)
     finally:
         client.close()
     if result["status"] == "unsafe":
@@ -69,7 +137,7 @@ def refuse_unsafe_redis(url: str) -> dict[str, Any]:
         if os.environ.get("BLUEMOON_UNSAFE_REDIS") != "1":
             raise UnsafeRedis(message)
         log.warning("%s Running anyway: BLUEMOON_UNSAFE_REDIS=1.", message)
-    elif result["status"] == "unchecked":
+    elif result["status"] in ("unchecked", "degraded"):
         log.warning("Redis at %s: %s", url, result["detail"])
     return result
 

@@ -82,9 +82,13 @@ class EmbeddedRedis:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
-        args = server_argv(self.data_dir, self.port, persist)
-        self.process = subprocess.Popen([*args, *extra], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.argv = [*server_argv(self.data_dir, self.port, persist), *extra]
         self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.restart()
+
+    def restart(self) -> None:
+        """Start the server again as it was started (after it stopped or was killed)."""
+        self.process = subprocess.Popen(self.argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_for(self.port, self.process)
 
     def stop(self) -> None:

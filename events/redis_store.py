@@ -318,22 +318,25 @@ class RedisStore(EventStore):
     def durably(self, key: str, write: Callable[[Any], Any], wrote: Callable[[Any], bool] = bool) -> Any:
         """``write`` (given a client, it writes ``key``) as durably as an append: with replicas
         configured, the write on the key's primary, then WAIT on the same connection (a pipeline of the
-        two: WAIT covers the writes of its own connection) for as many of ``replicas`` as the
-        primary has connected; returns the write's reply. A write can be lost in a failover only
-        to a replica that lacks it; a primary with no replica left (its own was promoted away, or
-        died) has none to lose it to, and a replica that joins later copies everything, so its
-        writes are taken as they are rather than refused until a replica returns (Redis's
-        ``min-replicas-to-write`` is the stricter choice)."""
+        two: WAIT covers the writes of its own connection) for ``replicas`` of them; returns the
+        write's reply. Fewer confirmations raise NotReplicated: the write is not acknowledged. A
+        primary with fewer replicas connected than that (ROLE; its replica was promoted away, died,
+        or lost its link) takes no write at all until one is back: a replica cut off but alive can
+        still be elected in its place, so a write only the primary holds may be lost with it."""
         if not self.replicas:
             return write(self.client)
         node = self.client.get_node_from_key(key) if isinstance(self.client, RedisCluster) else None
         primary = self.client.get_redis_connection(node) if node is not None else self.client
-        needed = min(self.replicas, self._connected_replicas(primary, node.name if node is not None else ""))
-        if not needed:
-            return write(self.client)
+        name = node.name if node is not None else ""
+        connected = self._connected_replicas(primary, name)
+        if connected < self.replicas:
+            raise NotReplicated(
+                f"the primary {name or 'of the store'} has {connected} of {self.replicas} replicas connected: "
+                "it takes no writes until one is back"
+            )
         with primary.pipeline(transaction=False) as pipe:
             write(pipe)
-            pipe.execute_command("WAIT", needed, self.wait_ms)
+            pipe.execute_command("WAIT", self.replicas, self.wait_ms)
             reply, confirmed = pipe.execute(raise_on_error=False)
         if isinstance(reply, Exception):
             raise reply
@@ -343,8 +346,11 @@ class RedisStore(EventStore):
             raise NotReplicated(f"the primary was demoted before a replica confirmed the write ({confirmed})")
         if isinstance(confirmed, Exception):
             raise confirmed
-        if wrote(reply) and int(confirmed) < needed:
-            raise NotReplicated(f"{int(confirmed)} of {needed} replicas confirmed the write within {self.wait_ms} ms")
+        if wrote(reply) and int(confirmed) < self.replicas:
+            self._replicas_seen.pop(name, None)  # look again before the next write: one may be gone
+            raise NotReplicated(
+                f"{int(confirmed)} of {self.replicas} replicas confirmed the write within {self.wait_ms} ms"
+            )
         return reply
 
     def _connected_replicas(self, primary: Any, name: str) -> int:
@@ -355,7 +361,10 @@ class RedisStore(EventStore):
             count = len(role[2]) if text(role[0]) == "master" else 0
             if count < self.replicas:
                 log.warning(
-                    "the primary %s has %d of %d replicas connected", name or "of the store", count, self.replicas
+                    "the primary %s has %d of %d replicas connected: it takes no writes until one is back",
+                    name or "of the store",
+                    count,
+                    self.replicas,
                 )
             self._replicas_seen[name] = (time.monotonic(), count)
         return count

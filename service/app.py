@@ -16,7 +16,7 @@ import orjson
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import RequestURITooLarge
 
-from application.redis_checks import refuse_unsafe_redis
+from application.redis_checks import LiveCheck, refuse_unsafe_redis
 from application.refusals import NotFound
 from application.rq_handoff import RQHandoff
 from application.wiring import build, connect, queue_url, store_url
@@ -112,9 +112,11 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     components = build(url, client=client, handoff=app.config["HANDOFF"] or RQHandoff(queue_client))
     app.extensions["bluemoon"] = components
     if app.config["REDIS_CLIENT"] is None:  # a real Redis: refuse one that may lose games
-        app.extensions["redis_check"] = refuse_unsafe_redis(components.url)
+        replicas = components.store.replicas
+        first = refuse_unsafe_redis(components.url, replicas)
+        app.extensions["redis_check"] = LiveCheck(components.client, replicas, first)
     else:
-        app.extensions["redis_check"] = {"status": "unknown", "detail": "a client given by the caller (tests)"}
+        app.extensions["redis_check"] = lambda: {"status": "unknown", "detail": "a client given by the caller (tests)"}
     _logging(app)
     problems.register(app)
     ratelimit.install(app, api, components.client)

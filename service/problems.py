@@ -133,8 +133,8 @@ def register(app: Flask) -> None:
     def _unconfirmed(error: NotReplicated) -> Response:
         app.logger.warning("append not confirmed: %s", error)
         return unavailable(
-            f"the command was recorded but not yet confirmed by a replica ({error}); retry with the same "
-            "Idempotency-Key: it is applied once"
+            f"the command is not acknowledged: it is not yet confirmed by a replica ({error}); retry with the "
+            "same Idempotency-Key: it is applied once"
         )
 
     @app.errorhandler(redis.ConnectionError)

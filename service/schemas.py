@@ -730,10 +730,11 @@ class Problem(Schema):
 class RedisCheck(Schema):
     status = fields.String(
         required=True,
-        validate=validate.OneOf(["ok", "unsafe", "unchecked", "unknown"]),
+        validate=validate.OneOf(["ok", "unsafe", "unchecked", "degraded", "unknown"]),
         metadata={
-            "description": "Whether Redis keeps games: an append-only file and no eviction "
-            "(`unchecked` where CONFIG is disabled, as on managed Redis)."
+            "description": "Whether Redis keeps games: an append-only file and no eviction on every node "
+            "(`unchecked` where CONFIG is disabled, as on managed Redis); `degraded` when a node is "
+            "failing or a primary has fewer replicas than STORE_REPLICAS (its writes are refused)."
         },
     )
     detail = fields.String(required=True)

@@ -1,9 +1,11 @@
-"""A primary of a Redis Cluster with replicas is SIGKILLed (or SIGSTOPped for 5 s) while commands run against all three
-primaries (STORE_REPLICAS=1): every command answered 2xx is in its stream exactly once, its
-replica takes over, and the service is ready again within 30 s."""
+"""A primary of a Redis Cluster with replicas is SIGKILLed (or SIGSTOPped for 5 s, or killed
+while its replica is stopped and cut off) while commands run against all three primaries
+(STORE_REPLICAS=1): every command answered 2xx is in its stream exactly once, and the shard takes
+writes again once it has a replica (its own second one, or the killed node restarted)."""
 
 from __future__ import annotations
 
+import bisect
 import logging
 import os
 import signal
@@ -13,6 +15,7 @@ from collections import Counter
 
 import pytest
 import redis
+from redis.crc import key_slot
 
 from application.command_ids import scoped
 from application.games import SeatSpec
@@ -28,21 +31,61 @@ from tests.conftest import start_cluster, until
 from tests.integration.test_workers import Workers
 from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
 
+CUT_OFF = "its replica stopped and cut off, then SIGKILL"
+
 
 @pytest.fixture
-def cluster_with_replicas(tmp_path):
-    """Three primaries and a replica of each; a node missing for 1 s is failed over."""
-    nodes = start_cluster(tmp_path, replicas=1, node_timeout_ms=1000)
+def cluster_with_replicas(tmp_path, request):
+    """Three primaries and a replica of each (or as many as the test's parameter says); a node
+    missing for 1 s is failed over."""
+    nodes = start_cluster(tmp_path, replicas=getattr(request, "param", 1), node_timeout_ms=1000)
     yield nodes
     for n in nodes:
+        if n.process.poll() is None:
+            os.kill(n.process.pid, signal.SIGCONT)  # in case the test stopped it
         n.stop()
 
 
+def _shard(game: str) -> int:
+    """The primary (0, 1, 2) holding ``game``'s slot, as start_cluster splits the slots."""
+    return bisect.bisect_right([5461, 10923], key_slot(keys.stream(game).encode()))
+
+
+def _role(node: EmbeddedRedis) -> str:
+    with redis.Redis(port=node.port, socket_timeout=1) as client:
+        try:
+            return client.execute_command("ROLE")[0].decode()
+        except redis.RedisError:
+            return "unreachable"
+
+
+def _restart_once_replaced(victim: EmbeddedRedis, standbys: list[EmbeddedRedis]) -> None:
+    """Start the killed ``victim`` again once one of ``standbys`` has taken its place, as a
+    supervisor would: it comes back as that one's replica. (The test nodes keep nothing on disk, so
+    an earlier restart would bring the node back empty as the slots' primary.)"""
+    until(lambda: any(_role(n) == "master" for n in standbys), "a replica to take over", 30)
+    victim.restart()
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("fault", ["SIGKILL", "SIGSTOP for 5 s"])
+@pytest.mark.parametrize(
+    ("fault", "cluster_with_replicas"),
+    [
+        pytest.param("SIGKILL", 1, id="SIGKILL"),
+        pytest.param("SIGKILL", 2, id="SIGKILL-two-replicas-each"),
+        pytest.param("SIGSTOP for 5 s", 1, id="SIGSTOP"),
+        *(pytest.param(CUT_OFF, 1, id=f"replica-cut-off-then-SIGKILL-run{run}") for run in (1, 2, 3)),
+    ],
+    indirect=["cluster_with_replicas"],
+)
 def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(cluster_with_replicas, monkeypatch, fault):
-    """Slow: a real failover (1 s node timeout) in the middle of 15 s of play. A stopped primary
-    comes back after its replica took over, and must not bring back a stale view of the games."""
+    """Slow: a real failover (1 s node timeout) in the middle of 15-25 s of play. A stopped primary
+    comes back after its replica took over, and must not bring back a stale view of the games.
+    The cut-off fault is issue 35's: a replica stopped for 8 s and its link dropped (as a network
+    reset drops it), its primary killed while it is stopped; the stale replica is then elected.
+    What the primary alone held must not have been acknowledged (run three times: the race varies).
+    With one replica each, the killed node is restarted once replaced; with two, the shard takes
+    writes again on the failover alone."""
     nodes = cluster_with_replicas
     monkeypatch.setenv("STORE_REPLICAS", "1")
     monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")  # the test nodes keep nothing on disk
@@ -53,14 +96,14 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
     failures = _ErrorRecords()
     api.app.logger.addHandler(failures)
     games: list[tuple[str, list[str]]] = []
-    while {service.client.get_node_from_key(keys.stream(g)).port for g, _ in games} != {n.port for n in nodes[:3]}:
+    while {_shard(g) for g, _ in games} != {0, 1, 2}:
         created = api.post(
             "/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
         )
         games.append((created.get_json()["game"], [s["token"] for s in created.get_json()["seats"]]))
     acknowledged: list[tuple[str, str]] = []
     wrong: list[object] = []  #: answers no client should get (a 500): the threads list them here
-    answered_at: list[tuple[str, float]] = []
+    answered_at: list[tuple[str, float, float]] = []  #: each acknowledged command's game, when sent, when answered
     played = [game for game, _ in games]
     refused = Counter()
     stop = threading.Event()
@@ -76,14 +119,15 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
                 time.sleep(0.2)
                 continue
             doc, key = view.get_json(), f"{game}-{n}"
-            if doc["turn"] is None:  # ten quiet rounds end a game as a stalemate (P16): a new one
+            if doc["turn"] is None:  # ten quiet rounds end a game as a stalemate (P16): a new one, on the same shard
                 created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]})
-                if created.status_code == 201:
+                if created.status_code == 201 and _shard(created.get_json()["game"]) == _shard(game):
                     game, tokens = created.get_json()["game"], [s["token"] for s in created.get_json()["seats"]]
                     played.append(game)
                 continue
             seat = doc["turn"]["seat"]
             while not stop.is_set():  # the same command and key until it is answered
+                sent = time.monotonic()
                 answer = api.post(
                     f"/games/{game}/commands",
                     json={"type": "end_turn", "discards": []},
@@ -95,7 +139,7 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
                 )
                 if answer.status_code == 200:
                     acknowledged.append((game, scoped(str(seat), key)))  # as the store records a seat's key
-                    answered_at.append((game, time.monotonic()))
+                    answered_at.append((game, sent, time.monotonic()))
                     break
                 refused[answer.status_code] += 1
                 if answer.status_code not in (503, 409, 412):
@@ -106,35 +150,60 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
             n += 1
 
     victim = nodes[1]  # a primary
+    standbys = nodes[4::3]  # its replicas
     players = [threading.Thread(target=play, args=game) for game in games]
     for t in players:
         t.start()
     time.sleep(2)
-    os.kill(victim.process.pid, signal.SIGKILL if fault == "SIGKILL" else signal.SIGSTOP)
+    if fault == CUT_OFF:
+        stale = standbys[0]
+        os.kill(stale.process.pid, signal.SIGSTOP)
+        stopped_at = time.monotonic()
+        with redis.Redis(port=victim.port) as primary:
+            primary.execute_command("CLIENT KILL TYPE replica")  # its link dropped, as a network reset drops it
+        time.sleep(3)  # play goes on: the primary alone holds what it takes now
+    killed = victim.process
+    os.kill(killed.pid, signal.SIGSTOP if fault == "SIGSTOP for 5 s" else signal.SIGKILL)
     killed_at = time.monotonic()
-    if fault != "SIGKILL":
-        threading.Timer(5, os.kill, (victim.process.pid, signal.SIGCONT)).start()
+    if fault == "SIGSTOP for 5 s":
+        threading.Timer(5, os.kill, (killed.pid, signal.SIGCONT)).start()
+    else:
+        assert killed.wait(5) == -signal.SIGKILL  # the fault really happened
+    if fault == CUT_OFF:  # the replica resumes 8 s after it stopped, its primary dead: it is elected
+        time.sleep(max(0.0, stopped_at + 8 - time.monotonic()))
+        os.kill(stale.process.pid, signal.SIGCONT)
+    restarted = "not restarted"
+    if fault != "SIGSTOP for 5 s" and len(standbys) == 1:
+        _restart_once_replaced(victim, standbys)
+        restarted = f"restarted {time.monotonic() - killed_at:.1f} s after it"
     until(lambda: api.get("/readyz").status_code == 200 and _all_served(service), "the service ready again", 30)
-    ready_after = time.monotonic() - killed_at
+    until(
+        lambda: any(_shard(g) == 1 and sent > killed_at for g, sent, _ in answered_at),
+        "the shard to take writes again",
+        30,
+    )
+    writes_after = min(at for g, sent, at in answered_at if _shard(g) == 1 and sent > killed_at) - killed_at
     time.sleep(3)  # play goes on against the new primary
     stop.set()
     for t in players:
         t.join(30)
-    if fault == "SIGKILL":
-        assert victim.process.wait(5) == -signal.SIGKILL  # the fault really happened
-    else:  # it did stop, and came back as a replica of the node that took its place
-        assert redis.Redis(port=victim.port).info("replication")["role"] == "slave"
-    assert wrong == [], "".join(failures.tracebacks)
-    assert ready_after < 30
-    assert any(at > killed_at for _, at in answered_at), "play did not go on after the fault"
-    assert len(acknowledged) >= 3 * len(games), "too little play to tell"
-    print(f"{len(acknowledged)} commands acknowledged, refusals {dict(refused)}, ready again after {ready_after:.1f} s")
+    if fault == CUT_OFF:
+        assert _role(stale) == "master", "the stale replica was elected"
+    if fault == "SIGSTOP for 5 s" or len(standbys) == 1:  # it came back as a replica of the node that took its place
+        assert _role(victim) == "slave"
+    lost = doubled = 0
     for game in played:
         stored = service.store.read(game)
         commands = [s.command for s in stored if s.type == "TurnEnded"]
-        assert len(commands) == len(set(commands)), "a command was applied twice"
-        mine = {key for g, key in acknowledged if g == game}
-        assert mine <= set(commands), "an acknowledged command was lost"
+        doubled += len(commands) - len(set(commands))
+        lost += len({key for g, key in acknowledged if g == game} - set(commands))
+    print(
+        f"{len(acknowledged)} commands acknowledged, {lost} lost, refusals {dict(refused)}, "
+        f"the shard took writes again {writes_after:.1f} s after the fault (its primary {restarted})"
+    )
+    assert (lost, doubled) == (0, 0), f"{lost} acknowledged commands lost, {doubled} applied twice"
+    assert wrong == [], f"{wrong[:3]} {''.join(failures.tracebacks)}"
+    assert len(acknowledged) >= 3 * len(games), "too little play to tell"
 
 
 class _ErrorRecords(logging.Handler):
@@ -189,6 +258,7 @@ def test_the_primary_of_a_bots_game_killed_mid_turn_every_turn_is_played_once_wi
         os.kill(victim.process.pid, signal.SIGKILL)
         killed_at = time.monotonic()
         assert victim.process.wait(5) == -signal.SIGKILL  # the fault really happened
+        _restart_once_replaced(victim, nodes[3 + nodes.index(victim) :: 3])
 
         def turn_finished() -> bool:
             try:
@@ -269,6 +339,7 @@ def test_watchers_get_every_event_once_in_order_within_10_s_of_a_failover(cluste
         until(lambda: heard and heard[-1] == version, "the watcher to hear the first turn", 10)
         os.kill(victim.process.pid, signal.SIGKILL)
         assert victim.process.wait(5) == -signal.SIGKILL  # the fault really happened
+        _restart_once_replaced(victim, nodes[4::3])
         until(lambda: player.get("/readyz").status_code == 200 and _all_served(service), "the service ready", 30)
         ready_at = time.monotonic()
         for _ in range(3):

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import subprocess
 import sys
 
 import pytest
 import redis
 
-from application.redis_checks import UnsafeRedis, refuse_unsafe_redis
+from application.handoff import CallbackHandoff
+from application.redis_checks import LiveCheck, UnsafeRedis, refuse_unsafe_redis
 from events.embedded import EmbeddedRedis
 from service.app import create_app
+from tests.conftest import start_cluster, until
 
 
 @pytest.fixture
@@ -85,3 +88,48 @@ def test_on_a_cluster_every_node_is_checked_and_each_unsafe_one_named(cluster_ur
         for node in nodes:
             node.config_set("appendonly", "no")
             node.close()
+
+
+@pytest.mark.slow
+def test_a_fresh_clusters_replicas_are_all_checked_and_readyz_names_a_primary_that_lost_its_replica(
+    tmp_path, monkeypatch
+):
+    """Slow: a cluster of its own, with a replica per primary (3 s to start). Checked at once, its
+    replicas are still at replication offset 0, which CLUSTER SLOTS leaves out on Redis 7.0: the
+    check names all 6 nodes. /readyz then follows the cluster as it is: a replica stopped and its
+    link dropped makes its primary's shard degraded, and its return makes it ok again."""
+    nodes = start_cluster(tmp_path, replicas=1)
+    clients = [redis.Redis(port=n.port) for n in nodes]
+    try:
+        monkeypatch.delenv("BLUEMOON_UNSAFE_REDIS", raising=False)
+        with pytest.raises(UnsafeRedis) as refused:
+            refuse_unsafe_redis(nodes[0].url)
+        named = [n.port for n in nodes if f"127.0.0.1:{n.port}: appendonly is 'no'" in str(refused.value)]
+        assert named == [n.port for n in nodes]
+        for client in clients:
+            client.config_set("appendonly", "yes")
+        monkeypatch.setenv("STORE_REPLICAS", "1")
+        monkeypatch.setattr(LiveCheck, "RECHECK_SECONDS", 0)
+        probe = create_app({"REDIS_URL": nodes[0].url, "HANDOFF": CallbackHandoff(lambda t: None)}).test_client()
+        assert probe.get("/readyz").get_json()["redis"] == {
+            "status": "ok",
+            "detail": "appendonly yes, maxmemory-policy noeviction on all 6 nodes",
+        }
+        replica = nodes[4]  # node 1's
+        os.kill(replica.process.pid, signal.SIGSTOP)
+        try:
+            clients[1].execute_command("CLIENT KILL TYPE replica")
+            ready = probe.get("/readyz")
+            assert ready.status_code == 200  # the other shards take writes: the process stays ready
+            check = ready.get_json()["redis"]
+            assert check["status"] == "degraded"
+            assert f"127.0.0.1:{nodes[1].port}: 0 of 1 replicas connected, its writes are refused" in check["detail"]
+            assert f"127.0.0.1:{replica.port}: unreachable (TimeoutError), not checked" in check["detail"]
+        finally:
+            os.kill(replica.process.pid, signal.SIGCONT)
+        until(lambda: probe.get("/readyz").get_json()["redis"]["status"] == "ok", "the replica back", 15)
+    finally:
+        for client in clients:
+            client.close()
+        for n in nodes:
+            n.stop()

@@ -13,7 +13,7 @@ import pytest
 import redis
 
 from application.handoff import CallbackHandoff
-from events import keys
+from events import keys, redis_store
 from events.embedded import EmbeddedRedis
 from service.app import create_app
 from tests.api.client import CheckedClient
@@ -79,3 +79,35 @@ def test_an_acknowledged_command_is_on_the_replica_and_an_unconfirmed_one_is_ret
     assert sum(e["type"] == "TurnEnded" for e in events) == 1  # applied once
     assert on_replica.xlen(keys.stream(game)) == retried.get_json()["version"]
     on_replica.close()
+
+
+def test_a_primary_whose_replica_is_cut_off_takes_no_write_until_it_is_back(api, primary_and_replica, monkeypatch):
+    """Issue 35: a replica cut off (stopped, its link dropped) can still be elected, so a write its
+    primary alone holds may be lost. The primary with no replica connected refuses the command
+    before writing it (503), and takes its retry once the replica is back."""
+    primary, replica = primary_and_replica
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}})
+    game, tokens, version = (
+        created.get_json()["game"],
+        [s["token"] for s in created.get_json()["seats"]],
+        created.get_json()["version"],
+    )
+    on_primary = redis.Redis.from_url(primary.url)
+    os.kill(replica.process.pid, signal.SIGSTOP)
+    on_primary.execute_command("CLIENT KILL TYPE replica")  # its link dropped, as a network reset drops it
+    monkeypatch.setattr(redis_store, "REPLICAS_RECHECK", 0.0)  # it looks at them at every write, not once a second
+    refused = _move(api, game, tokens[0], version, "one")
+    assert refused.status_code == 503 and refused.headers["Retry-After"]
+    assert "0 of 1 replicas connected" in refused.get_json()["detail"]
+    assert on_primary.xlen(keys.stream(game)) == version  # nothing written
+
+    os.kill(replica.process.pid, signal.SIGCONT)
+    deadline = time.monotonic() + 15
+    while (retried := _move(api, game, tokens[0], version, "one")).status_code == 503:
+        assert time.monotonic() < deadline, "the replica did not come back"
+        time.sleep(0.2)
+    assert retried.status_code == 200 and retried.get_json()["duplicate"] is False
+    on_replica = redis.Redis.from_url(replica.url)
+    assert on_replica.xlen(keys.stream(game)) == retried.get_json()["version"]  # acknowledged: on the replica
+    on_replica.close()
+    on_primary.close()
