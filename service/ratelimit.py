@@ -16,6 +16,7 @@ their windows read in one round trip (application/counters.py).
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import time
@@ -97,8 +98,7 @@ class RateLimits:
         kind = "read" if request.method in READ_METHODS else "write" if request.method in WRITE_METHODS else None
         if kind is None or request.path in PROBES:
             return
-        address = request.remote_addr or "unknown"
-        limits = [(self.by_address[kind], f"addr:{address}")]
+        limits = [(self.by_address[kind], f"addr:{client_address()}")]
         token = self._valid_token()
         if token is not None:
             limits.append((self.by_token[kind], f"token:{token}"))
@@ -143,6 +143,26 @@ class RateLimits:
                 self._known.popitem(last=False)
         self._known.move_to_end(found)
         return found
+
+
+def counted_address(address: str | None) -> str:
+    """The key a client address is counted under by every per-address limit: an IPv4 address
+    as it is (an IPv4-mapped IPv6 address as its IPv4), an IPv6 address as its /64, the block
+    one subscriber is given (counted address by address, one client would hold 2^64 budgets)."""
+    try:
+        found = ipaddress.ip_address(address or "")
+    except ValueError:
+        return address or "unknown"
+    if isinstance(found, ipaddress.IPv6Address):
+        if found.ipv4_mapped is not None:
+            return str(found.ipv4_mapped)
+        return str(ipaddress.IPv6Network((found, 64), strict=False))
+    return str(found)
+
+
+def client_address() -> str:
+    """The request's client address as every per-address limit counts it (``counted_address``)."""
+    return counted_address(request.remote_addr)
 
 
 def _key(limit: Limit, who: str) -> str:
