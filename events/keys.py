@@ -136,6 +136,12 @@ def watchers(game: str) -> str:
     return _key(game, "watchers")
 
 
+def finished_document(game: str, part: str) -> str:
+    """A finished game's published ``log`` or its ``audit``, as computed once (a JSON document,
+    expiring: application/finished_documents.py)."""
+    return _key(game, f"finished:{part}")
+
+
 #: Layout 2's first, unsharded game index (one ``{index}`` slot): ``bluemoon-migrate`` moves it.
 LEGACY_INDEX = "{index}:games"  # sorted set: game id -> creation time
 LEGACY_INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary
