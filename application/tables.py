@@ -31,6 +31,8 @@ from .refusals import Forbidden, NotFound, ServiceError
 
 #: How long a table waits to fill before it is cancelled and its seats released.
 OPEN_GAME_SECONDS = int(os.environ.get("OPEN_GAME_SECONDS", str(7 * 24 * 3600)))
+#: Open games one account may have waiting in the lobby at once (600 of one account's slowed it 5x).
+OPEN_GAMES_PER_ACCOUNT = int(os.environ.get("QUOTA_OPEN_GAMES_PER_ACCOUNT", "5"))
 
 # KEYS: the table. ARGV: the document read, the one to write. Writes only if the document is
 # still the one read (1), else nothing (0): the caller reads again and decides again.
@@ -51,6 +53,10 @@ class TableFull(ServiceError):
 
 class AlreadySeated(ServiceError):
     status, code, title = 409, "already_seated", "You already have a seat at this open game"
+
+
+class TooManyOpenGames(ServiceError):
+    status, code, title = 429, "too_many_open_games", "You have as many open games as you may"
 
 
 class OutOfRange(ServiceError):
@@ -105,10 +111,35 @@ class Tables:
             "game": None,
             "cancelled": None,
         }
+        self._hold(creator, doc["id"], doc["closes"])
         key = keys.table(doc["id"])
         self.store.durably(key, lambda c: c.hset(key, "doc", json.dumps(doc)))
         self._list(doc)
         return doc
+
+    def _hold(self, creator: str, table_id: str, closes: int) -> None:
+        """Count the table among its creator's open ones; 429 past OPEN_GAMES_PER_ACCOUNT. Added
+        first and counted after, so that two opened at once cannot both pass the last place."""
+        held, at = keys.account_open_games(creator), int(time.time() * 1000)
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(held, "-inf", at)  # those past their time close with no word to this set
+            pipe.zadd(held, {table_id: closes})
+            pipe.pexpire(held, OPEN_GAME_SECONDS * 1000)
+            pipe.zcard(held)
+            pipe.zrange(held, 0, 0, withscores=True)
+            *_, count, first = pipe.execute()
+        if count > OPEN_GAMES_PER_ACCOUNT:
+            self.client.zrem(held, table_id)
+            raise TooManyOpenGames(
+                f"at most {OPEN_GAMES_PER_ACCOUNT} open games at once per account (QUOTA_OPEN_GAMES_PER_ACCOUNT): "
+                "cancel one, or wait until one starts or closes",
+                retry_after=max(1, -(-(int(first[0][1]) - at) // 1000)),
+                limit="QUOTA_OPEN_GAMES_PER_ACCOUNT",
+            )
+
+    def _release(self, doc: dict[str, Any]) -> None:
+        """The table no longer counts among its creator's open ones (it started or closed)."""
+        self.client.zrem(keys.account_open_games(doc["creator"]), doc["id"])
 
     def cancel(self, table_id: str, account: str) -> dict[str, Any]:
         """The creator closes a table that has not started."""
@@ -122,6 +153,7 @@ class Tables:
             closed = {**doc, "status": "cancelled", "cancelled": why}
             if self._swapped(table_id, raw, closed):
                 self._unlist(table_id)
+                self._release(doc)
                 return closed
             raw, doc = self._read(table_id)
         if doc["status"] != "cancelled":
@@ -156,6 +188,7 @@ class Tables:
                 break
         if full:
             self._unlist(table_id)
+            self._release(joined)
             self._start(joined)
         else:
             self._list(joined)

@@ -142,6 +142,12 @@ def finished_document(game: str, part: str) -> str:
     return _key(game, f"finished:{part}")
 
 
+def unstarted(shard_no: int) -> str:
+    """The shard's games made by ``POST /games`` not yet looked at by the sweep: a sorted set of
+    game id -> when it is due (epoch ms; application/sweeps.py)."""
+    return "{" + SHARD_TAGS[shard_no] + "}:unstarted"
+
+
 #: Layout 2's first, unsharded game index (one ``{index}`` slot): ``bluemoon-migrate`` moves it.
 LEGACY_INDEX = "{index}:games"  # sorted set: game id -> creation time
 LEGACY_INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary
@@ -203,6 +209,12 @@ def account(account_id: str) -> str:
 def account_seats(account_id: str) -> str:
     """The account's seats: a hash of game id -> seat number."""
     return _account_key(account_id, "seats")
+
+
+def account_open_games(account_id: str) -> str:
+    """The open games the account opened that wait in the lobby: a sorted set of table id ->
+    when it closes (epoch ms), for the quota of open games per account."""
+    return _account_key(account_id, "open-games")
 
 
 def account_tokens(account_id: str) -> str:
