@@ -24,6 +24,7 @@ from events.projection import entry, page_of
 from events.redis_store import RedisStore, text
 from events.serialization import now
 
+from . import sweeps
 from .accounts import Accounts
 from .games import GameService, SeatSpec
 from .ratings import Ratings
@@ -115,7 +116,28 @@ class Tables:
         key = keys.table(doc["id"])
         self.store.durably(key, lambda c: c.hset(key, "doc", json.dumps(doc)))
         self._list(doc)
+        due = int(time.time() * 1000) + sweeps.UNSTARTED_GAME_SECONDS * 1000
+        self.client.zadd(keys.LOBBY_UNSTARTED, {doc["id"]: due})
+        self.sweep()  # opened and swept at one pace
         return doc
+
+    def sweep(self, limit: int = sweeps.SWEEP_BATCH) -> list[str]:
+        """Remove the tables that never started and are due (UNSTARTED_GAME_SECONDS after they
+        were opened): one still open is closed first. A started one is kept: it names its game."""
+        due = self.client.zrangebyscore(keys.LOBBY_UNSTARTED, "-inf", int(time.time() * 1000), start=0, num=limit)
+        removed = []
+        for table_id in map(text, due):
+            try:
+                raw, doc = self._read(table_id)
+                if doc["status"] == "open":
+                    doc = self._close(table_id, raw, doc, "not filled in time")
+            except (NotFound, TableClosed):  # gone already, or started meanwhile
+                doc = {"status": "gone"}
+            if doc["status"] != "started":
+                self.client.delete(keys.table(table_id))
+                removed.append(table_id)
+            self.client.zrem(keys.LOBBY_UNSTARTED, table_id)
+        return removed
 
     def _hold(self, creator: str, table_id: str, closes: int) -> None:
         """Count the table among its creator's open ones; 429 past OPEN_GAMES_PER_ACCOUNT. Added

@@ -295,6 +295,8 @@ RATING_LOCK = "{ratings}:lock"  #: held while a game's ratings are computed from
 LOBBY_OPEN = "{lobby}:open"  #: a sorted set: open table id -> when it closes unless filled (epoch ms)
 LOBBY_SUMMARIES = "{lobby}:summaries"  #: a hash: open table id -> JSON summary
 LOBBY_VERSION = "{lobby}:version"  #: a counter: each change of the open tables adds one (ETag)
+#: a sorted set: table id -> when it is removed unless it started (epoch ms; application/sweeps.py)
+LOBBY_UNSTARTED = "{lobby}:unstarted"
 
 
 def table(table_id: str) -> str:

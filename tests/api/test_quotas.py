@@ -181,3 +181,24 @@ def test_games_never_started_are_removed_when_due_keys_and_all_and_started_ones_
     assert [g["game"] for g in api.get("/games").json["games"]] == [kept]
     assert api.get(f"/games/{kept}", token=played["seats"][0]["token"]).status_code == 200  # started: kept
     assert client.zcard(keys.unstarted(keys.shard(kept))) == 0  # and no longer looked at
+
+
+def test_open_games_never_started_are_removed_when_due_and_started_ones_are_kept(api, monkeypatch):
+    from application import sweeps
+
+    client = api.app.extensions["bluemoon"].client
+    ada, bo = (_personal_token(api, f"{name}@example.com") for name in ("ada", "bo"))
+    mine, theirs = {"Authorization": f"Bearer {ada}"}, {"Authorization": f"Bearer {bo}"}
+    waiting, cancelled, started = (api.post("/open-games", json={"players": 2}, headers=mine).json for _ in range(3))
+    api.delete(f"/open-games/{cancelled['id']}", headers=mine)
+    api.post(f"/open-games/{started['id']}/join", headers=theirs)
+    assert api.app.extensions["bluemoon"].tables.sweep() == []  # none due for 7 days
+    client.zadd(keys.LOBBY_UNSTARTED, {t["id"]: 0 for t in (waiting, cancelled, started)})  # as 7 days would
+    monkeypatch.setattr(sweeps, "UNSTARTED_GAME_SECONDS", 3600)
+    assert api.post("/open-games", json={"players": 2}, headers=theirs).status_code == 201  # its sweep removes them
+    for gone in (waiting, cancelled):
+        assert api.get(f"/open-games/{gone['id']}").status_code == 404 and client.keys(f"*{gone['id']}*") == []
+    assert [t["id"] for t in api.get("/open-games").json["open_games"]] not in ([], [waiting["id"]])
+    assert waiting["id"] not in str(api.get("/open-games").json)  # closed and unlisted first
+    assert api.get(f"/open-games/{started['id']}").json["status"] == "started"  # kept: it names its game
+    assert client.zcard(keys.LOBBY_UNSTARTED) == 1  # the one just opened, not due
