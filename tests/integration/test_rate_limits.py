@@ -96,7 +96,7 @@ def test_a_redis_that_cannot_count_lets_the_request_through(redis_url, monkeypat
 
     monkeypatch.setattr(counters, "count", unreachable)
     answers = [api.post("/games", json=NEW_GAME, headers=me) for _ in range(3)]
-    assert len(failed) == 3  # each request tried to count, and could not
+    assert len(failed) == 6  # each request tried to count its limits, then its game quotas, and could not
     assert [r.status_code for r in answers] == [201] * 3 and "RateLimit-Limit" not in answers[0].headers
 
 
