@@ -7,9 +7,9 @@ deadlines played). Games made from an open game or as a rematch are not swept: e
 those was taken by a person who asked for it.
 
 Each game made is noted, due at its creation plus ``UNSTARTED_GAME_SECONDS``, in its shard's
-sorted set; ``sweep`` looks at the notes that are due (each ``POST /games`` sweeps up to
-``SWEEP_BATCH``, so the sweeping keeps pace with the making) and removes the games never
-started: their keys, their seat tokens, their index entries, their outbox entries and the
+sorted set, and in the same round trip up to ``SWEEP_BATCH`` due notes of that shard are looked
+at (so the sweeping keeps pace with the making; ``sweep`` looks at every shard), and the games
+never started removed: their keys, their seat tokens, their index entries, their outbox entries and the
 accounts' links to their seats. A game that started is kept, and its note dropped.
 """
 
@@ -33,18 +33,27 @@ class Sweeper:
     def __init__(self, client: Any) -> None:
         self.client = client
 
-    def note(self, game: str) -> None:
-        """Remember ``game``, just made, to be looked at once it could be overdue."""
-        due = int(time.time() * 1000) + UNSTARTED_GAME_SECONDS * 1000
-        self.client.zadd(keys.unstarted(keys.shard(game)), {game: due})
+    def made(self, game: str) -> list[str]:
+        """Note ``game``, just made, to be looked at once it could be overdue, and sweep its
+        shard's due games in the same round trip (games are made evenly over the shards, so
+        each shard is swept at the pace its games are made). Returns the games removed."""
+        at, notes = int(time.time() * 1000), keys.unstarted(keys.shard(game))
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.zadd(notes, {game: at + UNSTARTED_GAME_SECONDS * 1000})
+            pipe.zrangebyscore(notes, "-inf", at, start=0, num=SWEEP_BATCH)
+            _, due = pipe.execute()
+        return self._removed([text(found) for found in due])
 
     def sweep(self, limit: int = SWEEP_BATCH) -> list[str]:
-        """Look at up to ``limit`` games that are due; remove those never started. Returns them."""
+        """Look at up to ``limit`` due games of every shard; remove those never started. Returns them."""
         at = int(time.time() * 1000)
         with self.client.pipeline(transaction=False) as pipe:
             for shard in range(keys.SHARDS):
                 pipe.zrangebyscore(keys.unstarted(shard), "-inf", at, start=0, num=limit)
             due = [text(game) for found in pipe.execute() for game in found][:limit]
+        return self._removed(due)
+
+    def _removed(self, due: list[str]) -> list[str]:
         removed = []
         for game in due:
             if self.never_started(game):
@@ -96,7 +105,8 @@ class Sweeper:
                     pipe.hdel(payloads, name)
                     pipe.zrem(due, name)
                     pipe.hdel(tries, name)
-            pipe.delete(*(keys.webhook_log(game, text(hook)) for hook in hooks), *_game_keys(game))
+            for key in [*(keys.webhook_log(game, text(hook)) for hook in hooks), *_game_keys(game)]:
+                pipe.delete(key)  # one key each: a cluster's pipeline deletes no more at once
             pipe.execute()
 
 

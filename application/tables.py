@@ -12,11 +12,14 @@ there yet makes it (the same id, so never twice). Unless it fills, a table close
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
+
+import redis
 
 from domain import Edition, Layout, Options
 from events import keys
@@ -30,6 +33,7 @@ from .games import GameService, SeatSpec
 from .ratings import Ratings
 from .refusals import Forbidden, NotFound, ServiceError
 
+log = logging.getLogger("bluemoon.tables")
 #: How long a table waits to fill before it is cancelled and its seats released.
 OPEN_GAME_SECONDS = int(os.environ.get("OPEN_GAME_SECONDS", str(7 * 24 * 3600)))
 #: Open games one account may have waiting in the lobby at once (600 of one account's slowed it 5x).
@@ -118,7 +122,10 @@ class Tables:
         self._list(doc)
         due = int(time.time() * 1000) + sweeps.UNSTARTED_GAME_SECONDS * 1000
         self.client.zadd(keys.LOBBY_UNSTARTED, {doc["id"]: due})
-        self.sweep()  # opened and swept at one pace
+        try:
+            self.sweep()  # opened and swept at one pace
+        except redis.RedisError as error:  # housekeeping, which must not fail the opening
+            log.warning("open games never started not swept: %s", error)
         return doc
 
     def sweep(self, limit: int = sweeps.SWEEP_BATCH) -> list[str]:
