@@ -25,12 +25,12 @@ from typing import Any, NamedTuple
 
 import redis
 from flask import Blueprint, Flask, Response, current_app, g, request
-from werkzeug.exceptions import TooManyRequests
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from application import counters
 from application.accounts import TOKEN_PREFIX
 from application.games import digest
+from application.refusals import ServiceError
 from events import keys
 
 #: Per client address, and per valid token. Watchers count once per connection, so a page
@@ -47,12 +47,17 @@ SCOPES = {  #: what each limit counts (and names its counters by)
     "RATE_LIMIT_TOKEN_READS": "reads-by-token",
     "RATE_LIMIT_TOKEN_WRITES": "writes-by-token",
 }
+SETTINGS = {scope: name for name, scope in SCOPES.items()}  #: the setting of each limit
 _KNOWN_TOKENS = 10_000  #: valid token digests remembered per process (tokens are never revoked)
 READ_METHODS, WRITE_METHODS = ("GET", "HEAD"), ("POST", "PUT", "PATCH", "DELETE")
 PROBES = ("/healthz", "/readyz")  #: never limited
 PREFIX = "ratelimit"  #: no hash tag: the counters spread over every slot of a cluster
 _SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
 _LIMIT = re.compile(r"\s*(\d+)\s*(?:per|/)\s*(\d*)\s*(second|minute|hour|day)s?\s*")
+
+
+class RateLimited(ServiceError):
+    status, code, title = 429, "rate_limited", "Too Many Requests"
 
 
 class Limit(NamedTuple):
@@ -114,9 +119,12 @@ class RateLimits:
             worst = max(over, key=lambda c: c.left_ms)
             g.rate_limit = worst
             whose = "from this address" if worst.limit.scope.endswith("address") else "with this token"
-            raise TooManyRequests(
-                f"more than {worst.limit.amount} {kind}s in {worst.limit.seconds} s {whose}; wait Retry-After seconds",
+            setting = SETTINGS[worst.limit.scope]
+            raise RateLimited(
+                f"more than {worst.limit.amount} {kind}s in {worst.limit.seconds} s {whose} ({setting}); "
+                "wait Retry-After seconds",
                 retry_after=_seconds(worst.left_ms),
+                limit=setting,
             )
 
     @staticmethod

@@ -61,3 +61,23 @@ def test_every_per_address_limit_counts_an_ipv6_client_per_64():
     assert counted_address("2001:db8:1:3::1") == "2001:db8:1:3::/64"
     assert counted_address("::ffff:198.51.100.7") == "198.51.100.7" == counted_address("198.51.100.7")
     assert counted_address(None) == "unknown" and counted_address("not an address") == "not an address"
+
+
+def test_the_rate_limits_refusal_names_its_setting():
+    import fakeredis
+
+    from application.handoff import CallbackHandoff
+    from service.app import create_app
+
+    api = CheckedClient(
+        create_app(
+            {
+                "REDIS_CLIENT": fakeredis.FakeRedis(),
+                "HANDOFF": CallbackHandoff(lambda t: None),
+                "RATE_LIMIT_READS": "1/minute",
+            }
+        )
+    )
+    answers = [api.get("/games", environ_base={"REMOTE_ADDR": f"2001:db8:9:9::{i}"}) for i in range(2)]
+    assert [a.status_code for a in answers] == [200, 429]  # one client: one /64
+    assert answers[1].json["limit"] == "RATE_LIMIT_READS" and int(answers[1].headers["Retry-After"]) > 0
