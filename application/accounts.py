@@ -12,6 +12,7 @@ others see the display name only.
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import time
 import uuid
@@ -30,8 +31,11 @@ from .refusals import NotFound, ServiceError
 
 LINK_SECONDS = 15 * 60  #: a sign-in link is good for 15 minutes, once
 SESSION_SECONDS = 30 * 24 * 3600  #: a page's session lasts 30 days
-#: Sign-in links asked for in an hour, per email and per client address, before 429.
-LINKS_PER_EMAIL, LINKS_PER_ADDRESS = 5, 20
+#: Sign-in links asked for in an hour before 429: for one email from one client address, and
+#: from one address whatever the emails. An email is counted per address, never alone, so that
+#: one address's requests cannot lock the email out for the others.
+LINKS_PER_EMAIL = int(os.environ.get("SIGN_IN_LINKS_PER_EMAIL", "5"))
+LINKS_PER_ADDRESS = int(os.environ.get("SIGN_IN_LINKS_PER_ADDRESS", "20"))
 ASKED_WINDOW = 3600
 LAST_USE_EVERY = 60.0  #: a token's last use is written at most once a minute
 MAX_TOKENS = 50  #: personal access tokens an account may hold
@@ -39,7 +43,8 @@ MAX_TOKENS = 50  #: personal access tokens an account may hold
 LINK_PREFIX, SESSION_PREFIX, TOKEN_PREFIX = "bml_", "bms_", "bmp_"
 DEVICE_CODE_SECONDS = 10 * 60  #: a code for another device is good for 10 minutes, once
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  #: no 0/O or 1/I to misread: 8 of them are 40 bits
-CODES_PER_ADDRESS = 20  #: codes tried in an hour from one address, before 429
+#: Wrong codes tried in an hour from one address, before 429 (a code that signs in is not counted).
+CODES_PER_ADDRESS = int(os.environ.get("SIGN_IN_CODES_PER_ADDRESS", "20"))
 
 
 class SignInRefused(ServiceError):
@@ -54,6 +59,22 @@ class TooManyAttempts(ServiceError):
 
 class TooManyTokens(ServiceError):
     status, code, title = 422, "too_many_tokens", "Too many personal access tokens"
+
+
+_LIMITS = {  #: what each counted kind of sign-in attempt is, and the setting of its limit
+    "email": ("sign-in links an hour for one email from one address", "SIGN_IN_LINKS_PER_EMAIL"),
+    "address": ("sign-in links an hour from one address", "SIGN_IN_LINKS_PER_ADDRESS"),
+    "device": ("wrong device codes an hour from one address", "SIGN_IN_CODES_PER_ADDRESS"),
+}
+
+
+def _too_many(kind: str, limit: int, left_ms: int) -> TooManyAttempts:
+    what, setting = _LIMITS[kind]
+    return TooManyAttempts(
+        f"at most {limit} {what} ({setting}); use one already sent or try later",
+        retry_after=-(-left_ms // 1000),
+        limit=setting,
+    )
 
 
 def normalise(email: str) -> str:
@@ -84,21 +105,31 @@ class Accounts:
         yet (the first use creates it). Refused past the hourly limits per email and per
         client address."""
         email = normalise(email)
-        self._count("email", email, LINKS_PER_EMAIL)
-        self._count("address", address, LINKS_PER_ADDRESS)
+        self._count(("email", f"{address} {email}", LINKS_PER_EMAIL), ("address", address, LINKS_PER_ADDRESS))
         token = LINK_PREFIX + secrets.token_urlsafe(32)
         link = keys.sign_in_link(digest(token))
         self.store.durably(link, lambda c: c.set(link, email, ex=LINK_SECONDS))
         return token
 
-    def _count(self, kind: str, subject: str, limit: int) -> None:
-        """One more sign-in attempt of ``kind`` by ``subject`` this hour; 429 past ``limit``."""
-        (asked,) = counters.count(self.client, [(keys.sign_in_requests(kind, digest(subject)), ASKED_WINDOW)])
-        if asked.total > limit:
-            raise TooManyAttempts(
-                f"at most {limit} sign-in attempts an hour per {kind}; use one already sent or try later",
-                retry_after=-(-asked.left_ms // 1000),
-            )
+    def _count(self, *attempts: tuple[str, str, int]) -> None:
+        """One more sign-in attempt of each ``(kind, subject, limit)`` this hour, in one round
+        trip; 429 past any ``limit``."""
+        found = counters.count(
+            self.client, [(keys.sign_in_requests(kind, digest(subject)), ASKED_WINDOW) for kind, subject, _ in attempts]
+        )
+        for (kind, _, limit), asked in zip(attempts, found):
+            if asked.total > limit:
+                raise _too_many(kind, limit, asked.left_ms)
+
+    def _refuse_past(self, kind: str, subject: str, limit: int) -> None:
+        """429 if ``subject`` already made ``limit`` counted attempts this hour (counting none)."""
+        key = keys.sign_in_requests(kind, digest(subject))
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.get(key)
+            pipe.pttl(key)
+            counted, left_ms = pipe.execute()
+        if counted is not None and int(counted) >= limit:
+            raise _too_many(kind, limit, max(left_ms, 1000))
 
     def use_link(self, token: str) -> str:
         """The account the link signs in to (made on first use); the link is spent."""
@@ -137,11 +168,13 @@ class Accounts:
         return f"{code[:4]}-{code[4:]}"
 
     def use_device_code(self, code: str, address: str) -> str:
-        """The account the code signs in to; the code is spent. Tries are limited per address."""
-        self._count("device", address, CODES_PER_ADDRESS)
+        """The account the code signs in to; the code is spent. Wrong codes are limited per
+        address; a code that signs in is not counted."""
+        self._refuse_past("device", address, CODES_PER_ADDRESS)
         plain = code.upper().replace("-", "").replace(" ", "")
         account = self.client.getdel(keys.device_code(digest(plain)))
         if account is None:
+            self._count(("device", address, CODES_PER_ADDRESS))
             raise SignInRefused("this code is unknown, already used or older than 10 minutes: show a new one")
         if not self.exists(text(account)):  # deleted since it showed the code
             raise SignInRefused("the account that showed this code has been deleted")

@@ -12,11 +12,14 @@ there yet makes it (the same id, so never twice). Unless it fills, a table close
 from __future__ import annotations
 
 import json
+import logging
 import os
 import time
 import uuid
 from dataclasses import dataclass
 from typing import Any
+
+import redis
 
 from domain import Edition, Layout, Options
 from events import keys
@@ -24,13 +27,17 @@ from events.projection import entry, page_of
 from events.redis_store import RedisStore, text
 from events.serialization import now
 
+from . import sweeps
 from .accounts import Accounts
 from .games import GameService, SeatSpec
 from .ratings import Ratings
 from .refusals import Forbidden, NotFound, ServiceError
 
+log = logging.getLogger("bluemoon.tables")
 #: How long a table waits to fill before it is cancelled and its seats released.
 OPEN_GAME_SECONDS = int(os.environ.get("OPEN_GAME_SECONDS", str(7 * 24 * 3600)))
+#: Open games one account may have waiting in the lobby at once (600 of one account's slowed it 5x).
+OPEN_GAMES_PER_ACCOUNT = int(os.environ.get("QUOTA_OPEN_GAMES_PER_ACCOUNT", "5"))
 
 # KEYS: the table. ARGV: the document read, the one to write. Writes only if the document is
 # still the one read (1), else nothing (0): the caller reads again and decides again.
@@ -51,6 +58,10 @@ class TableFull(ServiceError):
 
 class AlreadySeated(ServiceError):
     status, code, title = 409, "already_seated", "You already have a seat at this open game"
+
+
+class TooManyOpenGames(ServiceError):
+    status, code, title = 429, "too_many_open_games", "You have as many open games as you may"
 
 
 class OutOfRange(ServiceError):
@@ -105,10 +116,59 @@ class Tables:
             "game": None,
             "cancelled": None,
         }
+        self._hold(creator, doc["id"], doc["closes"])
         key = keys.table(doc["id"])
         self.store.durably(key, lambda c: c.hset(key, "doc", json.dumps(doc)))
         self._list(doc)
+        due = int(time.time() * 1000) + sweeps.UNSTARTED_GAME_SECONDS * 1000
+        self.client.zadd(keys.LOBBY_UNSTARTED, {doc["id"]: due})
+        try:
+            self.sweep()  # opened and swept at one pace
+        except redis.RedisError as error:  # housekeeping, which must not fail the opening
+            log.warning("open games never started not swept: %s", error)
         return doc
+
+    def sweep(self, limit: int = sweeps.SWEEP_BATCH) -> list[str]:
+        """Remove the tables that never started and are due (UNSTARTED_GAME_SECONDS after they
+        were opened): one still open is closed first. A started one is kept: it names its game."""
+        due = self.client.zrangebyscore(keys.LOBBY_UNSTARTED, "-inf", int(time.time() * 1000), start=0, num=limit)
+        removed = []
+        for table_id in map(text, due):
+            try:
+                raw, doc = self._read(table_id)
+                if doc["status"] == "open":
+                    doc = self._close(table_id, raw, doc, "not filled in time")
+            except (NotFound, TableClosed):  # gone already, or started meanwhile
+                doc = {"status": "gone"}
+            if doc["status"] != "started":
+                self.client.delete(keys.table(table_id))
+                removed.append(table_id)
+            self.client.zrem(keys.LOBBY_UNSTARTED, table_id)
+        return removed
+
+    def _hold(self, creator: str, table_id: str, closes: int) -> None:
+        """Count the table among its creator's open ones; 429 past OPEN_GAMES_PER_ACCOUNT. Added
+        first and counted after, so that two opened at once cannot both pass the last place."""
+        held, at = keys.account_open_games(creator), int(time.time() * 1000)
+        with self.client.pipeline(transaction=False) as pipe:
+            pipe.zremrangebyscore(held, "-inf", at)  # those past their time close with no word to this set
+            pipe.zadd(held, {table_id: closes})
+            pipe.pexpire(held, OPEN_GAME_SECONDS * 1000)
+            pipe.zcard(held)
+            pipe.zrange(held, 0, 0, withscores=True)
+            *_, count, first = pipe.execute()
+        if count > OPEN_GAMES_PER_ACCOUNT:
+            self.client.zrem(held, table_id)
+            raise TooManyOpenGames(
+                f"at most {OPEN_GAMES_PER_ACCOUNT} open games at once per account (QUOTA_OPEN_GAMES_PER_ACCOUNT): "
+                "cancel one, or wait until one starts or closes",
+                retry_after=max(1, -(-(int(first[0][1]) - at) // 1000)),
+                limit="QUOTA_OPEN_GAMES_PER_ACCOUNT",
+            )
+
+    def _release(self, doc: dict[str, Any]) -> None:
+        """The table no longer counts among its creator's open ones (it started or closed)."""
+        self.client.zrem(keys.account_open_games(doc["creator"]), doc["id"])
 
     def cancel(self, table_id: str, account: str) -> dict[str, Any]:
         """The creator closes a table that has not started."""
@@ -122,6 +182,7 @@ class Tables:
             closed = {**doc, "status": "cancelled", "cancelled": why}
             if self._swapped(table_id, raw, closed):
                 self._unlist(table_id)
+                self._release(doc)
                 return closed
             raw, doc = self._read(table_id)
         if doc["status"] != "cancelled":
@@ -156,6 +217,7 @@ class Tables:
                 break
         if full:
             self._unlist(table_id)
+            self._release(joined)
             self._start(joined)
         else:
             self._list(joined)

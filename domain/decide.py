@@ -28,6 +28,9 @@ HOSPITAL_DRAW = 2
 #: Rounds in a row in which nobody contributes or offers before the game ends as a stalemate (P16).
 STALEMATE_ROUNDS = 10
 STALEMATE_SINCE_RULES = 2  #: games created under older rules play on without it
+#: Take-backs a turn (P17): enough for misclicks, not a way to replay a turn for ever.
+TAKE_BACKS_PER_TURN = 3
+TAKE_BACK_LIMIT_SINCE_RULES = 3  #: games created under older rules play on without the limit
 
 
 class _Transaction:
@@ -386,6 +389,13 @@ def _take_back_refusal(game: Game) -> IllegalCommand | None:
         return IllegalCommand(
             "take_back_closed",
             "this turn can no longer be taken back: a card was drawn, a building completed or an offering made (P17)",
+        )
+    taken = game.turn.taken_back if game.turn is not None else 0
+    if game.rules >= TAKE_BACK_LIMIT_SINCE_RULES and taken >= TAKE_BACKS_PER_TURN:
+        return IllegalCommand(
+            "take_back_limit",
+            f"this turn was taken back {taken} times, the most a turn may be (TAKE_BACKS_PER_TURN, P17): "
+            "it stands as played from here",
         )
     if game.turn_start.version == game.version:
         return IllegalCommand("nothing_to_take_back", "nothing has been done this turn since it began (P17)")

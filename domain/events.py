@@ -10,8 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 #: The rules a new game is played by, recorded in its GameCreated: 1 before ruling P16 (the
-#: stalemate), 2 since. A game keeps its version, and its audit judges it by those rules.
-RULES_VERSION = 2
+#: stalemate), 2 since, 3 since P17 limits take-backs a turn. A game keeps its version, and its
+#: audit judges it by those rules.
+RULES_VERSION = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,7 +25,7 @@ class GameCreated:
     commitment: str  #: SHA-256 of the seed, public from the start
     seed: str | None  #: secret until the game ends
     explicit: tuple[str, ...] = ()  #: parts given, not drawn: grid, deck, first_player
-    rules: int = RULES_VERSION  #: the rules version: 1 before ruling P16 (stalemates), 2 since
+    rules: int = RULES_VERSION  #: the rules version: 1 before ruling P16 (stalemates), 2 since, 3 (P17's limit)
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,9 +238,11 @@ def _ended(g: Game, e: ev.TurnEnded) -> Game:
 
 
 def _taken_back(g: Game, e: ev.TurnTakenBack) -> Game:
-    """The turn's starting state again (P17); it stays the point a later take-back returns to."""
+    """The turn's starting state again (P17), which remembers one more take-back this turn; it
+    stays the point a later take-back returns to."""
     assert g.turn_start is not None and g.turn_start.version == e.to, "a take-back returns to the turn's start"
-    return replace(g.turn_start)
+    assert g.turn is not None and g.turn_start.turn is not None
+    return replace(g.turn_start, turn=replace(g.turn_start.turn, taken_back=g.turn.taken_back + 1))
 
 
 def _game_ended(g: Game, e: ev.GameEnded) -> Game:

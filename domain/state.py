@@ -66,6 +66,7 @@ class Turn:
     offered: bool = False  #: one offering per turn without Pillars
     action_used: bool = False  #: expansion action, once per turn (R13)
     relocated: bool = False  #: moved by the Main Hall: nothing more this turn
+    taken_back: int = 0  #: take-backs this turn so far (P17 allows TAKE_BACKS_PER_TURN)
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,6 +136,18 @@ def watchers(game: str) -> str:
     return _key(game, "watchers")
 
 
+def finished_document(game: str, part: str) -> str:
+    """A finished game's published ``log`` or its ``audit``, as computed once (a JSON document,
+    expiring: application/finished_documents.py)."""
+    return _key(game, f"finished:{part}")
+
+
+def unstarted(shard_no: int) -> str:
+    """The shard's games made by ``POST /games`` not yet looked at by the sweep: a sorted set of
+    game id -> when it is due (epoch ms; application/sweeps.py)."""
+    return "{" + SHARD_TAGS[shard_no] + "}:unstarted"
+
+
 #: Layout 2's first, unsharded game index (one ``{index}`` slot): ``bluemoon-migrate`` moves it.
 LEGACY_INDEX = "{index}:games"  # sorted set: game id -> creation time
 LEGACY_INDEX_SUMMARY = "{index}:summary"  # hash: game id -> JSON summary
@@ -197,6 +209,12 @@ def account(account_id: str) -> str:
 def account_seats(account_id: str) -> str:
     """The account's seats: a hash of game id -> seat number."""
     return _account_key(account_id, "seats")
+
+
+def account_open_games(account_id: str) -> str:
+    """The open games the account opened that wait in the lobby: a sorted set of table id ->
+    when it closes (epoch ms), for the quota of open games per account."""
+    return _account_key(account_id, "open-games")
 
 
 def account_tokens(account_id: str) -> str:
@@ -277,6 +295,8 @@ RATING_LOCK = "{ratings}:lock"  #: held while a game's ratings are computed from
 LOBBY_OPEN = "{lobby}:open"  #: a sorted set: open table id -> when it closes unless filled (epoch ms)
 LOBBY_SUMMARIES = "{lobby}:summaries"  #: a hash: open table id -> JSON summary
 LOBBY_VERSION = "{lobby}:version"  #: a counter: each change of the open tables adds one (ETag)
+#: a sorted set: table id -> when it is removed unless it started (epoch ms; application/sweeps.py)
+LOBBY_UNSTARTED = "{lobby}:unstarted"
 
 
 def table(table_id: str) -> str:

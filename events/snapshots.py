@@ -11,7 +11,7 @@ from domain.options import Edition, Layout, Options
 from domain.peoples import Dragon
 from domain.state import EndReason, Game, Phase, Player, Result, Site, Turn
 
-SNAPSHOT_SCHEMA = 3  #: 3: the turn's starting state (P17)
+SNAPSHOT_SCHEMA = 4  #: 3: the turn's starting state (P17); 4: the take-backs of the turn
 
 
 def encode_state(g: Game) -> str:
@@ -48,6 +48,7 @@ def _document(g: Game) -> dict[str, Any]:
             turn.offered,
             turn.action_used,
             turn.relocated,
+            turn.taken_back,
         ],
         "result": None if g.result is None else [g.result.reason.value, list(g.result.winners)],
         "version": g.version,

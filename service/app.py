@@ -21,14 +21,14 @@ from application.refusals import NotFound
 from application.rq_handoff import RQHandoff
 from application.wiring import build, connect, queue_url, store_url
 
-from . import http_extras, live, problems, ratelimit, sessions
+from . import http_extras, live, problems, quotas, ratelimit, sessions
 from .routes import api, pages
 
 MAX_URL = 2048  #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
 GAME_ID = re.compile(r"[0-9a-f]{32}")  #: the ids GameService.create makes
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,  # commands are small; anything bigger is refused (413)
-    "RATE_LIMIT": 1,  # 0 turns rate limits off; the limits: service/ratelimit.py LIMITS
+    "RATE_LIMIT": 1,  # 0 turns rate limits and quotas off; service/ratelimit.py LIMITS, service/quotas.py
     "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", "0")),  # proxies whose X-Forwarded-For is believed
     "REDIS_URL": None,
     "REDIS_CLIENT": None,  # a client to use instead (fakeredis in unit tests)
@@ -120,6 +120,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     _logging(app)
     problems.register(app)
     ratelimit.install(app, api, components.client)
+    quotas.install(app, components.client)
     app.register_blueprint(api)
     http_extras.install(app)
     sessions.install(app)

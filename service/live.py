@@ -100,12 +100,15 @@ class _Marks:
         self._renewed: dict[tuple[str, str], float] = {}  #: open marks, and when each was last written
         self._renewing = False  #: the renewer runs (it stops when no stream is open)
 
-    def add(self, key: str, member: str) -> None:
+    def add(self, key: str, member: str, write: bool = True) -> None:
+        """Keep ``member`` in ``key`` until removed (``write=False``: the caller just wrote it)."""
         with self._lock:
             self._renewed[key, member] = time.monotonic()
             start, self._renewing = not self._renewing, True
         if start:
             threading.Thread(target=self._renew_forever, name="bluemoon-watch-marks", daemon=True).start()
+        if not write:
+            return
         try:
             self._write([(key, member)])
         except redis.RedisError as error:  # the stream goes on; the renewer tries again
@@ -162,7 +165,9 @@ _MARKS: weakref.WeakKeyDictionary[Any, _Marks] = weakref.WeakKeyDictionary()
 _MARKS_LOCK = threading.Lock()
 
 
-def _marks(client: Any) -> _Marks:
+def marks(client: Any) -> _Marks:
+    """The marks of ``client``'s open streams: the seats watching, and the streams' quota slots
+    (service/quotas.py), renewed together."""
     with _MARKS_LOCK:
         found = _MARKS.get(client)
         if found is None:
@@ -177,12 +182,12 @@ def _seat_watching(c: Components, game: str, seat: int | None) -> Iterator[None]
     if seat is None:
         yield
         return
-    marks, key, member = _marks(c.client), keys.watchers(game), f"{seat}:{uuid.uuid4().hex}"
-    marks.add(key, member)
+    kept, key, member = marks(c.client), keys.watchers(game), f"{seat}:{uuid.uuid4().hex}"
+    kept.add(key, member)
     try:
         yield
     finally:
-        marks.remove(key, member)
+        kept.remove(key, member)
 
 
 def frames(

@@ -44,8 +44,9 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         415: "Body is not JSON.",
         422: "Malformed request: see errors.",
         428: "No expected version given.",
-        429: "Too many requests from this address or with this token (reads and writes are counted apart): "
-        "wait Retry-After seconds. Limits: see the API description.",
+        429: "Too many requests from this address or with this token (reads and writes are counted apart), or "
+        "past a quota (code too_many_games, too_many_open_games, too_many_streams or rate_limited; `limit` names "
+        "the setting): wait Retry-After seconds. Limits and quotas: see the API description.",
         414: "The URL is longer than 2,048 characters.",
         500: "An error of the service's own; nothing was changed. The X-Request-ID header names it in the logs.",
         503: "The game store (Redis) is unreachable, and nothing was changed; or, where the store keeps replicas, no "
@@ -66,6 +67,10 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
 
 
 def _limits_text() -> str:
+    from application.sweeps import UNSTARTED_GAME_SECONDS
+    from application.tables import OPEN_GAMES_PER_ACCOUNT
+
+    from .quotas import DEFAULTS as QUOTAS
     from .ratelimit import LIMITS
 
     return (
@@ -74,6 +79,13 @@ def _limits_text() -> str:
         f"{LIMITS['RATE_LIMIT_TOKEN_READS']} reads and {LIMITS['RATE_LIMIT_TOKEN_WRITES']} writes. A made-up token "
         "counts against the address only. Responses carry `RateLimit-Limit`, `RateLimit-Remaining` and "
         "`RateLimit-Reset`; a 429 carries `Retry-After`. `/healthz` and `/readyz` are not limited.\n"
+        "\n**Quotas** (429 with `Retry-After`; the problem's `limit` names the setting): per client address (an "
+        f"IPv6 client per /64), {QUOTAS['QUOTA_GAMES_PER_ADDRESS']} games created (`POST /games`, "
+        f"`POST /open-games`; rematches do not count) and {QUOTAS['QUOTA_STREAMS_PER_ADDRESS']} event streams open "
+        f"at once; per account, {QUOTAS['QUOTA_GAMES_PER_ACCOUNT']} games created and {OPEN_GAMES_PER_ACCOUNT} "
+        f"open games at once; per seat token, {QUOTAS['QUOTA_STREAMS_PER_TOKEN']} event streams open at once. "
+        f"A game never started is removed {UNSTARTED_GAME_SECONDS // 86400} days after its creation (see "
+        "docs/operations.md). A turn is taken back at most 3 times (a rule: P17).\n"
     )
 
 

@@ -16,6 +16,7 @@ their windows read in one round trip (application/counters.py).
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import re
 import time
@@ -24,12 +25,12 @@ from typing import Any, NamedTuple
 
 import redis
 from flask import Blueprint, Flask, Response, current_app, g, request
-from werkzeug.exceptions import TooManyRequests
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from application import counters
 from application.accounts import TOKEN_PREFIX
 from application.games import digest
+from application.refusals import ServiceError
 from events import keys
 
 #: Per client address, and per valid token. Watchers count once per connection, so a page
@@ -46,12 +47,17 @@ SCOPES = {  #: what each limit counts (and names its counters by)
     "RATE_LIMIT_TOKEN_READS": "reads-by-token",
     "RATE_LIMIT_TOKEN_WRITES": "writes-by-token",
 }
+SETTINGS = {scope: name for name, scope in SCOPES.items()}  #: the setting of each limit
 _KNOWN_TOKENS = 10_000  #: valid token digests remembered per process (tokens are never revoked)
 READ_METHODS, WRITE_METHODS = ("GET", "HEAD"), ("POST", "PUT", "PATCH", "DELETE")
 PROBES = ("/healthz", "/readyz")  #: never limited
 PREFIX = "ratelimit"  #: no hash tag: the counters spread over every slot of a cluster
 _SECONDS = {"second": 1, "minute": 60, "hour": 3600, "day": 86400}
 _LIMIT = re.compile(r"\s*(\d+)\s*(?:per|/)\s*(\d*)\s*(second|minute|hour|day)s?\s*")
+
+
+class RateLimited(ServiceError):
+    status, code, title = 429, "rate_limited", "Too Many Requests"
 
 
 class Limit(NamedTuple):
@@ -97,8 +103,7 @@ class RateLimits:
         kind = "read" if request.method in READ_METHODS else "write" if request.method in WRITE_METHODS else None
         if kind is None or request.path in PROBES:
             return
-        address = request.remote_addr or "unknown"
-        limits = [(self.by_address[kind], f"addr:{address}")]
+        limits = [(self.by_address[kind], f"addr:{client_address()}")]
         token = self._valid_token()
         if token is not None:
             limits.append((self.by_token[kind], f"token:{token}"))
@@ -114,9 +119,12 @@ class RateLimits:
             worst = max(over, key=lambda c: c.left_ms)
             g.rate_limit = worst
             whose = "from this address" if worst.limit.scope.endswith("address") else "with this token"
-            raise TooManyRequests(
-                f"more than {worst.limit.amount} {kind}s in {worst.limit.seconds} s {whose}; wait Retry-After seconds",
+            setting = SETTINGS[worst.limit.scope]
+            raise RateLimited(
+                f"more than {worst.limit.amount} {kind}s in {worst.limit.seconds} s {whose} ({setting}); "
+                "wait Retry-After seconds",
                 retry_after=_seconds(worst.left_ms),
+                limit=setting,
             )
 
     @staticmethod
@@ -143,6 +151,26 @@ class RateLimits:
                 self._known.popitem(last=False)
         self._known.move_to_end(found)
         return found
+
+
+def counted_address(address: str | None) -> str:
+    """The key a client address is counted under by every per-address limit: an IPv4 address
+    as it is (an IPv4-mapped IPv6 address as its IPv4), an IPv6 address as its /64, the block
+    one subscriber is given (counted address by address, one client would hold 2^64 budgets)."""
+    try:
+        found = ipaddress.ip_address(address or "")
+    except ValueError:
+        return address or "unknown"
+    if isinstance(found, ipaddress.IPv6Address):
+        if found.ipv4_mapped is not None:
+            return str(found.ipv4_mapped)
+        return str(ipaddress.IPv6Network((found, 64), strict=False))
+    return str(found)
+
+
+def client_address() -> str:
+    """The request's client address as every per-address limit counts it (``counted_address``)."""
+    return counted_address(request.remote_addr)
 
 
 def _key(limit: Limit, who: str) -> str:

@@ -725,6 +725,9 @@ class Problem(Schema):
     errors = fields.Dict(metadata={"description": "Field -> messages, for malformed requests."})
     field = fields.String(allow_none=True)
     current_version = Whole(metadata={"description": "With stale_version: the game's version now."})
+    limit = fields.String(
+        metadata={"description": "With a refusal past a limit or quota: the setting that sets it (docs/operations.md)."}
+    )
 
 
 class RedisCheck(Schema):

@@ -26,6 +26,7 @@ from ..operation import (
     Reply,
     location,
 )
+from ..ratelimit import client_address
 from ..requests import SESSION_COOKIE, accounts, components, person, service, signed_in
 from ..server_pages import page_language, server_page, words
 from ..sessions import clear_session, own_origin, set_session, signed_in_as
@@ -47,7 +48,7 @@ account_api = Blueprint("accounts", __name__)
     problems=(400, 413, 415, 422, 429),
 )
 def ask_email_link(body: Body) -> Answer:
-    token = accounts().ask_link(body["email"], request.remote_addr or "unknown")
+    token = accounts().ask_link(body["email"], client_address())
     language = body.get("language") or request.accept_languages.best_match(LANGUAGES) or "en"
     send_sign_in_link(body["email"], f"{own_origin()}/signin?token={token}&lang={language}", language)
     how = delivery()
@@ -103,7 +104,7 @@ def make_device_code() -> Answer:
     problems=(400, 401, 403, 413, 415, 422, 429),
 )
 def use_device_code(body: Body) -> Answer:
-    account = accounts().use_device_code(body["code"], request.remote_addr or "unknown")
+    account = accounts().use_device_code(body["code"], client_address())
     return signed_in_as(account)
 
 

@@ -10,9 +10,12 @@ from flask import Blueprint, Response, current_app, stream_with_context
 from marshmallow import ValidationError, fields
 from marshmallow.validate import Range
 
+from application.games import digest
+
 from .. import live, schemas
 from ..operation import MAX_VERSION, OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply
-from ..requests import service
+from ..quotas import quotas
+from ..requests import service, tokens
 
 feeds = Blueprint("feeds", __name__)
 _NOT_A_VERSION = f"must be a version: a whole number from 0 to {MAX_VERSION}"
@@ -166,11 +169,13 @@ SSE_EVENT = {
             },
         )
     },
-    problems=(403, 404, 422),
+    problems=(403, 404, 422, 429),
 )
 def stream_events(game: str, caller: Caller, query: Body, headers: Body) -> Answer:
     after = query["after"] if "after" in query else headers.get("last_event_id") or 0
     finished = service().state(game, caller.read).finished
+    limits, sent = quotas(), tokens()
+    release = limits.open_stream(digest(sent[0]) if sent and caller.seat is not None else None) if limits else None
     config = current_app.config
     frames = live.frames(
         current_app.extensions["bluemoon"],
@@ -181,8 +186,11 @@ def stream_events(game: str, caller: Caller, query: Body, headers: Body) -> Answ
         keepalive=config["SSE_KEEPALIVE"],
         revealed=finished,
     )
-    return Response(
+    response = Response(
         stream_with_context(frames),
         mimetype="text/event-stream",
         headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
     )
+    if release is not None:  # the slots go back when the response is closed: its end, or a client gone
+        response.call_on_close(release)
+    return response

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint, Response
+import redis
+from flask import Blueprint, Response, current_app
 from marshmallow import ValidationError, fields
 from marshmallow.validate import OneOf
 
 from application.games import SeatSpec
 from application.refusals import Unauthorized
+from application.sweeps import Sweeper
 from domain import Edition, Layout, Options
 from domain.scenario import Position
 from events.projection import Page, entry, page_of
@@ -30,6 +32,7 @@ from ..operation import (
     TrueOrFalse,
     location,
 )
+from ..quotas import quotas
 from ..requests import accounts, etag, game_view, same_etag, service, signed_in, stored_clock, tokens, view_etag
 
 games = Blueprint("games", __name__)
@@ -61,6 +64,8 @@ def create_game(body: Body) -> Answer:
     grid = {p["tile"]: (p["row"], p["col"]) for p in setup["grid"]} if setup.get("grid") else None
     if setup.get("first_player") is not None and setup["first_player"] >= len(seats):
         raise ValidationError({"setup": {"first_player": [f"must be a seat number below {len(seats)}"]}})
+    if limits := quotas():
+        limits.count_game(account)
     try:
         created = service().create(
             options,
@@ -77,6 +82,10 @@ def create_game(body: Body) -> Answer:
         raise ValidationError({"scenario" if body.get("scenario") else "setup": [str(error)]}) from error
     if account and mine is not None:
         accounts().add_seat(account, created.game, mine)
+    try:  # and the games never started that are due, removed: housekeeping, which must not fail the creation
+        Sweeper(service().client).made(created.game)
+    except redis.RedisError as error:
+        current_app.logger.warning("games never started not swept: %s", error)
     for seat in created.seats:
         seat["open"] = seat["kind"] == "open"
         if "invite" in seat:

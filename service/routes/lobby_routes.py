@@ -28,6 +28,7 @@ from ..operation import (
     Reply,
     location,
 )
+from ..quotas import quotas
 from ..requests import accounts, components, etag, etag_version, person, shown_clock, signed_in, stored_clock
 
 lobby = Blueprint("lobby", __name__)
@@ -77,7 +78,10 @@ def open_game(body: Body) -> Answer:
         deadline_level=body["deadline_level"] if body["turn_deadline"] or body["clock"] else None,
         clock=stored_clock(body["clock"]),
     )
-    doc = components().tables.open(person(), spec)
+    creator = person()
+    if limits := quotas():
+        limits.count_game(creator)
+    doc = components().tables.open(creator, spec)
     return public(doc), {"Location": f"/open-games/{doc['id']}"}
 
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint
 
+from application.finished_documents import finished_document
 from application.log_audit import audit_log
 from application.refusals import NotFinished, NotFound
 from events.serialization import StoredEvent
@@ -57,6 +58,10 @@ def _finished_log(game: str) -> tuple[Any, list[StoredEvent]]:
     problems=(404, 409),
 )
 def log(game: str) -> Answer:
+    return finished_document(service().client, game, "log", lambda: _log_of(game))
+
+
+def _log_of(game: str) -> dict[str, Any]:
     state, stored = _finished_log(game)
     return {
         "game": game,
@@ -80,6 +85,9 @@ def log(game: str) -> Answer:
     problems=(404, 409),
 )
 def audit_game(game: str) -> Answer:
-    state, stored = _finished_log(game)
-    log = {"seed": state.seed, "events": served_events(stored, None, revealed=True)}
-    return {"game": game, **audit_log(log)}
+    return finished_document(service().client, game, "audit", lambda: _audit_of(game))
+
+
+def _audit_of(game: str) -> dict[str, Any]:
+    published = finished_document(service().client, game, "log", lambda: _log_of(game))
+    return {"game": game, **audit_log({"seed": published["seed"], "events": published["events"]})}

@@ -6,17 +6,19 @@ from __future__ import annotations
 import copy
 import json
 import random
+from unittest import mock
 
 import pytest
 
 from application.handoff import CallbackHandoff
 from application.log_audit import audit_log
+from events import keys
 from tests.api.test_full_games import play_to_the_end
 
 
 @pytest.fixture(scope="module")
-def finished_log():
-    """One finished game with a greedy bot (its commands recorded like a human's), as published."""
+def finished_game():
+    """One finished game with a greedy bot (its commands recorded like a human's): the API and the game."""
     import fakeredis
 
     from service.app import create_app
@@ -29,7 +31,41 @@ def finished_log():
     api.tickets = box
     created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}]}).json
     play_to_the_end(api, created["game"], {0: created["seats"][0]["token"]}, random.Random(7))
-    return api.get(f"/games/{created['game']}/log").json
+    return api, created["game"]
+
+
+@pytest.fixture(scope="module")
+def finished_log(finished_game):
+    """The finished game's log, as published."""
+    api, game = finished_game
+    return api.get(f"/games/{game}/log").json
+
+
+def test_a_finished_games_log_and_audit_are_computed_once_then_served_as_they_were(finished_game):
+    from service.routes import replay_routes
+
+    api, game = finished_game
+    api.app.extensions["bluemoon"].client.delete(
+        keys.finished_document(game, "log"), keys.finished_document(game, "audit")
+    )
+    calls = {"served_events": 0, "audit_log": 0}
+
+    def counted(name, real):
+        def wrapper(*args, **kwargs):
+            calls[name] += 1
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    with (
+        mock.patch.object(replay_routes, "served_events", counted("served_events", replay_routes.served_events)),
+        mock.patch.object(replay_routes, "audit_log", counted("audit_log", replay_routes.audit_log)),
+    ):
+        first = [api.get(f"/games/{game}/{part}") for part in ("audit", "log")]
+        assert calls == {"served_events": 1, "audit_log": 1}  # the audit's log is the published one, kept
+        again = [api.get(f"/games/{game}/{part}") for part in ("audit", "log", "audit")]
+        assert calls == {"served_events": 1, "audit_log": 1}  # nothing computed again
+    assert first[0].json["verified"] and [a.data for a in again] == [first[0].data, first[1].data, first[0].data]
 
 
 def failing(result: dict) -> dict[str, str]:

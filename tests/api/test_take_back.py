@@ -80,3 +80,44 @@ def test_a_whole_game_with_a_take_back_in_many_turns_is_audited_as_verified(api)
     result = audit_log(log)
     assert result["verified"], [c for c in result["checks"] if not c["ok"]]
     assert api.get(f"/games/{game}/audit").json["verified"]
+
+
+def test_a_turn_is_taken_back_at_most_three_times_then_stands_as_played(api):
+    from domain.decide import TAKE_BACKS_PER_TURN
+
+    game, mine, _ = _two_humans(api)
+    version = api.get(f"/games/{game}", token=mine).json["version"]
+    for _ in range(TAKE_BACKS_PER_TURN):
+        legal = api.get(f"/games/{game}/legal", token=mine).json
+        move = next(c for c in legal["commands"] if c["type"] == "move")
+        version = _post(api, game, mine, move, version).json["version"]
+        version = _post(api, game, mine, {"type": "take_back"}, version).json["version"]
+    legal = api.get(f"/games/{game}/legal", token=mine).json
+    move = next(c for c in legal["commands"] if c["type"] == "move")
+    version = _post(api, game, mine, move, version).json["version"]
+    assert {"type": "take_back"} not in api.get(f"/games/{game}/legal", token=mine).json["commands"]
+    refused = _post(api, game, mine, {"type": "take_back"}, version)
+    assert refused.status_code == 409 and refused.json["code"] == "take_back_limit"
+    assert "TAKE_BACKS_PER_TURN" in refused.json["detail"] and str(TAKE_BACKS_PER_TURN) in refused.json["detail"]
+    assert api.get(f"/games/{game}", token=mine).json["version"] == version  # nothing changed
+    ended = _post(api, game, mine, {"type": "end_turn"}, version)  # the next turn has its own take-backs
+    assert ended.status_code == 200 and api.get(f"/games/{game}", token=mine).json["turn"]["seat"] == 1
+
+
+def test_a_game_created_under_older_rules_plays_on_without_the_limit():
+    """Its audit judges it by its own rules (GameCreated.rules): the limit must not refuse there."""
+    from dataclasses import replace
+
+    from domain import Options, commands, fold, new_game
+    from domain.decide import TAKE_BACKS_PER_TURN, decide_and_apply
+    from domain.legal import legal_commands
+
+    events = new_game(Options(2), b"older rules", first_player=0)
+    for rules, allowed in ((2, True), (3, False)):
+        state = fold([replace(events[0], rules=rules), *events[1:]])
+        for _ in range(TAKE_BACKS_PER_TURN):
+            move = next(c for c in legal_commands(state, 0) if isinstance(c, commands.Move))
+            state = decide_and_apply(decide_and_apply(state, move)[1], commands.TakeBack(0))[1]
+        move = next(c for c in legal_commands(state, 0) if isinstance(c, commands.Move))
+        state = decide_and_apply(state, move)[1]
+        assert (commands.TakeBack(0) in legal_commands(state, 0, take_back=True)) is allowed, rules

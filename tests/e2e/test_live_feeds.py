@@ -98,8 +98,10 @@ def test_an_sse_stream_keeps_alive_for_its_lifetime_ends_cleanly_and_resumes_wit
 
 
 @pytest.mark.slow
-def test_300_watchers_each_get_every_event_once_in_order_while_commands_and_healthz_are_served(server):
-    """Slow: 300 real SSE connections to the real service."""
+def test_300_watchers_each_get_every_event_once_in_order_while_commands_and_healthz_are_served(start_service):
+    """Slow: 300 real SSE connections to the real service, all from this one address (its
+    stream quotas raised to let them: tests/api/test_quotas.py shows them holding)."""
+    server = start_service(QUOTA_STREAMS_PER_ADDRESS="400", QUOTA_STREAMS_PER_TOKEN="400")
     host, port = urlsplit(server).hostname, urlsplit(server).port
     game, tokens, version = two_humans(server)
     pool = WatcherPool(host, port, game, [None, tokens[0], tokens[1]])

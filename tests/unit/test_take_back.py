@@ -14,6 +14,7 @@ from domain import IllegalCommand, decide, evolve, fold, legal_commands, new_gam
 from domain import commands as cmd
 from domain import events as ev
 from domain.bots.observation import observe
+from domain.decide import TAKE_BACKS_PER_TURN
 from events.snapshots import decode_state, encode_state
 from tests.situations import arrange, dragons, explicit_game, play, site
 from tests.unit.test_properties import SETTINGS, games
@@ -24,8 +25,13 @@ CLOSING = (ev.CardsDrawn, ev.DeckReshuffled, ev.BuildingCompleted, ev.OfferingMa
 
 
 def same_position(a, b) -> bool:
-    """Equal but for the version and the remembered turn start."""
-    return replace(a, version=0, turn_start=None) == replace(b, version=0, turn_start=None)
+    """Equal but for the version, the remembered turn start and the turn's count of take-backs
+    (which a take-back adds to: P17 limits them)."""
+
+    def plain(g):
+        return replace(g, version=0, turn_start=None, turn=g.turn and replace(g.turn, taken_back=0))
+
+    return plain(a) == plain(b)
 
 
 def refused(game, command) -> str:
@@ -62,7 +68,7 @@ def test_p17_a_take_back_undoes_steps_powers_and_contributions_to_the_turns_star
     assert taken == [ev.TurnTakenBack(0, start.version)]
     assert same_position(back, start) and back.version == g.version + 1
     assert back.players[0].hand == start.players[0].hand and back.discard == start.discard
-    assert back.scale_supply == start.scale_supply and back.turn == start.turn
+    assert back.scale_supply == start.scale_supply and back.turn == replace(start.turn, taken_back=1)
 
 
 def test_p17_the_turn_goes_on_after_a_take_back_and_may_be_taken_back_again():
@@ -122,13 +128,15 @@ def test_a_take_back_leaves_the_state_the_turn_began_with(setup, choices, turns)
     rnd = random.Random(choices)  # the choices drawn from one number: hypothesis keeps the example small
     events = new_game(options, seed)
     g = fold(events)
-    start, moved, closed = g, False, False
+    start, moved, closed, taken = g, False, False, 0
     while not g.finished and g.turn.number <= turns:
         seat = g.turn.seat
         legal = list(legal_commands(g, seat, take_back=True))
-        assert (cmd.TakeBack(seat) in legal) == (moved and not closed)
+        assert (cmd.TakeBack(seat) in legal) == (moved and not closed and taken < TAKE_BACKS_PER_TURN)
         if moved and closed:
             assert refused(g, cmd.TakeBack(seat)) == "take_back_closed"
+        elif moved and taken >= TAKE_BACKS_PER_TURN:
+            assert refused(g, cmd.TakeBack(seat)) == "take_back_limit"
         if cmd.TakeBack(seat) in legal and rnd.random() < 0.4:
             command = cmd.TakeBack(seat)
         else:
@@ -139,9 +147,9 @@ def test_a_take_back_leaves_the_state_the_turn_began_with(setup, choices, turns)
         events += new
         if isinstance(command, cmd.TakeBack):
             assert same_position(g, start)
-            moved = False
+            moved, taken = False, taken + 1
         elif any(isinstance(e, ev.TurnStarted) for e in new):
-            start, moved, closed = g, False, False
+            start, moved, closed, taken = g, False, False, 0
         else:
             moved, closed = True, closed or any(isinstance(e, CLOSING) for e in new)
     assert fold(events) == g  # the log alone makes the same state, take-backs included
