@@ -40,7 +40,8 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         "session_required); or a request that signs in, or is signed in by the session cookie, came from another "
         "origin (code cross_origin).",
         404: "No such game, seat or version.",
-        409: "Illegal move (code names the rule), stale version, seat taken, or not finished.",
+        409: "Illegal move (code names the rule), stale version, seat taken, or not finished; keeping seats, "
+        "another account than the caller's named (not_this_account).",
         412: "If-Match named a stale version.",
         413: "Body too large.",
         415: "Body is not JSON.",
