@@ -164,9 +164,9 @@ def server(start_service) -> str:
     return start_service()
 
 
-def personal_token(base: str, log: Path, email: str) -> str:
-    """Sign in as a person would on a service without SMTP (the link is in its log), then make a
-    personal access token from the page's session; returns the token."""
+def signed_in_session(base: str, log: Path, email: str) -> str:
+    """Sign in as a person would on a service without SMTP (the link is in its log); returns
+    the page's session cookie's value."""
     status, _ = call(base, "POST", "/auth/email-link", {"email": email})
     assert status == 202
     deadline = time.monotonic() + 10
@@ -180,7 +180,13 @@ def personal_token(base: str, log: Path, email: str) -> str:
         headers={"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=30) as response:
-        session = re.search(r"bm_session=([^;]+)", response.headers["Set-Cookie"]).group(1)  # type: ignore[union-attr]
+        return re.search(r"bm_session=([^;]+)", response.headers["Set-Cookie"]).group(1)  # type: ignore[union-attr]
+
+
+def personal_token(base: str, log: Path, email: str) -> str:
+    """Sign in (signed_in_session), then make a personal access token from the page's session;
+    returns the token."""
+    session = signed_in_session(base, log, email)
     status, made = call(
         base, "POST", "/me/tokens", {"name": "e2e"}, headers={"Cookie": f"bm_session={session}", "Origin": base}
     )
