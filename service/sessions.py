@@ -13,8 +13,9 @@ tokens are unaffected.
 
 A request that starts a session (``SIGNS_IN``) is checked whatever cookies it carries: another
 site's form must not sign the visitor in to the attacker's account (login CSRF), whose page
-would then collect the visitor's seats. A browser always says where such a request comes from
-(``Origin``, else ``Sec-Fetch-Site``, else ``Referer``); a request with none of them is a
+would then collect the visitor's seats. A browser always says where such a request comes from:
+its ``Origin`` (else its ``Referer``'s) must be the service's own, and a request with neither
+must not say ``Sec-Fetch-Site`` other than ``same-origin``; a request with none of the three is a
 program's, which no other site can make a browser send. Signing in ends the session the
 request came with (session fixation): the new one has a new id.
 """
