@@ -30,6 +30,17 @@ from tests.conftest import start_cluster
 CHROMIUM = "/usr/bin/chromium"  #: Debian's package (.ci/run installs it): Playwright cannot download browsers here
 
 
+def wait_until(page, expression: str, timeout: float = 30_000) -> None:
+    """Wait until ``expression`` is true in ``page`` (Playwright's ``wait_for_function``, polled
+    from the test): Playwright builds a string predicate with eval inside the page, which the
+    pages' Content-Security-Policy refuses (no 'unsafe-eval'), while ``page.evaluate`` goes
+    through DevTools, which the policy does not govern."""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"not true within {timeout:.0f} ms: {expression}"
+        page.wait_for_timeout(50)
+
+
 def call(base: str, method: str, path: str, body=None, token=None, headers=None, timeout: float = 30):
     """One request over real HTTP: (status, JSON body)."""
     data = None if body is None else json.dumps(body).encode()

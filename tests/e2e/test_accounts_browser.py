@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from events.embedded import free_port
-from tests.e2e.conftest import call
+from tests.e2e.conftest import call, wait_until
 from tests.e2e.test_play_browser import _page, browser  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
@@ -76,7 +76,7 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
     phone.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])", timeout=30_000)
     before = len(phone.query_selector_all("#log li"))
     phone.click("#actions button[data-type=end_turn]")
-    phone.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
+    wait_until(phone, f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
     assert (
         "ends the turn" in " ".join(phone.locator("#log li").all_text_contents())
         or len(phone.query_selector_all("#log li")) > before
