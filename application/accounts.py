@@ -199,6 +199,15 @@ class Accounts:
         if account is not None:
             self.client.srem(keys.account_sessions(text(account)), hashed)
 
+    def close_all_sessions(self, account: str) -> int:
+        """End every session of ``account`` (signing out everywhere); how many were open."""
+        held = keys.account_sessions(account)
+        hashed = [text(h) for h in self.client.smembers(held)]
+        ended = sum(int(self.client.delete(keys.session(h))) for h in hashed)  # (each its own slot)
+        if hashed:
+            self.client.srem(held, *hashed)
+        return ended
+
     # -- personal access tokens (programs) --------------------------------------------------
 
     def create_token(self, account: str, name: str) -> NewToken:

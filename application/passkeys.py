@@ -3,8 +3,11 @@ any, remove one. A ceremony (``begin_*``) hands the browser a single-use challen
 minutes under its own key; finishing it (``finish_*``) spends the challenge, so a replayed
 response is refused, and a sign count that does not grow says the authenticator was cloned, so
 that response is refused too. Passkeys are discoverable (resident keys): signing in needs no
-email or user name. The relying party is the public origin's host (``PUBLIC_URL``), or the host
-a local run is reached at (WebAuthn needs a host name such as ``localhost``, not an address).
+email or user name. Every ceremony requires user verification (a PIN, a fingerprint, a face:
+the authenticator's UV flag), so a passkey is two factors, not a device left unlocked; an
+answer without it is refused. The relying party is the public origin's host (``PUBLIC_URL``),
+or the loopback host a local run is reached at (service/origin.py; WebAuthn needs a host name
+such as ``localhost``, not an address), never a request's Host header.
 """
 
 from __future__ import annotations
@@ -71,7 +74,7 @@ class Passkeys:
             user_name=name,
             user_display_name=name,
             authenticator_selection=AuthenticatorSelectionCriteria(
-                resident_key=ResidentKeyRequirement.REQUIRED, user_verification=UserVerificationRequirement.PREFERRED
+                resident_key=ResidentKeyRequirement.REQUIRED, user_verification=UserVerificationRequirement.REQUIRED
             ),
             exclude_credentials=[PublicKeyCredentialDescriptor(id=base64url_to_bytes(p["id"])) for p in held],
         )
@@ -88,6 +91,7 @@ class Passkeys:
                 expected_challenge=base64url_to_bytes(state["challenge"]),
                 expected_rp_id=party.id,
                 expected_origin=party.origin,
+                require_user_verification=True,
             ),
         )
         account = state["account"]
@@ -112,7 +116,7 @@ class Passkeys:
     def begin_sign_in(self, party: RelyingParty) -> dict[str, Any]:
         """Options for ``navigator.credentials.get``, for any of this service's passkeys."""
         options = webauthn.generate_authentication_options(
-            rp_id=party.id, user_verification=UserVerificationRequirement.PREFERRED
+            rp_id=party.id, user_verification=UserVerificationRequirement.REQUIRED
         )
         return self._ceremony(options, {"kind": "sign_in"})
 
@@ -134,6 +138,7 @@ class Passkeys:
                 expected_origin=party.origin,
                 credential_public_key=base64url_to_bytes(passkey["public_key"]),
                 credential_current_sign_count=passkey["sign_count"],
+                require_user_verification=True,
             ),
         )
         passkey.update(sign_count=verified.new_sign_count, last_used=now())

@@ -229,7 +229,7 @@ def _session() -> dict[str, dict[str, Any]]:
 
 def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: str, ada: str) -> str:
     """Sign in by an email link, make and use a personal access token, keep a seat, sign out,
-    and delete another account; returns the token's id."""
+    sign another account out everywhere, and delete a third; returns the token's id."""
     links: list[str] = []
     own = {"Origin": "http://localhost"}  # the page's requests come from its own origin
     with mock.patch(
@@ -238,16 +238,23 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
         call("askEmailLink", "POST", "/auth/email-link", {"email": "ada@example.com"})
         refused("askEmailLink", "POST", "/auth/email-link", {"email": "not an address"})
         call("askEmailLink", "POST", "/auth/email-link", {"email": "bo@example.com"})
-    ada_link, bo_link = (link.split("token=", 1)[1].split("&")[0] for link in links)
+        call("askEmailLink", "POST", "/auth/email-link", {"email": "cy@example.com"})
+    ada_link, bo_link, cy_link = (link.split("token=", 1)[1].split("&")[0] for link in links)
     page = http.get(f"/signin?token={ada_link}").get_data(as_text=True)
     found["signInPage"] = {"request": None, "response": "\n".join(page.splitlines()[:3]) + "\n…"}
     refused("useEmailLink", "POST", "/auth/email-link/use", {"token": "bml_used-or-unknown"})
-    call("useEmailLink", "POST", "/auth/email-link/use", {"token": ada_link})
+    account = call("useEmailLink", "POST", "/auth/email-link/use", {"token": ada_link}).get_json()["account"]
     call("getProfile", "GET", "/me")
     call("getSession", "GET", "/auth/session")
     call("changeProfile", "PATCH", "/me", {"display_name": "Ada"}, headers=own)
     made = call("createToken", "POST", "/me/tokens", {"name": "my bot"}, headers=own).get_json()
-    call("claimSeats", "POST", "/me/seats", {"tokens": [ada, "a-token-of-no-seat"]}, token=made["token"])
+    call(
+        "claimSeats",
+        "POST",
+        "/me/seats",
+        {"tokens": [ada, "a-token-of-no-seat"], "account": account},
+        token=made["token"],
+    )
     call("myGames", "GET", "/me/games?limit=10", token=made["token"])
     _alerts(call, refused, http, found, game, made["token"])
     call("listTokens", "GET", "/me/tokens")
@@ -260,6 +267,9 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
     found["signOut"]["response"] = None
     http.post("/signin", data={"token": bo_link})
     found["signInForm"] = {"request": None, "response": None}
+    call("signOutEverywhere", "DELETE", "/auth/sessions", headers=own)
+    found["signOutEverywhere"]["response"] = None
+    http.post("/signin", data={"token": cy_link})
     call("deleteAccount", "DELETE", "/me", headers=own)
     found["deleteAccount"]["response"] = None
     return str(made["id"])

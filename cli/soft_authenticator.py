@@ -33,6 +33,8 @@ class SoftPasskey:
     sign_count: int = 0
     user_handle: str = ""
     rp_id: str = ""
+    #: False: an authenticator that checks no PIN or biometric (no UV flag), which the service refuses
+    verifies_user: bool = True
 
     def create(self, options: dict[str, Any]) -> dict[str, Any]:
         """The answer to ``navigator.credentials.create({publicKey: options})``."""
@@ -40,7 +42,7 @@ class SoftPasskey:
         numbers = self.key.public_key().public_numbers()
         cose = {1: 2, 3: -7, -1: 1, -2: numbers.x.to_bytes(32, "big"), -3: numbers.y.to_bytes(32, "big")}
         attested = bytes(16) + len(self.credential_id).to_bytes(2, "big") + self.credential_id + cbor2.dumps(cose)
-        data = self._authenticator_data(USER_PRESENT | USER_VERIFIED | ATTESTED) + attested
+        data = self._authenticator_data(self._presence() | ATTESTED) + attested
         client_data = self._client_data("webauthn.create", options["challenge"])
         attestation = cbor2.dumps({"fmt": "none", "attStmt": {}, "authData": data})
         return self._credential(
@@ -54,7 +56,7 @@ class SoftPasskey:
     def get(self, options: dict[str, Any]) -> dict[str, Any]:
         """The answer to ``navigator.credentials.get({publicKey: options})``; each counts one more use."""
         self.sign_count += 1
-        data = self._authenticator_data(USER_PRESENT | USER_VERIFIED)
+        data = self._authenticator_data(self._presence())
         client_data = self._client_data("webauthn.get", options["challenge"])
         signed = data + hashlib.sha256(client_data).digest()
         signature = self.key.sign(signed, ec.ECDSA(hashes.SHA256(), deterministic_signing=True))  # RFC 6979
@@ -66,6 +68,9 @@ class SoftPasskey:
                 "userHandle": self.user_handle,
             }
         )
+
+    def _presence(self) -> int:
+        return USER_PRESENT | (USER_VERIFIED if self.verifies_user else 0)
 
     def _authenticator_data(self, flags: int) -> bytes:
         return hashlib.sha256(self.rp_id.encode()).digest() + bytes([flags]) + self.sign_count.to_bytes(4, "big")

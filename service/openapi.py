@@ -20,6 +20,7 @@ from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
 from . import alert_schemas, openapi_types, schemas
+from .browser_policy import PAGE_HEADERS
 from .operation import PROBLEM, Operation, PathParameters, Reply
 from .requests import instance
 from .routes import OPERATIONS, pages
@@ -35,10 +36,12 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
     text = {
         400: "Unreadable request (bad JSON).",
         401: "No seat token.",
-        403: "The token may not do this; or a request signed in by the session cookie came from another origin "
-        "(code cross_origin).",
+        403: "The token may not do this (a personal access token where only the page's session may: code "
+        "session_required); or a request that signs in, or is signed in by the session cookie, came from another "
+        "origin (code cross_origin).",
         404: "No such game, seat or version.",
-        409: "Illegal move (code names the rule), stale version, seat taken, or not finished.",
+        409: "Illegal move (code names the rule), stale version, seat taken, or not finished; keeping seats, "
+        "another account than the caller's named (not_this_account).",
         412: "If-Match named a stale version.",
         413: "Body too large.",
         415: "Body is not JSON.",
@@ -270,8 +273,10 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "type": "apiKey",
             "in": "cookie",
             "name": "bm_session",
-            "description": "The page's session, set by POST /auth/email-link/use. An unsafe request it "
-            "authenticates must come from the service's own origin (else 403 cross_origin).",
+            "description": "The page's session, set by signing in (POST /auth/email-link/use, /signin, "
+            "/auth/device-code, /auth/passkeys/sign-in, a passkey sign-up); named `__Host-bm_session` when the "
+            "service is reached over https (`PUBLIC_URL`). A request that signs in, and an unsafe request the "
+            "session authenticates, must come from the service's own origin (else 403 cross_origin).",
         },
     )
     for name in COMPONENTS:
@@ -345,6 +350,8 @@ def _tags_and_examples(document: dict[str, Any], recorded: dict[str, dict[str, A
             limited = "429" in operation["responses"]
             for response in operation["responses"].values():
                 response.setdefault("headers", {})["X-Request-ID"] = REQUEST_ID_HEADER
+                if "text/html" in response.get("content", {}):  # a page: its browser policy (service/browser_policy.py)
+                    response["headers"].update(PAGE_HEADERS)
                 if limited:  # every answer of a limited operation tells where its client stands
                     response["headers"] = {**RATE_HEADERS, **response["headers"]}
             tagged = any("ETag" in r["headers"] for code, r in operation["responses"].items() if code.startswith("2"))

@@ -37,14 +37,22 @@ MAX_VERSION = 2**53 - 1  #: the largest version a JSON client can hold exactly
 #: Who may act for a person: a personal access token (programs) or the page's session.
 PERSON: list[dict[str, list[str]]] = [{"personalToken": []}, {"session": []}]
 OPTIONAL_PERSON: list[dict[str, list[str]]] = [{}, *PERSON]
+#: Only the page's session: what makes credentials or deletes the account (requests.py session_person).
+SESSION_ONLY: list[dict[str, list[str]]] = [{"session": []}]
+SESSION_ONLY_TEXT = (
+    "Only a signed-in session may do this: a personal access token is refused with 403 `session_required` "
+    "(a token acts in the person's games, but makes no tokens, passkeys or codes for another device, and "
+    "deletes no account)."
+)
 #: A seat's token, or the person who holds the seat.
 AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, *PERSON]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, *AUTH]
 PROBLEM = {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}
 SESSION_SET = {
     "Set-Cookie": {
-        "description": "The session (`bm_session`: HttpOnly, SameSite=Lax, Secure behind https), which the page "
-        "and every request from its origin are signed in by.",
+        "description": "The session (`bm_session`: HttpOnly, SameSite=Lax; behind https (`PUBLIC_URL`) "
+        "`__Host-bm_session`, Secure, Path=/, no Domain), which the page and every request from its origin are "
+        "signed in by. A new id on every sign-in: the session the request came with ends.",
         "schema": {"type": "string"},
     }
 }

@@ -22,12 +22,13 @@ from application.clocks import Bank, Clocks
 from application.codec import event_to_json
 from application.game_reads import GameRead
 from application.games import NOT_A_SEAT, GameService
-from application.refusals import Forbidden, Unauthorized
+from application.refusals import Forbidden, ServiceError, Unauthorized
 from application.wiring import Components
 from domain import redact
 from events.serialization import StoredEvent
 
-SESSION_COOKIE = "bm_session"  #: the page's session (HttpOnly, SameSite=Lax; Secure behind https)
+from .origin import session_cookie
+
 MAX_NESTING = 16  #: deeper JSON is refused before parsing (the parser recurses once per level)
 
 
@@ -102,9 +103,26 @@ def signed_in() -> str | None:
         account = accounts().token_account(found[0])
         if account is None:
             raise Unauthorized("this personal access token is unknown or was revoked")
-    elif not found and (cookie := request.cookies.get(SESSION_COOKIE)):
+    elif not found and (cookie := request.cookies.get(session_cookie())):
         account = accounts().session_account(cookie)
     g.account = account
+    return account
+
+
+class SessionRequired(ServiceError):
+    status, code, title = 403, "session_required", "Only a signed-in session may do this"
+
+
+def session_person() -> str:
+    """The person signed in by the page's session, or 401; a personal access token is refused
+    (403): whoever holds one may act in the person's games, but not mint more credentials (a
+    token, a passkey, a code for another device) nor delete the account."""
+    account = person()
+    if tokens():
+        raise SessionRequired(
+            "a personal access token cannot make tokens, passkeys or codes for another device, nor delete the "
+            "account: sign in on the page and do it there"
+        )
     return account
 
 

@@ -949,6 +949,14 @@ class SeatClaim(Strict):
         validate=validate.Length(min=1, max=100),
         metadata={"description": "Seat tokens held by this browser or program: each proves its seat."},
     )
+    account = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={
+            "description": "The account the seats go to, as shown to the person who confirmed it (GET /auth/session): "
+            "refused (409 not_this_account) unless the caller is signed in to it."
+        },
+    )
 
 
 class ClaimedSeat(Schema):

@@ -1,18 +1,26 @@
-"""The page's session cookie, and the Origin check that keeps other sites from using it.
+"""The page's session cookie, and the Origin checks that keep other sites from using it or
+from planting one.
 
 The cookie is ``HttpOnly`` (no script reads it), ``SameSite=Lax`` (another site's forms and
-scripts do not send it) and ``Secure`` when the public origin (``PUBLIC_URL``) is https. SameSite
+scripts do not send it), and on https (``PUBLIC_URL``) ``Secure`` and named
+``__Host-bm_session`` (Path=/, no Domain: a sibling subdomain cannot set or shadow it). SameSite
 does not cover a page of the same site on another port or subdomain, so every unsafe request
-that the cookie authenticates must come from the service's own origin (its ``Origin``
-header, or the ``Referer``'s origin when a browser sends no Origin): anything else is 403,
-before the request is read. Requests with an ``Authorization`` header are not authenticated by
-the cookie (requests.py ``signed_in``), so programs and other origins using tokens are unaffected.
+that the cookie authenticates must come from the service's own origin (service/origin.py: its
+``Origin`` header, or the ``Referer``'s origin when a browser sends no Origin): anything else is
+403, before the request is read. Requests with an ``Authorization`` header are not
+authenticated by the cookie (requests.py ``signed_in``), so programs and other origins using
+tokens are unaffected.
+
+A request that starts a session (``SIGNS_IN``) is checked whatever cookies it carries: another
+site's form must not sign the visitor in to the attacker's account (login CSRF), whose page
+would then collect the visitor's seats. A browser always says where such a request comes from:
+its ``Origin`` (else its ``Referer``'s) must be the service's own, and a request with neither
+must not say ``Sec-Fetch-Site`` other than ``same-origin``; a request with none of the three is a
+program's, which no other site can make a browser send. Signing in ends the session the
+request came with (session fixation): the new one has a new id.
 """
 
 from __future__ import annotations
-
-import os
-from urllib.parse import urlsplit
 
 from flask import Flask, Response, request
 
@@ -20,36 +28,65 @@ from application.accounts import SESSION_SECONDS
 from application.codec import dumps
 
 from . import schemas
+from .origin import origin_of, own_origin, secure, session_cookie
 from .problems import problem
-from .requests import SESSION_COOKIE, accounts
+from .requests import accounts
 
 SAFE = {"GET", "HEAD", "OPTIONS"}
+#: The requests that start a session (method, route): each must come from the service's own pages.
+SIGNS_IN = {
+    ("POST", "/signin"),
+    ("POST", "/auth/email-link/use"),
+    ("POST", "/auth/device-code"),
+    ("POST", "/auth/passkeys/sign-in"),
+    ("POST", "/auth/passkeys"),  # a sign-up's first session
+}
 
 
-def public_origin() -> str | None:
-    """The origin people reach the service at (``PUBLIC_URL``), when it is configured."""
-    url = os.environ.get("PUBLIC_URL")
-    return _origin(url) if url else None
+class CrossOrigin(Exception):
+    """A request that must come from the service's own pages came from ``origin`` (None: unsaid)."""
+
+    def __init__(self, origin: str | None) -> None:
+        super().__init__(origin)
+        self.origin = origin
 
 
-def _origin(url: str | None) -> str | None:
-    if not url:
-        return None
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc}".lower() if parts.scheme and parts.netloc else None
+def _sender() -> str | None:
+    """The origin the request says it came from: ``Origin``, else the ``Referer``'s."""
+    return (request.headers.get("Origin") or "").lower() or origin_of(request.headers.get("Referer"))
 
 
-def own_origin() -> str:
-    """The service's own origin: the public one when configured, else the origin the request
-    was addressed to (a local run on localhost). Cookie-authenticated writes must come from it,
-    sign-in links point to it, and passkeys belong to its host."""
-    return public_origin() or _origin(request.host_url) or request.host_url.rstrip("/")
+def _refused(origin: str | None, what: str) -> Response:
+    return problem(
+        403,
+        "cross_origin",
+        "Refused from another origin",
+        f"{what} must come from this service's own pages ({own_origin()}), not from "
+        f"{origin or 'a page that sent no Origin'}; programs use 'Authorization: Bearer <personal access token>'",
+    )
+
+
+def check_signing_in() -> None:
+    """Raise CrossOrigin unless a request that starts a session comes from the service's own
+    pages, or from a program (no Origin, Sec-Fetch-Site or Referer at all)."""
+    headers = request.headers
+    if "Origin" in headers or "Referer" in headers:
+        if _sender() != own_origin():
+            raise CrossOrigin(_sender())
+    elif headers.get("Sec-Fetch-Site", "same-origin") != "same-origin":
+        raise CrossOrigin(None)
 
 
 def set_session(response: Response, token: str) -> Response:
-    secure = (public_origin() or "").startswith("https://")
+    """Give ``response`` the new session ``token``'s cookie, ending the session the request came
+    with (a planted or an older session id never becomes the signed-in one). Checks again that
+    the request comes from the service's own pages (every sign-in passes here)."""
+    check_signing_in()
+    old = request.cookies.get(session_cookie())
+    if old:
+        accounts().close_session(old)
     response.set_cookie(
-        SESSION_COOKIE, token, max_age=SESSION_SECONDS, httponly=True, samesite="Lax", secure=secure, path="/"
+        session_cookie(), token, max_age=SESSION_SECONDS, httponly=True, samesite="Lax", secure=secure(), path="/"
     )
     return response
 
@@ -62,22 +99,25 @@ def signed_in_as(account: str) -> Response:
 
 
 def clear_session(response: Response) -> Response:
-    response.delete_cookie(SESSION_COOKIE, path="/", httponly=True, samesite="Lax")
+    response.delete_cookie(session_cookie(), path="/", httponly=True, samesite="Lax", secure=secure())
     return response
 
 
 def install(app: Flask) -> None:
+    @app.errorhandler(CrossOrigin)
+    def _cross_origin(error: CrossOrigin) -> Response:
+        return _refused(error.origin, "signing in")
+
     @app.before_request
     def _same_origin_only() -> Response | None:
-        if request.method in SAFE or SESSION_COOKIE not in request.cookies or "Authorization" in request.headers:
+        if request.method in SAFE:
             return None
-        origin = (request.headers.get("Origin") or "").lower() or _origin(request.headers.get("Referer"))
+        rule = request.url_rule.rule if request.url_rule else None
+        if (request.method, rule) in SIGNS_IN:
+            check_signing_in()  # whatever cookies it carries
+        if session_cookie() not in request.cookies or "Authorization" in request.headers:
+            return None
+        origin = _sender()
         if origin == own_origin():
             return None
-        return problem(
-            403,
-            "cross_origin",
-            "Refused from another origin",
-            f"a request signed in by the session cookie must come from this service's own pages, not from "
-            f"{origin or 'a page that sent no Origin'}; programs use 'Authorization: Bearer <personal access token>'",
-        )
+        return _refused(origin, "a request signed in by the session cookie")

@@ -9,7 +9,7 @@ from flask import Blueprint, Response, request
 
 from application.accounts import DEVICE_CODE_SECONDS, SignInRefused
 from application.mail import delivery, send_sign_in_link
-from application.refusals import Unauthorized
+from application.refusals import ServiceError, Unauthorized
 from application.words import LANGUAGES
 from events.projection import entry, page_of
 
@@ -18,6 +18,8 @@ from ..operation import (
     OPTIONAL_PERSON,
     PERSON,
     SESSION_CLEARED,
+    SESSION_ONLY,
+    SESSION_ONLY_TEXT,
     SESSION_SET,
     Answer,
     Body,
@@ -26,14 +28,19 @@ from ..operation import (
     Reply,
     location,
 )
+from ..origin import own_origin, session_cookie
 from ..ratelimit import client_address
-from ..requests import SESSION_COOKIE, accounts, components, person, service, signed_in
+from ..requests import accounts, components, person, service, session_person, signed_in
 from ..server_pages import page_language, server_page, words
-from ..sessions import clear_session, own_origin, set_session, signed_in_as
+from ..sessions import clear_session, set_session, signed_in_as
 from .game_routes import with_seat
 from .meta_routes import HTML, pages
 
 account_api = Blueprint("accounts", __name__)
+
+
+class NotThisAccount(ServiceError):
+    status, code, title = 409, "not_this_account", "Signed in to another account than the one named"
 
 
 @Operation(
@@ -83,12 +90,13 @@ def use_email_link(body: Body) -> Answer:
     id="makeDeviceCode",
     tag="accounts",
     summary="A one-time code (10 minutes) to sign in on another device without email or passkey.",
-    security=PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
     responses={201: Reply("Show it, or its link, on the other device.", schemas.DeviceCode)},
     problems=(401, 403, 404),
 )
 def make_device_code() -> Answer:
-    code = accounts().device_code(person())
+    code = accounts().device_code(session_person())
     return {"code": code, "link": f"{own_origin()}/#device-code={code}", "expires_in": DEVICE_CODE_SECONDS}
 
 
@@ -137,10 +145,27 @@ def get_session() -> Answer:
     problems=(401, 403),
 )
 def sign_out() -> Answer:
-    cookie = request.cookies.get(SESSION_COOKIE)
+    cookie = request.cookies.get(session_cookie())
     if not cookie or accounts().session_account(cookie) is None:
         raise Unauthorized("not signed in: no session to end")
     accounts().close_session(cookie)
+    return clear_session(Response(status=204))
+
+
+@Operation(
+    account_api,
+    "delete",
+    "/auth/sessions",
+    id="signOutEverywhere",
+    tag="accounts",
+    summary="Sign out everywhere: every session of your account ends on the server (every browser and device "
+    "signed in to it), this one's cookie is cleared. Personal access tokens are revoked apart (DELETE /me/tokens/…).",
+    security=PERSON,
+    responses={204: Reply("Every session ended.", headers=SESSION_CLEARED)},
+    problems=(401, 403),
+)
+def sign_out_everywhere() -> Answer:
+    accounts().close_all_sessions(person())
     return clear_session(Response(status=204))
 
 
@@ -182,12 +207,13 @@ def change_profile(body: Body) -> Answer:
     id="deleteAccount",
     tag="accounts",
     summary="Delete your account: its email, sessions, tokens and its link to your seats. Games stay as played.",
-    security=PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
     responses={204: Reply("Deleted.", headers=SESSION_CLEARED)},
     problems=(401, 403, 404),
 )
 def delete_account() -> Answer:
-    account = person()
+    account = session_person()
     accounts().delete(account)
     components().ratings.forget(account)  # off the leaderboard; rated games keep their record
     return clear_session(Response(status=204))
@@ -215,13 +241,14 @@ def list_tokens() -> Answer:
     id="createToken",
     tag="accounts",
     summary="Make a personal access token for a program; its secret is shown this once.",
-    security=PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
     body=schemas.TokenRequest,
     responses={201: Reply("Made.", schemas.NewToken)},
     problems=(400, 401, 403, 413, 415, 422),
 )
 def create_token(body: Body) -> Answer:
-    made = accounts().create_token(person(), body["name"])
+    made = accounts().create_token(session_person(), body["name"])
     return {**made.__dict__, "last_used": None}
 
 
@@ -247,16 +274,24 @@ def revoke_token(token: str) -> Answer:
     "/me/seats",
     id="claimSeats",
     tag="accounts",
-    summary="Keep seats in your account: each seat token sent proves its seat (the tokens keep working).",
+    summary="Keep seats in the account named (yours, shown to you and confirmed): each seat token sent proves its "
+    "seat (the tokens keep working).",
     security=PERSON,
     body=schemas.SeatClaim,
     responses={200: Reply("The seats now in your account.", schemas.Claimed)},
-    problems=(400, 401, 403, 413, 415, 422),
+    problems=(400, 401, 403, 409, 413, 415, 422),
 )
 def claim_seats(body: Body) -> Answer:
     """An account keeps one seat a game: a seat of a game whose other seat it keeps already, or
-    the second seat of a game among the tokens, is answered as kept elsewhere, not claimed."""
+    the second seat of a game among the tokens, is answered as kept elsewhere, not claimed. The
+    body names the account the person saw and confirmed: seats never go to another one (a
+    session swapped under the page, by another site's sign-in form, say)."""
     account = person()
+    if body["account"] != account:
+        raise NotThisAccount(
+            f"the seats were to go to account {body['account']}, but this request is signed in to another: "
+            "show the person the account they are signed in to and ask again"
+        )
     tokens = list(dict.fromkeys(body["tokens"]))
     found = service().seats_of(tokens)
     claimed: dict[str, int] = {}

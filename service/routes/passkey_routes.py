@@ -12,9 +12,10 @@ from application.codec import dumps
 from application.passkeys import Passkeys, RelyingParty
 
 from .. import schemas
-from ..operation import OPTIONAL_PERSON, PERSON, SESSION_SET, Answer, Body, Operation, Reply
-from ..requests import accounts, person, signed_in
-from ..sessions import own_origin, set_session, signed_in_as
+from ..operation import PERSON, SESSION_ONLY, SESSION_ONLY_TEXT, SESSION_SET, Answer, Body, Operation, Reply
+from ..origin import own_origin
+from ..requests import accounts, person, session_person, signed_in
+from ..sessions import set_session, signed_in_as
 
 passkey_api = Blueprint("passkeys", __name__)
 
@@ -29,6 +30,12 @@ def _party() -> RelyingParty:
     return RelyingParty(urlsplit(origin).hostname or "localhost", origin)
 
 
+def _by_session() -> str | None:
+    """The person signed in by the page's session; None when nobody is signed in. A personal
+    access token may not add passkeys (403 session_required)."""
+    return session_person() if signed_in() else None
+
+
 @Operation(
     passkey_api,
     "post",
@@ -36,13 +43,14 @@ def _party() -> RelyingParty:
     id="beginPasskeyRegistration",
     tag="accounts",
     summary="Options to make a passkey: for your account when signed in, else for a new account (sign-up).",
-    security=OPTIONAL_PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=[{}, *SESSION_ONLY],
     body=schemas.PasskeyBegin,
     responses={200: Reply("Pass `options` to navigator.credentials.create.", schemas.Ceremony)},
     problems=(400, 401, 403, 413, 415, 422),
 )
 def begin_registration(body: Body) -> Answer:
-    account = signed_in()
+    account = _by_session()
     name = body.get("display_name") or "Player"
     return _passkeys().begin_registration(_party(), account, name)
 
@@ -54,7 +62,8 @@ def begin_registration(body: Body) -> Answer:
     id="registerPasskey",
     tag="accounts",
     summary="Keep the new passkey; a sign-up is signed in at once (the session cookie is set).",
-    security=OPTIONAL_PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=[{}, *SESSION_ONLY],
     body=schemas.PasskeyFinish,
     responses={
         201: Reply(
@@ -66,9 +75,10 @@ def begin_registration(body: Body) -> Answer:
     problems=(400, 401, 403, 413, 415, 422),
 )
 def register(body: Body) -> Answer:
+    caller = _by_session()
     account, passkey = _passkeys().finish_registration(_party(), body["ceremony"], body["credential"])
     response = Response(dumps({"account": account, "passkey": passkey}), status=201, mimetype="application/json")
-    if signed_in() != account:  # a sign-up: the new account's first session
+    if caller != account:  # a sign-up: the new account's first session
         set_session(response, accounts().open_session(account))
     return response
 

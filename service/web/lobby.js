@@ -19,6 +19,7 @@ let state = Object.freeze({
   me: undefined, // the signed-in person's profile; null when signed out, undefined until asked
   accountNote: null, // what the last account action said (a link sent, a refusal): explained when shown
   unkept: 0, // seats this browser holds that the account does not
+  confirmKeep: false, // the account shown, waiting for the person to confirm keeping the seats in it
   deviceCode: null, // {code, link}: shown to sign in on another device
   open: null, // the lobby's open games; null until listed
   openTag: null, // the lobby's ETag: polled with If-None-Match, so an unchanged lobby costs a 304
@@ -228,12 +229,13 @@ function accountPanel() {
   if (state.me === undefined) return nothing;
   if (state.me) {
     const keep = state.unkept
-      ? html`<button type="button" id="keep-seats" @click=${keepSeats}>${t("account.keepSeats", { count: state.unkept })}</button>`
+      ? html`<button type="button" id="keep-seats" @click=${() => update({ confirmKeep: true })}>${t("account.keepSeats", { count: state.unkept })}</button>`
       : nothing;
-    return html`<p id="signed-in">${tParts("account.signedInAs", { name: html`<strong>${state.me.display_name}</strong>` })}</p>${keep}
+    return html`<p id="signed-in">${tParts("account.signedInAs", { name: html`<strong>${state.me.display_name}</strong>` })}</p>${keep}${keepConfirmation()}
       <button type="button" @click=${() => passkeyAction(() => addPasskey())}>${t("account.addPasskey")}</button>
       <button type="button" id="device-code" @click=${showDeviceCode}>${t("account.otherDevice")}</button>
-      <button type="button" id="sign-out" @click=${leave}>${t("account.signOut")}</button>${deviceCodePanel()}${note}`;
+      <button type="button" id="sign-out" @click=${leave}>${t("account.signOut")}</button>
+      <button type="button" id="sign-out-everywhere" @click=${leaveEverywhere}>${t("account.signOutEverywhere")}</button>${deviceCodePanel()}${note}`;
   }
   return html`<form id="email-sign-in" @submit=${askLink}>
       <label>${t("account.email")} <input type="email" name="email" required autocomplete="email"></label>
@@ -294,9 +296,27 @@ async function leave() {
   listGames();
 }
 
+// Seats are kept only in the account the person sees and confirms: the name and email shown
+// are the account's, and the request names it, so a session swapped under the page keeps nothing.
+function keepConfirmation() {
+  if (!state.confirmKeep) return nothing;
+  const me = state.me;
+  const account = html`<strong id="keep-account">${me.display_name}${me.email ? ` (${me.email})` : ""}</strong>`;
+  return html`<div role="group" id="keep-confirm" aria-labelledby="keep-question"><p id="keep-question">${tParts("account.keepConfirm", { account })}</p>
+    <button type="button" class="primary" id="keep-yes" @click=${keepSeats}>${t("account.keepYes")}</button>
+    <button type="button" id="keep-no" @click=${() => update({ confirmKeep: false })}>${t("account.keepNo")}</button></div>`;
+}
+
 async function keepSeats() {
-  const kept = await api("POST", "/me/seats", { tokens: mySeats().map((s) => s.token) });
-  update({ accountNote: kept.ok ? () => t("account.kept") : kept.problem });
+  const kept = await api("POST", "/me/seats", { tokens: mySeats().map((s) => s.token), account: state.me.account });
+  update({ confirmKeep: false, accountNote: kept.ok ? () => t("account.kept") : kept.problem });
+  listGames();
+}
+
+async function leaveEverywhere() {
+  await api("DELETE", "/auth/sessions");
+  update({ me: null, accountNote: null, confirmKeep: false });
+  showAlerts(false);
   listGames();
 }
 

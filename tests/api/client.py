@@ -44,7 +44,16 @@ SPEC = OpenAPI.from_file_path(
 
 
 #: Headers whose meaning an operation documents (the rest are HTTP's own, or the CORS ones).
-MEANINGFUL = ("Location", "Set-Cookie", "ETag", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining")
+MEANINGFUL = (
+    "Location",
+    "Set-Cookie",
+    "ETag",
+    "Retry-After",
+    "RateLimit-Limit",
+    "RateLimit-Remaining",
+    "Content-Security-Policy",
+    "Referrer-Policy",
+)
 
 
 def _documented_headers() -> list[tuple[re.Pattern[str], str, dict[str, set[str]]]]:

@@ -34,6 +34,13 @@ def _sign_in(api: CheckedClient, email: str = "ada@example.com") -> dict:
     return answer.json
 
 
+def _page_of(api: CheckedClient, email: str) -> CheckedClient:
+    """Another browser (its own cookies) signed in as ``email``: what only a session may do."""
+    page = CheckedClient(api.app)
+    _sign_in(page, email)
+    return page
+
+
 def _personal_token(api: CheckedClient, email: str) -> str:
     _sign_in(api, email)
     made = api.post("/me/tokens", json={"name": "tests"}, headers=OWN).json["token"]
@@ -178,7 +185,8 @@ def test_seat_tokens_kept_in_a_browser_are_claimed_into_the_account(api):
     games = [api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json for _ in range(2)]
     seat_tokens = [games[0]["seats"][1]["token"], games[1]["seats"][0]["token"], "not-a-seat-token"]
     ada = _personal_token(api, "ada@example.com")
-    claimed = api.post("/me/seats", json={"tokens": seat_tokens}, token=ada).json
+    account = api.get("/me", token=ada).json["account"]
+    claimed = api.post("/me/seats", json={"tokens": seat_tokens, "account": account}, token=ada).json
     assert sorted((c["game"], c["seat"]) for c in claimed["claimed"]) == sorted(
         [(games[0]["game"], 1), (games[1]["game"], 0)]
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from domain.state import EndReason
 from events import keys
+from tests.api.test_accounts import OWN, _page_of
 from tests.api.test_lobby import _account, _finish, _open, auth, people
 
 
@@ -16,7 +17,7 @@ def test_a_rated_game_that_ends_after_a_player_deleted_their_account_leaves_the_
     gone, stays = _account(api, ada), _account(api, bo)
     components = api.app.extensions["bluemoon"]
     seats = components.service.seats(game)  # as the rating job reads them
-    assert api.delete("/me", headers=auth(ada)).status_code == 204
+    assert _page_of(api, "ada@example.com").delete("/me", headers=OWN).status_code == 204  # only a session may
     state = _finish(api, game, EndReason.OFFERINGS, (1,), [(3, 9), (6, 2)])
     recorded = components.ratings.rate_game(game, state, seats)
     assert {s["player"] for s in recorded["seats"]} == {gone, stays}  # the game's record keeps both
@@ -36,9 +37,9 @@ def test_a_leaderboard_entry_whose_account_is_gone_is_dropped_not_answered_with_
 
 
 def test_a_device_code_shown_before_its_account_was_deleted_is_refused_as_documented(api):
-    (ada,) = people(api, "ada")
-    code = api.post("/me/device-code", headers=auth(ada)).json["code"]
-    assert api.delete("/me", headers=auth(ada)).status_code == 204
+    ada = _page_of(api, "ada@example.com")
+    code = ada.post("/me/device-code", headers=OWN).json["code"]
+    assert ada.delete("/me", headers=OWN).status_code == 204
     used = api.post("/auth/device-code", json={"code": code})
     assert used.status_code == 401 and used.json["code"] == "sign_in_refused", used.json
     assert "deleted" in used.json["detail"] and "Set-Cookie" not in used.headers

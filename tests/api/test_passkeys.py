@@ -146,3 +146,22 @@ def test_a_passkey_registered_already_makes_no_second_account(api):
     )
     assert again.status_code == 401 and "registered already" in again.json["detail"]
     assert client.keys("{acct:*}:account") == accounts_before
+
+
+def test_an_answer_without_user_verification_is_refused_at_sign_up_and_sign_in(api):
+    """A passkey is something held and something known (a PIN, a fingerprint): an authenticator
+    that checked neither (no UV flag) signs no one up or in. The options ask the browser for it."""
+    begun = api.post("/auth/passkeys/registration", json={"display_name": "Ada"}, headers=OWN).json
+    assert begun["options"]["authenticatorSelection"]["userVerification"] == "required"
+    careless = SoftPasskey("http://localhost", verifies_user=False)
+    answer = {"ceremony": begun["ceremony"], "credential": careless.create(begun["options"])}
+    refused = api.post("/auth/passkeys", json=answer, headers=OWN)
+    assert refused.status_code == 401 and refused.json["code"] == "passkey_refused"
+    assert "verif" in refused.json["detail"].lower() and api.get("/me").status_code == 401
+    passkey, _ = _sign_up(api)
+    api.delete("/auth/session", headers=OWN)
+    passkey.verifies_user = False  # the same passkey, answering without its PIN
+    begun, _, signed = _sign_in(api, passkey)
+    assert begun["options"]["userVerification"] == "required"
+    assert signed.status_code == 401 and signed.json["code"] == "passkey_refused"
+    assert api.get("/me").status_code == 401

@@ -11,13 +11,16 @@ def test_two_seats_of_one_game_claim_the_first_and_name_the_second(api):
     ada = _personal_token(api, "ada@example.com")
     made = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
     game, (first, second) = made["game"], [s["token"] for s in made["seats"]]
-    answer = api.post("/me/seats", json={"tokens": [first, second, "made-up"]}, token=ada, headers=OWN).json
+    account = api.get("/me", token=ada).json["account"]
+    answer = api.post(
+        "/me/seats", json={"tokens": [first, second, "made-up"], "account": account}, token=ada, headers=OWN
+    ).json
     assert answer == {
         "claimed": [{"game": game, "seat": 0}],
         "unmatched": 1,
         "kept_elsewhere": [{"game": game, "seat": 1}],
     }
-    again = api.post("/me/seats", json={"tokens": [second]}, token=ada, headers=OWN).json
+    again = api.post("/me/seats", json={"tokens": [second], "account": account}, token=ada, headers=OWN).json
     assert again["claimed"] == [] and again["kept_elsewhere"] == [{"game": game, "seat": 1}]
     holders = api.app.extensions["bluemoon"].client.hgetall(keys.seat_accounts(game))
     assert list(holders) == [b"0"]  # the game's alerts know one seat of hers

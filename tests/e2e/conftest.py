@@ -30,6 +30,17 @@ from tests.conftest import start_cluster
 CHROMIUM = "/usr/bin/chromium"  #: Debian's package (.ci/run installs it): Playwright cannot download browsers here
 
 
+def wait_until(page, expression: str, timeout: float = 30_000) -> None:
+    """Wait until ``expression`` is true in ``page`` (Playwright's ``wait_for_function``, polled
+    from the test): Playwright builds a string predicate with eval inside the page, which the
+    pages' Content-Security-Policy refuses (no 'unsafe-eval'), while ``page.evaluate`` goes
+    through DevTools, which the policy does not govern."""
+    deadline = time.monotonic() + timeout / 1000
+    while not page.evaluate(expression):
+        assert time.monotonic() < deadline, f"not true within {timeout:.0f} ms: {expression}"
+        page.wait_for_timeout(50)
+
+
 def call(base: str, method: str, path: str, body=None, token=None, headers=None, timeout: float = 30):
     """One request over real HTTP: (status, JSON body)."""
     data = None if body is None else json.dumps(body).encode()
@@ -164,9 +175,9 @@ def server(start_service) -> str:
     return start_service()
 
 
-def personal_token(base: str, log: Path, email: str) -> str:
-    """Sign in as a person would on a service without SMTP (the link is in its log), then make a
-    personal access token from the page's session; returns the token."""
+def signed_in_session(base: str, log: Path, email: str) -> str:
+    """Sign in as a person would on a service without SMTP (the link is in its log); returns
+    the page's session cookie's value."""
     status, _ = call(base, "POST", "/auth/email-link", {"email": email})
     assert status == 202
     deadline = time.monotonic() + 10
@@ -180,7 +191,13 @@ def personal_token(base: str, log: Path, email: str) -> str:
         headers={"Content-Type": "application/json"},
     )
     with urllib.request.urlopen(request, timeout=30) as response:
-        session = re.search(r"bm_session=([^;]+)", response.headers["Set-Cookie"]).group(1)  # type: ignore[union-attr]
+        return re.search(r"bm_session=([^;]+)", response.headers["Set-Cookie"]).group(1)  # type: ignore[union-attr]
+
+
+def personal_token(base: str, log: Path, email: str) -> str:
+    """Sign in (signed_in_session), then make a personal access token from the page's session;
+    returns the token."""
+    session = signed_in_session(base, log, email)
     status, made = call(
         base, "POST", "/me/tokens", {"name": "e2e"}, headers={"Cookie": f"bm_session={session}", "Origin": base}
     )

@@ -30,7 +30,8 @@ def _axe() -> Path:
 
 def serious(page) -> list[dict]:
     """The serious and critical violations axe finds on the page as it is now."""
-    page.add_script_tag(path=str(_axe()))
+    if not page.evaluate("typeof axe !== 'undefined'"):  # (evaluated by the test's own channel: the pages' CSP
+        page.evaluate(_axe().read_text())  # runs only their own files, and a <script> tag added to them is refused)
     found = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations)")
     return [
         {"rule": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]][:5]}

@@ -1,7 +1,8 @@
 """Accounts in a real browser (Debian's chromium driven by Playwright): signing in by the emailed
 link (a service without SMTP writes it to its log, as here), the same games on a second device
-where a turn is played, seats this browser held kept in the account in one click, and another
-origin's page refused the session cookie's use."""
+where a turn is played, seats this browser held kept in the account shown once the person
+confirms it, and another origin's page refused the session cookie's use and refused a sign-in
+(login CSRF)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from events.embedded import free_port
+from tests.e2e.conftest import call, wait_until
 from tests.e2e.test_play_browser import _page, browser  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
@@ -74,7 +76,7 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
     phone.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])", timeout=30_000)
     before = len(phone.query_selector_all("#log li"))
     phone.click("#actions button[data-type=end_turn]")
-    phone.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
+    wait_until(phone, f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
     assert (
         "ends the turn" in " ".join(phone.locator("#log li").all_text_contents())
         or len(phone.query_selector_all("#log li")) > before
@@ -82,7 +84,7 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
     assert errors == []
 
 
-def test_browser_seats_this_browser_held_are_kept_in_the_account_in_one_click(service_and_log, browser):  # noqa: F811
+def test_browser_seats_this_browser_held_are_kept_in_the_account_shown_once_confirmed(service_and_log, browser):  # noqa: F811
     base, log = service_and_log
     errors: list[str] = []
     page = _page(browser, errors)
@@ -90,7 +92,12 @@ def test_browser_seats_this_browser_held_are_kept_in_the_account_in_one_click(se
     page.click("#create button.primary")  # signed out: the seat token stays in this browser only
     page.wait_for_selector("#games li a[href*='#token=']")
     _sign_in(page, base, log, "bo@example.com")
+    page.click("#keep-seats")  # first the account they would go to, and a question
+    assert "bo@example.com" in page.text_content("#keep-account")
+    page.click("#keep-no")  # not mine: nothing is kept
+    assert page.query_selector("#keep-confirm") is None and page.query_selector("#account-note") is None
     page.click("#keep-seats")
+    page.click("#keep-yes")
     page.wait_for_selector("#account-note:has-text('Kept')")
     other = _page(browser, errors)
     _sign_in(other, base, log, "bo@example.com")
@@ -137,5 +144,43 @@ def test_browser_a_page_of_another_origin_cannot_use_the_session(service_and_log
         requests = [line for line in log.read_text().splitlines() if '"/me/tokens"' in line]  # the request log's
         refusals = [r for r in map(json.loads, requests) if r["path"] == "/me/tokens" and r["status"] == 403]
         assert refusals, "the server saw the request and refused it (the browser did send it)"
+    finally:
+        other.shutdown()
+
+
+FORM = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>a game forum</title>
+<form id="f" method="post" action="{action}"><input type="hidden" name="token" value="{token}"></form>
+<script>document.getElementById("f").submit();</script>"""
+
+
+def test_browser_another_sites_form_cannot_sign_the_visitor_in_to_its_account(service_and_log, browser, tmp_path):  # noqa: F811
+    """Login CSRF, from the attacker's side: a page on another site posts the attacker's own
+    sign-in link to /signin in the visitor's browser. Were it to sign in, the visitor's lobby
+    would show the attacker's account, and keeping seats there would hand them over."""
+    base, log = service_and_log
+    before = _links_so_far(log)
+    assert call(base, "POST", "/auth/email-link", {"email": "mallory@example.com"})[0] == 202
+    token = _link_in(log, before).split("token=", 1)[1].split("&")[0]
+    (tmp_path / "index.html").write_text(FORM.format(action=base + "/signin", token=token))
+    port = free_port()
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(tmp_path), **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", port), Quiet)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        errors: list[str] = []
+        visitor = _page(browser, errors)
+        visitor.goto(f"http://127.0.0.1:{port}/")  # another site: the form posts itself at once
+        visitor.wait_for_url(lambda url: url.startswith(base))  # /signin refused, or the lobby signed in
+        assert not [c for c in visitor.context.cookies() if "bm_session" in c["name"]]
+        visitor.goto(base + "/")
+        assert visitor.evaluate("async () => (await (await fetch('/auth/session')).json()).signed_in") is False
+        assert call(base, "POST", "/auth/email-link/use", {"token": token})[0] == 200  # the link was not spent
     finally:
         other.shutdown()

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.conftest import personal_token
+from tests.e2e.conftest import personal_token, signed_in_session
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent  # the generator runs ruff on its output, from the same venv
@@ -72,7 +72,7 @@ def _choose(commands: list, rnd: random.Random):
 def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(generated, start_service):
     """Slow: it generates a client package and plays a whole game on the real service, as a
     person with a personal access token (made after signing in by the emailed link, which a
-    service without SMTP writes to its log)."""
+    service without SMTP writes to its log); the account is deleted from the signed-in page."""
     from bluemoon_client import AuthenticatedClient, Client
     from bluemoon_client.api.accounts import delete_account, my_games
     from bluemoon_client.api.audit import audit_game
@@ -120,7 +120,10 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
     assert audit is not None and audit.verified, audit
     mine = my_games.sync(client=me)
     assert mine is not None and [g.game for g in mine.games] == [game]
-    assert delete_account.sync_detailed(client=me).status_code == 204  # the person leaves; the game stays auditable
+    assert delete_account.sync_detailed(client=me).status_code == 403  # a token deletes no account
+    session = signed_in_session(server, start_service.logs[-1], "ada@example.com")
+    page = Client(base_url=server, cookies={"bm_session": session}, headers={"Origin": server}, timeout=None)
+    assert delete_account.sync_detailed(client=page).status_code == 204  # the person leaves; the game stays auditable
     assert my_games.sync_detailed(client=me).status_code == 401
     audit = audit_game.sync(game, client=anyone)
     assert audit is not None and audit.verified, audit

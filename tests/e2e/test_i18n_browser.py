@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.e2e.conftest import call
+from tests.e2e.conftest import call, wait_until
 from tests.e2e.test_play_browser import SHOTS, _page, _settled, _two_humans, _walk, browser  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
@@ -76,15 +76,13 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     assert said["steps"] in page.text_content("#actions")
     assert said["shuffled"] in _log(page) and said["dealt"] in _log(page), _log(page)
     _walk(page)
-    page.wait_for_function(f"document.querySelector('#log').textContent.includes({said['walked']!r})", timeout=10_000)
+    wait_until(page, f"document.querySelector('#log').textContent.includes({said['walked']!r})", timeout=10_000)
     page.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])")
     end = page.locator("#actions button[data-type=end_turn]")
     assert said["end_turn"] in end.text_content()
     end.click()
-    page.wait_for_function(
-        f"document.querySelector('#status').textContent.includes({said['turn_2']!r})", timeout=10_000
-    )
-    page.wait_for_function(f"document.querySelector('#log').textContent.includes({said['ended']!r})", timeout=10_000)
+    wait_until(page, f"document.querySelector('#status').textContent.includes({said['turn_2']!r})", timeout=10_000)
+    wait_until(page, f"document.querySelector('#log').textContent.includes({said['ended']!r})", timeout=10_000)
     assert said["your_turn"] not in page.text_content("#status")
     page.screenshot(path=str(SHOTS / f"seat-{said['lang']}.png"), full_page=True)
 
@@ -103,7 +101,7 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     end_turn = {"type": "end_turn", "expected_version": view["version"]}
     assert call(server, "POST", f"/games/{game}/commands", end_turn, token=tokens[1 - first])[0] == 200
     _walk(other)
-    other.wait_for_function("document.querySelector('#problem').textContent.length > 0", timeout=10_000)
+    wait_until(other, "document.querySelector('#problem').textContent.length > 0", timeout=10_000)
     assert said["stale"] in other.text_content("#problem"), other.text_content("#problem")
     for route in held:
         route.continue_()

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Error as PlaywrightError
 
-from tests.e2e.conftest import call
+from tests.e2e.conftest import call, wait_until
 
 pytestmark = pytest.mark.slow  # each test drives a real Chromium against the whole service
 
@@ -80,7 +80,8 @@ def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_t
     rnd, clicks, built = random.Random(5), 0, 0
     while "Finished" not in _status(page):
         assert clicks < 2500, "the game did not end"
-        page.wait_for_function(
+        wait_until(
+            page,
             "document.querySelector('#status').textContent.includes('Finished') ||"
             " document.querySelector('#actions button[data-type=end_turn]:not([disabled])') !== null",
             timeout=30_000,
@@ -92,7 +93,7 @@ def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_t
         except PlaywrightError:
             continue
         clicks += 1
-        page.wait_for_function("!document.querySelector('#actions button[disabled]')", timeout=30_000)
+        wait_until(page, "!document.querySelector('#actions button[disabled]')", timeout=30_000)
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(SHOTS / "finished.png"))
@@ -148,7 +149,7 @@ def _settled(page, server: str, game: str) -> None:
     just after the first drawing and lengthens the log, which moves what lies below it: a click
     made meanwhile can land where the target no longer is, and do nothing."""
     _, view = call(server, "GET", f"/games/{game}")
-    page.wait_for_function(f"document.querySelectorAll('#log li').length >= {view['version']}", timeout=10_000)
+    wait_until(page, f"document.querySelectorAll('#log li').length >= {view['version']}", timeout=10_000)
 
 
 def _walk(page) -> None:
@@ -242,12 +243,12 @@ def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, br
     _settled(mover, server, game)
     before = len(watcher.query_selector_all("#log li"))
     _walk(mover)
-    watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
+    wait_until(watcher, f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
     assert "steps to" in watcher.text_content("#log li:last-child")
     # the log is a live region: a screen reader says each move as it is added
     assert watcher.get_attribute("#log", "aria-live") == "polite"
     mover.click("#actions button[data-type=take_back]")
-    watcher.wait_for_function(f"document.querySelectorAll('#log li').length > {before + 1}", timeout=10_000)
+    wait_until(watcher, f"document.querySelectorAll('#log li').length > {before + 1}", timeout=10_000)
     assert "takes back" in watcher.text_content("#log li:last-child")
     _, view = call(server, "GET", f"/games/{game}")
     assert view["players"][first]["position"] == "courtyard" and view["turn"]["steps"] == 2
@@ -268,7 +269,7 @@ def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, b
     watcher.on("request", lambda r: resumed.append(r.headers.get("last-event-id", "")) if "/stream" in r.url else None)
     watcher.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
     watcher.wait_for_selector("#status:has-text('Turn 1')")
-    watcher.wait_for_function("document.querySelectorAll('#log li').length >= 5")
+    wait_until(watcher, "document.querySelectorAll('#log li').length >= 5")
     seen = watcher.locator("#log li").count()
     cut: list[int] = []
     watcher.route("**/stream", lambda route: (cut.append(1), route.abort()))
@@ -284,7 +285,7 @@ def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, b
     watcher.unroute("**/stream")
     _, events = call(server, "GET", f"/games/{game}/events", token=tokens[1 - first])
     total = len(events["events"])
-    watcher.wait_for_function(f"document.querySelectorAll('#log li').length >= {total}", timeout=10_000)
+    wait_until(watcher, f"document.querySelectorAll('#log li').length >= {total}", timeout=10_000)
     watcher.wait_for_timeout(1500)  # another reconnection: nothing is repeated
     assert watcher.locator("#log li").count() == total > seen
     assert str(seen) in resumed and watcher.text_content("#status").count("Turn 2") == 1
@@ -316,13 +317,13 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):
     )
     assert status == 200  # the turn ended behind the page's back: its buttons are stale
     _walk(page)
-    page.wait_for_function("document.querySelector('#problem').textContent.length > 0", timeout=10_000)
+    wait_until(page, "document.querySelector('#problem').textContent.length > 0", timeout=10_000)
     shown = page.text_content("#problem")
     assert "version" in shown or "turn" in shown, shown
     for route in held:
         route.continue_()
     page.unroute("**/stream")
-    page.wait_for_function("document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
+    wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
     assert [e for e in errors if "409" not in e and "412" not in e] == []
 
 
@@ -341,7 +342,7 @@ def test_browser_the_page_fits_a_390_pixel_phone(server, browser):
     assert "at most 2" in page.text_content("#problem")
     discarded = [boxes.nth(i).get_attribute("value") for i in range(2)]
     page.tap("#actions button[data-type=end_turn]")
-    page.wait_for_function("document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
+    wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
     _, events = call(server, "GET", f"/games/{game}/events", token=tokens[first])
     assert next(e for e in events["events"] if e["type"] == "CardsDiscarded")["data"]["cards"] == discarded
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -423,7 +424,7 @@ def test_browser_a_space_is_paid_by_ticking_cards_with_the_running_total_mimix_k
         page.wait_for_selector(f"#total:has-text('{said}')")
     assert page.get_attribute("#hand button[data-card=brown-2a]", "aria-pressed") == "true"
     page.click("#builder button[data-type=contribute]")
-    page.wait_for_function(f"{_SPACE % 1} === 'P0'")  # the first space, paid
+    wait_until(page, f"{_SPACE % 1} === 'P0'")  # the first space, paid
     page.click("#actions button[data-type=pay]:has-text('red 4')")
     for card in ("white-1a", "blue-3a"):
         page.click(f"#hand button[data-card={card}]")
@@ -432,7 +433,7 @@ def test_browser_a_space_is_paid_by_ticking_cards_with_the_running_total_mimix_k
     build = page.locator("#builder button[data-type=contribute]")
     assert "white-1a makes blue-3a red" in build.text_content()
     build.click()
-    page.wait_for_function(f"{_SPACE % 2} === 'P0'")
+    wait_until(page, f"{_SPACE % 2} === 'P0'")
     _, mine = call(server, "GET", f"/games/{game}", token=tokens[0])
     spaces = next(t for t in mine["city"] if t["tile"] == "earth_temple")["spaces"]
     assert [s["marker"] for s in spaces] == [0, 0, None]
@@ -463,14 +464,15 @@ def test_browser_a_turn_is_played_with_the_keyboard_alone(server, browser):
     if page.locator("#choices button").count():  # a power reaches it too: the step is offered first
         assert page.evaluate("document.activeElement.dataset.type") == "move"
         page.keyboard.press("Enter")
-    page.wait_for_function(
+    wait_until(
+        page,
         f"[...document.querySelectorAll('#log li')].some(l => l.textContent.includes({tile.replace('_', ' ')!r}))",
         timeout=10_000,
     )
     page.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])")
     tab_to("#actions button[data-type=end_turn]")
     page.keyboard.press("Enter")
-    page.wait_for_function("document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
+    wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
     _, view = call(server, "GET", f"/games/{game}")
     assert view["players"][first]["position"] == tile and view["turn"]["number"] == 2
     assert errors == []

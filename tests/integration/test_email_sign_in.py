@@ -78,3 +78,34 @@ def test_an_unreachable_smtp_server_loses_the_link_but_the_answer_tells_nothing(
     assert asked.status_code == 202 and asked.json["delivery"] == "email"
     assert any("could not be sent" in r.getMessage() for r in caplog.records)  # the fault really happened
     client.close()
+
+
+@pytest.mark.parametrize(
+    ("public_url", "links_to"),
+    [(None, "http://localhost/signin?token="), ("https://bluemoon.example", "https://bluemoon.example/signin?token=")],
+)
+def test_a_request_with_a_foreign_host_never_gets_a_link_to_it_mailed(
+    inbox, redis_url, monkeypatch, public_url, links_to
+):
+    """The attack: ask for the victim's link with ``Host: evil.example``; the victim gets a real,
+    valid link, and a click hands its token to evil.example. The link's origin is PUBLIC_URL's,
+    or without it the service's own loopback origin, whatever the request's Host says."""
+    if public_url:
+        monkeypatch.setenv("PUBLIC_URL", public_url)
+    client = redis.Redis.from_url(redis_url)
+    api = CheckedClient(
+        create_app({"REDIS_CLIENT": client, "HANDOFF": CallbackHandoff(lambda t: None), "RATE_LIMIT": 0})
+    )
+    victim = f"victim-{free_port()}@example.com"
+    for host in ("evil.example", "evil.example:8000", "localhost.evil.example"):
+        asked = api.post("/auth/email-link", json={"email": victim}, headers={"Host": host})
+        assert asked.status_code == 202
+    deadline = time.monotonic() + 10
+    while len(inbox.messages) < 3:
+        assert time.monotonic() < deadline, "the messages did not all reach the SMTP server"
+        time.sleep(0.05)
+    for _, message in inbox.messages:
+        text = message.get_payload(decode=True).decode()
+        assert "evil.example" not in text, text
+        assert links_to in text, text
+    client.close()

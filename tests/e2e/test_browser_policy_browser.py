@@ -1,0 +1,59 @@
+"""The pages under their Content-Security-Policy in a real browser (service/browser_policy.py):
+/docs (Swagger UI) still runs with nothing refused, and no other site may frame the lobby. The lobby's and the game's pages are run under it by every other browser test,
+which fails on any console error (a refused script or style is one)."""
+
+from __future__ import annotations
+
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from events.embedded import free_port
+from tests.e2e.test_play_browser import _page, browser  # noqa: F401 (the fixture)
+
+pytestmark = pytest.mark.slow  # a real Chromium against the whole service
+
+WATCH = """document.addEventListener("securitypolicyviolation",
+  (e) => console.error(`refused by the policy: ${e.violatedDirective} ${e.blockedURI}`));"""
+
+
+def test_browser_docs_run_swagger_ui_under_the_policy_with_nothing_refused(server, browser):  # noqa: F811
+    errors: list[str] = []
+    page = _page(browser, errors)
+    page.add_init_script(WATCH)  # (the test's own channel, before the page's scripts)
+    page.goto(server + "/docs")
+    page.wait_for_selector("#swagger-ui .swagger-ui", timeout=30_000)  # drawn by its script from /web/docs.js
+    page.wait_for_load_state("networkidle")
+    assert page.text_content("p.rulings").startswith("The rules as this service plays them")
+    assert errors == []
+
+
+FRAMING = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>framing</title>
+<iframe id="f" src="{src}" title="the lobby"></iframe>"""
+
+
+def test_browser_no_other_site_may_frame_a_page(server, browser, tmp_path):  # noqa: F811
+    """Clickjacking: a page of another site frames the lobby under a decoy; the browser refuses."""
+    (tmp_path / "index.html").write_text(FRAMING.format(src=server + "/"))
+    port = free_port()
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(tmp_path), **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    other = ThreadingHTTPServer(("127.0.0.1", port), Quiet)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        errors: list[str] = []
+        page = _page(browser, errors)
+        page.goto(f"http://localhost:{port}/")
+        page.wait_for_timeout(1500)
+        framed = page.frame_locator("#f")
+        assert framed.locator("#account-title").count() == 0  # the lobby never drew inside the frame
+        assert any("frame-ancestors" in e or "refused" in e.lower() for e in errors), errors
+    finally:
+        other.shutdown()
