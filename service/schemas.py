@@ -1071,7 +1071,8 @@ class RematchStatus(Schema):
         required=True,
         metadata={
             "description": "Once the new game is made: the invites to its open seats (seat -> invite), the "
-            "seats no one joined in this game, to pass on to whoever should take them."
+            "seats no one joined in this game, to pass on to whoever should take them. Shown only to this "
+            "game's seats (their tokens, or the people holding them); empty for anyone else."
         },
     )
     token = fields.String(
