@@ -18,6 +18,7 @@ from marshmallow import (
 from application.words import LANGUAGES
 from domain import COMMAND_TYPES
 from domain.catalogue import BUILDINGS, COURTYARD
+from domain.commands import COMMAND_FIELDS as FIELD_RULES
 from domain.peoples import CARDS, Colour
 from domain.state import EndReason
 
@@ -483,20 +484,11 @@ class Recolour(Strict):
     )
 
 
-#: Which fields each command type takes; the rest must be absent.
-COMMAND_FIELDS: dict[str, dict[str, bool]] = {  # field -> required
-    "move": {"to": True},
-    "fly_figure": {"card": True, "to": True},
-    "gain_steps": {"card": True},
-    "fly_dragon": {"card": True, "to": True},
-    "move_dragon": {"card": True, "to": True},
-    "contribute": {"building": True, "space": True, "cards": True, "colour": False, "hoax": False},
-    "offer": {"pillar": False},
-    "use_action": {"to": False},
-    "end_turn": {"discards": False},
-    "take_back": {},
+#: Which fields each command type takes (field -> required); the rest must be absent. The
+#: domain's commands say it (domain/commands.py), and which of them take null.
+COMMAND_FIELDS: dict[str, dict[str, bool]] = {
+    name: {field: rule.required for field, rule in rules.items()} for name, rules in FIELD_RULES.items()
 }
-assert set(COMMAND_FIELDS) == set(COMMAND_TYPES)
 
 
 class Command(Strict):
@@ -515,7 +507,10 @@ class Command(Strict):
     to = fields.String(
         allow_none=True,
         validate=validate.OneOf(TILES),
-        metadata={"description": "A tile; for fly_dragon null means outside the city."},
+        metadata={
+            "description": "A tile. Null only for fly_dragon (outside the city) and use_action (no destination: "
+            "the Hospital's and the Golden Shrine's actions, as /legal lists them; the same as leaving it out)."
+        },
     )
     card = fields.String(validate=validate.OneOf(CARD_IDS), metadata={"description": "The card played for its power."})
     building = fields.String(validate=validate.OneOf(sorted(BUILDINGS)))
@@ -544,10 +539,18 @@ class Command(Strict):
                 errors[name] = [
                     f"not a field of a {data.get('type')} command (allowed: {', '.join(allowed) or 'none'})"
                 ]
-        if "to" in data and data["to"] is None and data.get("type") != "fly_dragon" and "to" not in errors:
-            errors["to"] = ["must be a tile (null, outside the city, is for fly_dragon only)"]
+        rules = FIELD_RULES.get(data.get("type", ""), {})
+        for name, value in data.items():
+            if value is None and name in rules and not rules[name].nullable and name not in errors:
+                errors[name] = [f"must not be null in a {data['type']} command ({_null_takers(name)})"]
         if errors:
             raise ValidationError(errors)
+
+
+def _null_takers(field: str) -> str:
+    """Which commands take a null ``field``, for the refusal of another's null."""
+    takers = [name for name, rules in FIELD_RULES.items() if field in rules and rules[field].nullable]
+    return f"only {' and '.join(takers)} take a null {field}" if takers else f"{field} is never null"
 
 
 class CommandRequest(Command):
