@@ -231,14 +231,23 @@ class CreateGame(TimeLimits):
     expansion = Flag(load_default=False)
     layout = fields.String(load_default="standard", validate=validate.OneOf(["standard", "variant", "explicit"]))
     seats = fields.List(fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=4))
-    setup = fields.Nested(ExplicitSetup, load_default=None, allow_none=True)
+    setup = fields.Nested(
+        ExplicitSetup,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "Parts of the setup given instead of drawn; only when every human seat is yours "
+            "(no open seat: ruling P9), else 422 given_setup_needs_own_seats naming the field. Views list them "
+            "(`given`); such a game is never rated."
+        },
+    )
     scenario = fields.Nested(
         Scenario,
         load_default=None,
         allow_none=True,
         metadata={
             "description": "Start from this position instead of the opening: a scenario game, marked as one "
-            "in views, the index and the audit."
+            "in views, the index and the audit. Like `setup`, only when every human seat is yours (ruling P9)."
         },
     )
 
@@ -448,6 +457,16 @@ class GameView(Schema):
     scenario = Flag(
         required=True,
         metadata={"description": "Started from a given position, not the drawn opening (a scenario game)."},
+    )
+    given = fields.List(
+        fields.String(validate=validate.OneOf(["grid", "deck", "first_player", "scenario"])),
+        required=True,
+        metadata={
+            "description": "What the creator gave instead of drawing it from the seed (ruling P9): grid, deck, "
+            "first_player, scenario (a given position, which gives the deal and the first player too). Empty: "
+            "everything was drawn, as fair for every seat. A game with anything given is never rated, and was "
+            "made with every human seat its creator's."
+        },
     )
     commitment = fields.String(required=True, metadata={"description": "SHA-256 of the secret seed."})
     seed = fields.String(allow_none=True, required=True, metadata={"description": "Revealed when the game ends."})
