@@ -4,7 +4,8 @@ seats, played through the HTTP layer; at each state one command of each kind lis
 its type, and whether its ``to`` is null, it offers a Pillar or pays with Hoax) is posted: the
 one that moves the game on in the game itself, each other on a fresh copy of the game at that
 version, until the game has seen that kind accepted EACH_KIND times (copies cost an append each:
-the rare kinds are tried wherever they come up, the common ones not at every state). Requests go
+the rare kinds are tried wherever they come up, the common ones not at every state); and at a
+few states (EVERY_ONE of them) every listed command, each on its own copy. Requests go
 through the Flask app in process without the contract check of every response (tests/api/client.py
 checks it elsewhere), on the test run's Redis."""
 
@@ -25,10 +26,11 @@ GAMES = [  # (edition, expansion, players, seed): every edition, the expansion o
     ("classic", False, 2, 1),
     ("cmon", False, 3, 3),
     ("cmon", True, 2, 4),
-    ("cmon", True, 4, 6),
+    ("cmon", True, 4, 8),
 ]
 COMMANDS_A_GAME = 150  #: commands the game itself moves on by: states enough to visit each kind
 EACH_KIND = 6  #: a kind accepted this often in one game is no longer tried on copies
+EVERY_ONE = 0.02  #: the share of states at which every listed command is tried, each on its copy
 
 
 def kind(command: dict[str, Any]) -> tuple[str, bool, bool]:
@@ -113,14 +115,16 @@ def test_every_kind_of_command_legal_lists_is_accepted_posted_back_unchanged(
         legal = api.http.get(f"/games/{game}/legal", headers={"Authorization": f"Bearer {tokens[seat]}"}).json
         version, commands = legal["version"], legal["commands"]
         onward = choose(commands, rnd)
-        for other in sorted({kind(c) for c in commands} - {kind(onward)}):
-            if accepted[other] >= EACH_KIND:
-                continue
-            command = rnd.choice([c for c in commands if kind(c) == other])
+        if rnd.random() < EVERY_ONE:  # now and then a state whose every listed command is tried
+            tried = [c for c in commands if c != onward]
+        else:
+            kinds = sorted(k for k in {kind(c) for c in commands} - {kind(onward)} if accepted[k] < EACH_KIND)
+            tried = [rnd.choice([c for c in commands if kind(c) == other]) for other in kinds]
+        for command in tried:
             copy, copy_tokens = copies.at(version)
             answer = post(api, copy, copy_tokens[seat], command, version)
             assert answer.status_code == 200, (command, answer.json)
-            accepted[other] += 1
+            accepted[kind(command)] += 1
         answer = post(api, game, tokens[seat], onward, version)
         assert answer.status_code == 200, (onward, answer.json)
         accepted[kind(onward)] += 1
