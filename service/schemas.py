@@ -464,8 +464,7 @@ class GameView(Schema):
         metadata={
             "description": "What the creator gave instead of drawing it from the seed (ruling P9): grid, deck, "
             "first_player, scenario (a given position, which gives the deal and the first player too). Empty: "
-            "everything was drawn, as fair for every seat. A game with anything given is never rated, and was "
-            "made with every human seat its creator's."
+            "everything was drawn, as fair for every seat. A game with anything given is never rated."
         },
     )
     commitment = fields.String(required=True, metadata={"description": "SHA-256 of the secret seed."})
