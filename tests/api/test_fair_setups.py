@@ -9,6 +9,7 @@ import pytest
 from domain import Options, fold, new_game
 from domain.peoples import CANONICAL_DECK
 from tests.api.test_accounts import _personal_token
+from workers.turn_jobs import play
 
 GRID = [{"tile": t, "row": r, "col": c} for t, (r, c) in fold(new_game(Options(2), b"grid")).city.placement.items()]
 POSITION = {  # three seats'
@@ -60,3 +61,24 @@ def test_a_given_setup_is_never_rated():
     with pytest.raises(GivenSetupNeedsOwnSeats) as refused:
         refuse_unfair_setup(seats, rated=True, deck=list(CANONICAL_DECK))
     assert refused.value.extra["field"] == "rated"
+
+
+def test_an_open_game_takes_no_setup_at_all(api):
+    ada = _personal_token(api, "ada@example.com")
+    for field, body in GIVEN.items():
+        refused = api.post("/open-games", json={"players": 2, **body}, token=ada)
+        assert refused.status_code == 422 and field.split(".")[0] in refused.json["errors"], refused.json
+    assert api.get("/open-games").json["open_games"] == []
+
+
+def test_a_rematch_of_a_game_with_a_given_setup_draws_its_own(api):
+    made = api.post("/games", json={"seats": [{"kind": "human"}] * 2, **GIVEN["setup.deck"]}).json
+    game, tokens = made["game"], [s["token"] for s in made["seats"]]
+    service = api.app.extensions["bluemoon"].service
+    while not service.state(game).finished:
+        state = service.state(game)
+        play(service, game, state.turn.seat, state.turn.number, "greedy", "deadline")
+    api.post(f"/games/{game}/rematch", token=tokens[0])
+    again = api.post(f"/games/{game}/rematch", token=tokens[1]).json
+    assert api.get(f"/games/{game}").json["given"] == ["deck"]
+    assert api.get(f"/games/{again['game']}", token=again["token"]).json["given"] == []
