@@ -42,6 +42,7 @@ from . import webhook_subscriptions as webhooks
 from .alerts import alert_entries
 from .clocks import Clocks
 from .codec import command_to_json
+from .fair_setup import refuse_unfair_setup
 from .game_reads import GameRead, GameReader
 from .handoff import Dispatcher, Handoff
 from .ratings import rating_entry
@@ -138,6 +139,7 @@ class GameService:
         """A new game. ``rated``: a finished game rates its seats (application/ratings.py);
         ``origin``: where it came from (its open game, or the game it is a rematch of);
         ``game``: an id chosen beforehand, so that a retried start makes the same game."""
+        refuse_unfair_setup(seats, rated, grid=grid, deck=deck, first_player=first_player, scenario=scenario)
         game = game or uuid.uuid4().hex
         seed = os.urandom(32)
         if scenario is not None:

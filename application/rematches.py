@@ -1,7 +1,9 @@
 """Rematches: after the end, the same seats and options again, once every person accepts.
 
 Any seat of a finished game may offer; its offer is its own acceptance. A seat no one joined
-is open in the new game too, and its invite is shown to the old game's seats. Each accepting seat
+is open in the new game too, and its invite is shown to the old game's seats only (a seat's token,
+or the person holding the seat): game ids are public, so anyone else reading the rematch would
+take a stranger's seat with it. Each accepting seat
 gets its seat in the new game now: a person's seat goes to their account, a seat held by a
 token gets a new token, shown this once (the page keeps it), whose digest the new game's seat
 will take. When the last human seat accepts, the new game's id is chosen in the same slot
@@ -50,11 +52,12 @@ class Rematches:
         key = keys.rematch(game)
         if not self.store.durably(key, lambda c: c.hsetnx(key, str(seat), json.dumps(accepted))):
             raise AlreadyAccepted(f"seat {seat} has accepted already")
-        status = self.status(game)
+        status = self.status(game, seat)
         return {**status, "token": token}
 
-    def status(self, game: str) -> dict[str, Any]:
-        """Who has accepted, who is awaited, and the new game once every person has accepted."""
+    def status(self, game: str, seat: int | None) -> dict[str, Any]:
+        """Who has accepted, who is awaited, and the new game once every person has accepted;
+        the invites to its open seats only for ``seat``, one of the old game's (None: anyone else)."""
         found = {text(k): text(v) for k, v in self.client.hgetall(keys.rematch(game)).items()}
         seats = self.service.seats(game)
         humans = [s["seat"] for s in seats if s["kind"] == "human"]
@@ -71,7 +74,7 @@ class Rematches:
             "accepted": accepted,
             "waiting_for": [s for s in humans if s not in accepted],
             "game": new,
-            "invites": json.loads(invites) if invites else {},
+            "invites": json.loads(invites) if invites and seat is not None else {},
         }
 
     def _start(self, old: str, new: str, seats: list[dict[str, Any]], accepted: dict[int, dict[str, Any]]) -> None:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Iterable
-from dataclasses import dataclass, fields
+from dataclasses import MISSING, dataclass, fields
 
 
 @dataclass(frozen=True, slots=True)
@@ -151,3 +152,30 @@ COMMAND_TYPES: dict[str, type] = {
     "take_back": TakeBack,
 }
 COMMAND_NAMES: dict[type, str] = {v: k for k, v in COMMAND_TYPES.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class FieldRule:
+    """A command's field as a client sends it (the seat comes from the token)."""
+
+    required: bool  #: it has no default: a command without it is malformed
+    nullable: bool  #: None (JSON null) is one of its values, e.g. fly_dragon's outside of the city
+
+
+def _field_rules(command: type) -> dict[str, FieldRule]:
+    hints = typing.get_type_hints(command)
+    return {
+        f.name: FieldRule(
+            required=f.default is MISSING and f.default_factory is MISSING,
+            nullable=type(None) in typing.get_args(hints[f.name]),
+        )
+        for f in fields(command)
+        if f.name != "seat"
+    }
+
+
+#: Each command type's fields, read from the commands themselves: the one source the API's
+#: request schema and its contract take them from, so that every command ``legal_commands``
+#: lists, written as JSON, is one the API takes back (a UseAction without a destination is
+#: ``"to": null``).
+COMMAND_FIELDS: dict[str, dict[str, FieldRule]] = {name: _field_rules(cls) for name, cls in COMMAND_TYPES.items()}

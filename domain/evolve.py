@@ -61,6 +61,7 @@ def _created(_: Game | None, e: ev.GameCreated) -> Game:
         obelisk=(None,) * len(options.obelisk),
         scale_supply=options.scale_supply,
         scenario="scenario" in e.explicit,
+        given=e.explicit,
         rules=e.rules,
     )
 

@@ -95,6 +95,7 @@ class Game:
     result: Result | None = None
     version: int = 0
     scenario: bool = False  #: started from a given position, not the drawn opening (P15)
+    given: tuple[str, ...] = ()  #: the setup's parts given, not drawn (GameCreated.explicit, P9)
     quiet_turns: int = 0  #: turns ended in a row without a contribution or an offering (P16)
     rules: int = RULES_VERSION  #: the rules version the game was created under (GameCreated.rules)
     #: Only in a bot's observation: the cards it cannot place (others' hands, the deck).

@@ -47,6 +47,7 @@ def view(state: Game, seat: int | None) -> dict[str, Any]:
         },
         "status": "finished" if ended else "active",
         "scenario": state.scenario,
+        "given": list(state.given),
         "commitment": state.commitment,
         "seed": state.seed if ended else None,
         "city": [

@@ -11,7 +11,7 @@ from domain.options import Edition, Layout, Options
 from domain.peoples import Dragon
 from domain.state import EndReason, Game, Phase, Player, Result, Site, Turn
 
-SNAPSHOT_SCHEMA = 4  #: 3: the turn's starting state (P17); 4: the take-backs of the turn
+SNAPSHOT_SCHEMA = 5  #: 3: the turn's starting state (P17); 4: the take-backs of the turn; 5: the setup's given parts (P9)
 
 
 def encode_state(g: Game) -> str:
@@ -53,6 +53,7 @@ def _document(g: Game) -> dict[str, Any]:
         "result": None if g.result is None else [g.result.reason.value, list(g.result.winners)],
         "version": g.version,
         "scenario": g.scenario,
+        "given": list(g.given),
         "quiet_turns": g.quiet_turns,
         "rules": g.rules,
         "turn_start": None if g.turn_start is None else _document(g.turn_start),
@@ -83,6 +84,7 @@ def _game(d: dict[str, Any]) -> Game:
         result=None if d["result"] is None else Result(EndReason(d["result"][0]), tuple(d["result"][1])),
         version=d["version"],
         scenario=d["scenario"],
+        given=tuple(d["given"]),
         quiet_turns=d["quiet_turns"],
         rules=d["rules"],
         turn_start=None if d["turn_start"] is None else _game(d["turn_start"]),

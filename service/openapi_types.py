@@ -18,6 +18,7 @@ import typing
 from typing import Any
 
 from domain import EVENT_TYPES
+from domain.commands import COMMAND_FIELDS as FIELD_RULES
 
 from .schemas import BUILDINGS, CARD_IDS, COLOURS, COMMAND_FIELDS, LEVELS, TILES, EventMeta
 
@@ -87,7 +88,14 @@ def command_variants(document: dict[str, Any]) -> None:
     for command, fields in COMMAND_FIELDS.items():
         name = _title(command)
         properties: dict[str, Any] = {"type": {"type": "string", "const": command}}
-        properties.update({field: flat["properties"][field] for field in fields})
+        properties.update(
+            {
+                field: flat["properties"][field]
+                if FIELD_RULES[command][field].nullable
+                else _not_null(flat["properties"][field])
+                for field in fields
+            }
+        )
         properties["expected_version"] = {  # no default: generators would make it required
             **{k: v for k, v in expected.items() if k != "default"},
             "description": "Only when posting: the version you played against (or send If-Match). "
@@ -106,6 +114,17 @@ def command_variants(document: dict[str, Any]) -> None:
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }
     _replace_refs(document, REF + "CommandRequest", REF + "Command")
+
+
+def _not_null(schema: dict[str, Any]) -> dict[str, Any]:
+    """A shared field's schema in a command that takes no null for it (``move``'s ``to``)."""
+    kept = dict(schema)
+    if isinstance(kept.get("type"), list):
+        types_kept = [t for t in kept["type"] if t != "null"]
+        kept["type"] = types_kept[0] if len(types_kept) == 1 else types_kept
+    if "enum" in kept:
+        kept["enum"] = [v for v in kept["enum"] if v is not None]
+    return kept
 
 
 def _replace_refs(node: Any, old: str, new: str) -> None:

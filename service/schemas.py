@@ -19,6 +19,7 @@ from application.shown_text import hidden_characters
 from application.words import LANGUAGES
 from domain import COMMAND_TYPES
 from domain.catalogue import BUILDINGS, COURTYARD
+from domain.commands import COMMAND_FIELDS as FIELD_RULES
 from domain.peoples import CARDS, Colour
 from domain.state import EndReason
 
@@ -245,14 +246,23 @@ class CreateGame(TimeLimits):
     expansion = Flag(load_default=False)
     layout = fields.String(load_default="standard", validate=validate.OneOf(["standard", "variant", "explicit"]))
     seats = fields.List(fields.Nested(SeatRequest), required=True, validate=validate.Length(min=2, max=4))
-    setup = fields.Nested(ExplicitSetup, load_default=None, allow_none=True)
+    setup = fields.Nested(
+        ExplicitSetup,
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "Parts of the setup given instead of drawn; only when every human seat is yours "
+            "(no open seat: ruling P9), else 422 given_setup_needs_own_seats naming the field. Views list them "
+            "(`given`); such a game is never rated."
+        },
+    )
     scenario = fields.Nested(
         Scenario,
         load_default=None,
         allow_none=True,
         metadata={
             "description": "Start from this position instead of the opening: a scenario game, marked as one "
-            "in views, the index and the audit."
+            "in views, the index and the audit. Like `setup`, only when every human seat is yours (ruling P9)."
         },
     )
 
@@ -467,6 +477,15 @@ class GameView(Schema):
         required=True,
         metadata={"description": "Started from a given position, not the drawn opening (a scenario game)."},
     )
+    given = fields.List(
+        fields.String(validate=validate.OneOf(["grid", "deck", "first_player", "scenario"])),
+        required=True,
+        metadata={
+            "description": "What the creator gave instead of drawing it from the seed (ruling P9): grid, deck, "
+            "first_player, scenario (a given position, which gives the deal and the first player too). Empty: "
+            "everything was drawn, as fair for every seat. A game with anything given is never rated."
+        },
+    )
     commitment = fields.String(required=True, metadata={"description": "SHA-256 of the secret seed."})
     seed = fields.String(allow_none=True, required=True, metadata={"description": "Revealed when the game ends."})
     city = fields.List(fields.Nested(TileView), required=True)
@@ -502,20 +521,11 @@ class Recolour(Strict):
     )
 
 
-#: Which fields each command type takes; the rest must be absent.
-COMMAND_FIELDS: dict[str, dict[str, bool]] = {  # field -> required
-    "move": {"to": True},
-    "fly_figure": {"card": True, "to": True},
-    "gain_steps": {"card": True},
-    "fly_dragon": {"card": True, "to": True},
-    "move_dragon": {"card": True, "to": True},
-    "contribute": {"building": True, "space": True, "cards": True, "colour": False, "hoax": False},
-    "offer": {"pillar": False},
-    "use_action": {"to": False},
-    "end_turn": {"discards": False},
-    "take_back": {},
+#: Which fields each command type takes (field -> required); the rest must be absent. The
+#: domain's commands say it (domain/commands.py), and which of them take null.
+COMMAND_FIELDS: dict[str, dict[str, bool]] = {
+    name: {field: rule.required for field, rule in rules.items()} for name, rules in FIELD_RULES.items()
 }
-assert set(COMMAND_FIELDS) == set(COMMAND_TYPES)
 
 
 class Command(Strict):
@@ -534,7 +544,10 @@ class Command(Strict):
     to = fields.String(
         allow_none=True,
         validate=validate.OneOf(TILES),
-        metadata={"description": "A tile; for fly_dragon null means outside the city."},
+        metadata={
+            "description": "A tile. Null only for fly_dragon (outside the city) and use_action (no destination: "
+            "the Hospital's and the Golden Shrine's actions, as /legal lists them; the same as leaving it out)."
+        },
     )
     card = fields.String(validate=validate.OneOf(CARD_IDS), metadata={"description": "The card played for its power."})
     building = fields.String(validate=validate.OneOf(sorted(BUILDINGS)))
@@ -563,10 +576,18 @@ class Command(Strict):
                 errors[name] = [
                     f"not a field of a {data.get('type')} command (allowed: {', '.join(allowed) or 'none'})"
                 ]
-        if "to" in data and data["to"] is None and data.get("type") != "fly_dragon" and "to" not in errors:
-            errors["to"] = ["must be a tile (null, outside the city, is for fly_dragon only)"]
+        rules = FIELD_RULES.get(data.get("type", ""), {})
+        for name, value in data.items():
+            if value is None and name in rules and not rules[name].nullable and name not in errors:
+                errors[name] = [f"must not be null in a {data['type']} command ({_null_takers(name)})"]
         if errors:
             raise ValidationError(errors)
+
+
+def _null_takers(field: str) -> str:
+    """Which commands take a null ``field``, for the refusal of another's null."""
+    takers = [name for name, rules in FIELD_RULES.items() if field in rules and rules[field].nullable]
+    return f"only {' and '.join(takers)} take a null {field}" if takers else f"{field} is never null"
 
 
 class CommandRequest(Command):
@@ -1130,7 +1151,8 @@ class RematchStatus(Schema):
         required=True,
         metadata={
             "description": "Once the new game is made: the invites to its open seats (seat -> invite), the "
-            "seats no one joined in this game, to pass on to whoever should take them."
+            "seats no one joined in this game, to pass on to whoever should take them. Shown only to this "
+            "game's seats (their tokens, or the people holding them); empty for anyone else."
         },
     )
     token = fields.String(

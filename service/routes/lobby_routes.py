@@ -191,13 +191,14 @@ def accept_rematch(game: str, caller: Caller) -> Answer:
     "/games/{game}/rematch",
     id="getRematch",
     tag="lobby",
-    summary="Who has accepted a rematch, and the new game once every person has.",
+    summary="Who has accepted a rematch, and the new game once every person has; its invites only to this "
+    "game's seats.",
     security=OPTIONAL_AUTH,
     responses={200: Reply("The rematch so far.", schemas.RematchStatus)},
     problems=(403, 404),
 )
 def get_rematch(game: str, caller: Caller) -> Answer:
-    return components().rematches.status(game)
+    return components().rematches.status(game, caller.seat)
 
 
 def rated(player: str, rating: Rating) -> dict[str, Any]:

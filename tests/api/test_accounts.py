@@ -12,6 +12,7 @@ import pytest
 
 from events import keys
 from tests.api.client import CheckedClient
+from tests.conftest import made_with_first_turn
 
 OWN = {"Origin": "http://localhost"}  #: the page's own origin, as the test client is addressed
 
@@ -157,9 +158,7 @@ def test_one_persons_token_never_acts_for_another(api):
 def test_a_persons_seats_follow_them_and_their_token_plays_them(api):
     ada = _personal_token(api, "ada@example.com")
     api.request("PATCH", "/me", json={"display_name": "Ada"}, token=ada)
-    created = api.post(
-        "/games", json={"seats": [{"kind": "human"}, {"kind": "open"}], "setup": {"first_player": 0}}, token=ada
-    ).json
+    created = made_with_first_turn(api, {"seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada)
     game = created["game"]
     assert created["seats"][0]["name"] == "Ada"  # the display name, never the email
     legal = api.get(f"/games/{game}/legal", token=ada)

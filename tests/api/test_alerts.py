@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from events import keys
 from events.outbox import LEASE_MS, now_ms
 from tests.api.test_accounts import OWN, _personal_token, _sign_in
+from tests.conftest import made_with_first_turn
 from workers import alert_jobs
 
 TWO = {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
@@ -36,7 +37,7 @@ def browser_keys() -> tuple[ec.EllipticCurvePrivateKey, dict[str, str]]:
 
 def _game_with(api, ada: str, bo: str) -> tuple[str, str, str]:
     """A game Ada made (seat 0, her turn first) and Bo joined (seat 1): the game and both seat tokens."""
-    made = api.post("/games", json={**TWO, "seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada).json
+    made = made_with_first_turn(api, {"seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada)
     game = made["game"]
     joined = api.post(f"/games/{game}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo).json
     return game, made["seats"][0]["token"], joined["token"]
@@ -363,11 +364,9 @@ def test_a_game_made_or_joined_while_its_person_is_away_waits_for_them_too(api):
     back = datetime.now(UTC) + timedelta(days=2)
     away = api.put("/me/vacation", json={"until": back.isoformat()}, token=ada).json
     assert away["days_left"] == 12  # two days begun
-    made = api.post(
-        "/games",
-        json={**TWO, "seats": [{"kind": "human"}, {"kind": "open"}], "clock": {"bank_seconds": 60}},
-        token=ada,
-    ).json
+    made = made_with_first_turn(
+        api, {"seats": [{"kind": "human"}, {"kind": "open"}], "clock": {"bank_seconds": 60}}, token=ada
+    )
     api.put("/me/vacation", json={"until": back.isoformat()}, token=bo)
     api.post(f"/games/{made['game']}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo)
     view = api.get(f"/games/{made['game']}", token=ada).json

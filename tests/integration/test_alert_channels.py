@@ -26,6 +26,7 @@ from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.api.test_accounts import _personal_token
 from tests.api.test_alerts import browser_keys
+from tests.conftest import made_with_first_turn
 from tests.integration.test_email_sign_in import inbox  # noqa: F401 (the fixture)
 from tests.integration.test_workers import Workers, wait_until
 
@@ -91,9 +92,7 @@ def _people(api) -> tuple[str, str]:
 
 def _game(api, ada: str, bo: str) -> tuple[str, str, str]:
     """Ada's game (seat 0, her turn first) that Bo joined (seat 1)."""
-    made = api.post(
-        "/games", json={"seats": [{"kind": "human"}, {"kind": "open"}], "setup": {"first_player": 0}}, token=ada
-    ).json
+    made = made_with_first_turn(api, {"seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada)
     game = made["game"]
     joined = api.post(f"/games/{game}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo).json
     return game, made["seats"][0]["token"], joined["token"]
@@ -216,15 +215,9 @@ def test_the_reminder_before_a_deadline_goes_out_once_per_turn(setting, receiver
     discord = receivers(204)
     changes = {"email": {"enabled": False, "delay_seconds": 0}, "discord": {"url": discord.url}}
     assert api.patch("/me/alerts", json=changes, token=bo).status_code == 200
-    made = api.post(
-        "/games",
-        json={
-            "seats": [{"kind": "human"}, {"kind": "open"}],
-            "setup": {"first_player": 0},
-            "clock": {"bank_seconds": 4},
-        },
-        token=ada,
-    ).json
+    made = made_with_first_turn(
+        api, {"seats": [{"kind": "human"}, {"kind": "open"}], "clock": {"bank_seconds": 4}}, token=ada
+    )
     game = made["game"]
     bo_seat = api.post(f"/games/{game}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo).json
     assert bo_seat["seat"] == 1
