@@ -11,7 +11,9 @@ from domain.options import Edition, Layout, Options
 from domain.peoples import Dragon
 from domain.state import EndReason, Game, Phase, Player, Result, Site, Turn
 
-SNAPSHOT_SCHEMA = 5  #: 3: the turn's starting state (P17); 4: the take-backs of the turn; 5: the setup's given parts (P9)
+SNAPSHOT_SCHEMA = (
+    5  #: 3: the turn's starting state (P17); 4: the take-backs of the turn; 5: the setup's given parts (P9)
+)
 
 
 def encode_state(g: Game) -> str:
