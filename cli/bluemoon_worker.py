@@ -6,8 +6,9 @@ turns due entries into jobs.
 deliveries`` sends webhooks and turn alerts (mail, Web Push, Discord, Slack), which wait on
 other people's servers; the default, ``turns,deliveries``, does both in one process, turns
 first (a test, or a trial run: a receiver that never answers then delays its bots). Only a
-worker that plays turns runs a dispatcher, so a deployment of one turn worker and one
-delivery worker runs one, as before the queues were split.
+worker that takes deliveries runs the dispatcher, since it hands on every delivery (the
+appending process hands on only bot turns, at once): a turn worker does nothing but play, and
+a deployment of one turn worker and one delivery worker runs one dispatcher, as before.
 
 Both outlive a Redis outage: RQ's worker quits its loop when it loses Redis, so it is started
 again, with back-off, until Redis answers; the dispatcher retries on its own. SIGTERM or
@@ -136,6 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     names = {"turns": args.queue, "deliveries": delivery_queue(args.queue)}
     if "turns" in args.queues:
         ready_to_fork()
+    if "deliveries" in args.queues:
         threading.Thread(
             target=dispatch_forever,
             args=(store, queue, stop),

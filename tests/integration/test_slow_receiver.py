@@ -18,7 +18,7 @@ from rq import Queue
 from application.handoff import CallbackHandoff
 from application.rq_handoff import RQHandoff, delivery_queue
 from events import keys
-from events.outbox import Claim, Outbox
+from events.outbox import Outbox
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.integration.test_workers import Workers, wait_until
@@ -61,21 +61,9 @@ def api_on(redis_url: str, handoff_for) -> tuple[CheckedClient, redis.Redis]:
     return CheckedClient(create_app({"REDIS_CLIENT": client, "HANDOFF": handoff_for(client), "RATE_LIMIT": 0})), client
 
 
-class Claims(CallbackHandoff):
-    """Keeps the deliveries the web process claims, for the test to attempt in its place."""
-
-    def __init__(self) -> None:
-        super().__init__(lambda ticket: None)
-        self.claims: list[Claim] = []
-
-    def deliver(self, claim: Claim, job_id: str) -> None:
-        self.claims.append(claim)
-
-
 def turn_started_webhook(redis_url: str, url: str):
     """Two humans; seat 1's webhook on ``url`` for turn.started; seat 0 ends its turn."""
-    claims = Claims()
-    api, client = api_on(redis_url, lambda c: claims)
+    api, client = api_on(redis_url, lambda c: CallbackHandoff(lambda ticket: None))  # deliveries wait in the outbox
     created = api.post(
         "/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
     ).json
@@ -87,14 +75,13 @@ def turn_started_webhook(redis_url: str, url: str):
         json={"type": "end_turn", "discards": []},
         headers={"If-Match": f'"{created["version"]}"', "Idempotency-Key": "end"},
     )
-    return api, client, claims.claims, game, tokens[1], hook["id"]
+    return api, client, game, tokens[1], hook["id"]
 
 
-def attempt_next(client: redis.Redis, game: str, claimed: list[Claim]) -> str:
+def attempt_next(client: redis.Redis, game: str) -> str:
     """Claim the game's delivery (as a dispatcher does, when due) and attempt it (as its job does)."""
     outbox = Outbox(client)
-    (claim,) = claimed or [c for c in outbox.claim() if c.name.startswith(f"wh:{game}:")]
-    claimed.clear()
+    (claim,) = [c for c in outbox.claim() if c.name.startswith(f"wh:{game}:")]
     return webhook_delivery.attempt(client, outbox, claim.name, claim.payload)
 
 
@@ -142,8 +129,8 @@ def test_a_webhook_whose_receiver_keeps_timing_out_is_disabled_and_says_so(redis
     monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
     monkeypatch.setattr(webhook_delivery, "ANSWER_TIMEOUT", 0.2)  # (5 s in service)
     monkeypatch.setattr(webhook_delivery, "BACKOFF", (0.0,) * 5)  # each retry due at once
-    api, client, claimed, game, token, hook = turn_started_webhook(redis_url, silent.url)
-    outcomes = [attempt_next(client, game, claimed) for _ in range(4)]
+    api, client, game, token, hook = turn_started_webhook(redis_url, silent.url)
+    outcomes = [attempt_next(client, game) for _ in range(4)]
     assert outcomes == ["retrying", "retrying", "retrying", "dropped"]  # the fourth finds it disabled
     assert len(silent.held) == 3  # and does not connect
     shown = api.get(f"/games/{game}/webhooks/{hook}", token=token).json
@@ -159,11 +146,11 @@ def test_a_receiver_that_answers_between_timeouts_keeps_its_webhook(redis_url, s
     monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
     monkeypatch.setattr(webhook_delivery, "ANSWER_TIMEOUT", 0.2)
     monkeypatch.setattr(webhook_delivery, "BACKOFF", (0.0,) * 5)
-    api, client, claimed, game, token, hook = turn_started_webhook(redis_url, silent.url)
+    api, client, game, token, hook = turn_started_webhook(redis_url, silent.url)
     for url in (silent.url, silent.url, receivers(500).url, silent.url, silent.url):
         raw = json.loads(client.hget(keys.webhooks(game), hook))
         client.hset(keys.webhooks(game), hook, json.dumps({**raw, "url": url}))  # the receiver moves
-        assert attempt_next(client, game, claimed) == "retrying"
+        assert attempt_next(client, game) == "retrying"
     shown = api.get(f"/games/{game}/webhooks/{hook}", token=token).json
     assert shown["enabled"] and shown["timeouts"] == 2 and shown["disabled_reason"] is None
     client.close()

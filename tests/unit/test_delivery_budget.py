@@ -33,19 +33,17 @@ def test_a_game_and_an_account_each_have_their_own_budget_a_minute():
 
 def seat_ones_webhook(monkeypatch):
     """Two humans, seat 1's webhook on every event, and seat 0's turn ended: the deliveries wait
-    in the outbox (the web process's claim of each is kept, as a job would get it)."""
+    in the outbox; each is claimed as a dispatcher would, for the test to attempt as its job."""
     monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "example.test")
     monkeypatch.setattr("socket.getaddrinfo", lambda *a, **k: [(2, 1, 6, "", ("203.0.113.5", 80))])
     sent: list[str] = []
     monkeypatch.setattr(webhook_delivery, "post", lambda target, body, headers: sent.append(body) or 204)
-    claims = []
-    handoff = CallbackHandoff(lambda ticket: None)
-    handoff.deliver = lambda claim, job_id: claims.append(claim)  # type: ignore[method-assign]
     client = fakeredis.FakeRedis()
-    service = build(client=client, handoff=handoff).service
+    service = build(client=client, handoff=CallbackHandoff(lambda ticket: None)).service
     created = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0)
     hook = Webhooks(service.store).create(created.game, 1, "http://example.test/hook", ["event"])
     service.submit(created.game, EndTurn(0), expected=created.version, key="a")
+    claims = [c for c in Outbox(client).claim() if c.name.startswith("wh:")]
     return client, created.game, hook["id"], claims, sent
 
 
