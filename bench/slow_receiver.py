@@ -13,6 +13,7 @@ comparison (its replies wait behind the deliveries: each is given ``--give-up`` 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import signal
 import socket
@@ -59,11 +60,10 @@ class Silent:
                 return
 
     def close(self) -> None:
+        """Stop listening (refusing new connections) and end every held one."""
         for sock in (self.server, *self.held):
-            try:
+            with contextlib.suppress(OSError):  # (a listening socket is not connected: it still wakes accept)
                 sock.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
             sock.close()
 
 

@@ -5,10 +5,7 @@ disabled and says so."""
 
 from __future__ import annotations
 
-import contextlib
 import json
-import socket
-import threading
 import uuid
 
 import pytest
@@ -17,36 +14,13 @@ from rq import Queue
 
 from application.handoff import CallbackHandoff
 from application.rq_handoff import RQHandoff, delivery_queue
+from bench.slow_receiver import Silent
 from events import keys
 from events.outbox import Outbox
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.integration.test_workers import Workers, wait_until
 from workers import webhook_delivery
-
-
-class Silent:
-    """A TCP server on 127.0.0.1 that accepts every connection and never says a word."""
-
-    def __init__(self) -> None:
-        self.server = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.server.getsockname()[1]}/hook"
-        self.held: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                self.held.append(self.server.accept()[0])
-            except OSError:
-                return
-
-    def close(self) -> None:
-        """Stop listening (refusing new connections) and end every held one."""
-        for sock in (self.server, *self.held):
-            with contextlib.suppress(OSError):  # (a listening socket is not connected: it still wakes accept)
-                sock.shutdown(socket.SHUT_RDWR)
-            sock.close()
 
 
 @pytest.fixture
