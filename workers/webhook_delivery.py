@@ -149,11 +149,11 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
 
 
 # KEYS: the game's webhooks. ARGV: webhook id, the attempt's outcome (delivered, retrying or
-# failed), 1 if it timed out, DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE. One atomic step, so
-# attempts finishing at once all count.
+# failed), 1 if it timed out, DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE. Returns why it disabled the
+# webhook now, else ''. One atomic step, so attempts finishing at once all count.
 COUNT = """
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
-if not raw then return 0 end
+if not raw then return '' end
 local hook = cjson.decode(raw)
 if ARGV[2] == 'failed' then hook['failures'] = (hook['failures'] or 0) + 1 end
 if ARGV[2] == 'delivered' then hook['failures'] = 0 end
@@ -165,10 +165,10 @@ if reason and hook['enabled'] ~= false then
   hook['enabled'] = false
   hook['disabled_reason'] = reason
   redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
-  return 2
+  return reason
 end
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
-return 1
+return ''
 """
 
 # KEYS: the game's webhooks. ARGV: webhook id. Counts a delivery deferred for being over budget.
@@ -186,5 +186,6 @@ def _count(client: Any, game: str, hook_id: str, outcome: str, timed_out: bool) 
     """Track deliveries that failed in a row and attempts that timed out in a row; disable the
     webhook at DISABLE_AFTER of the first or TIMEOUTS_BEFORE_DISABLE of the second."""
     args = (hook_id, outcome, int(timed_out), DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE)
-    if client.eval(COUNT, 1, keys.webhooks(game), *args) == 2:
-        log.warning("webhook %s of %s disabled: %s", hook_id, game, "timeouts" if timed_out else "failures")
+    reason = text(client.eval(COUNT, 1, keys.webhooks(game), *args))
+    if reason:
+        log.warning("webhook %s of %s disabled: %s in a row", hook_id, game, reason)
