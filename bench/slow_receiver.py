@@ -4,7 +4,10 @@ that accepts every connection and never says a word take every event of the same
 The figure is the ratio of the two, measured in the same run on the same worker processes:
 one turn worker and one delivery worker, as the Procfile starts them.
 
-    python bench/slow_receiver.py [--replies 50] [--one-queue]
+    python bench/slow_receiver.py [--replies 100] [--runs 3] [--one-queue]
+
+Each run starts from an empty Redis with fresh workers; the figure is the median of the runs'
+ratios (a shared machine's load moves single runs by 30% either way).
 
 ``--one-queue`` puts the deliveries on the turn queue, as before they were split, for
 comparison (its replies wait behind the deliveries: each is given ``--give-up`` seconds).
@@ -17,6 +20,7 @@ import contextlib
 import os
 import signal
 import socket
+import statistics
 import subprocess
 import sys
 import threading
@@ -79,7 +83,7 @@ def start_worker(url: str, kind: str, env: dict[str, str]) -> subprocess.Popen:
 
 
 class Tables:
-    """GAMES games of a human and a greedy bot, the human's command played in each in turn."""
+    """GAMES new games of a human and a greedy bot, the human's command played in each in turn."""
 
     def __init__(self, service) -> None:  # type: ignore[no-untyped-def]
         self.service = service
@@ -112,7 +116,9 @@ class Tables:
         return times
 
 
-def run(args: argparse.Namespace, url: str) -> None:
+def run(args: argparse.Namespace, url: str) -> tuple[float, float]:
+    """One run from an empty Redis with fresh workers: the quiet replies, then the loaded ones;
+    prints both and returns the loaded/quiet ratios at p50 and p99."""
     os.environ["WEBHOOK_ALLOW_HOSTS"] = "127.0.0.1"
     env = {"WEBHOOK_ALLOW_HOSTS": "127.0.0.1"}
     if args.one_queue:
@@ -123,32 +129,25 @@ def run(args: argparse.Namespace, url: str) -> None:
     silent = Silent()
     workers = [start_worker(url, "turns", env), start_worker(url, "deliveries", env)]
     try:
-        tables = Tables(service)
-        tables.replies(GAMES, 30)  # warm-up: the workers start, and every game has had a reply
-        quiet = tables.replies(args.replies, 30)
-        hooks = Webhooks(service.store)
+        Tables(service).replies(GAMES, 30)  # warm-up: the workers start
+        # each phase on games of its own from their first turn: both measure the same turns
+        quiet = Tables(service).replies(args.replies, 30)
+        tables, hooks = Tables(service), Webhooks(service.store)
         for i in range(HOOKS):
             hooks.create(tables.games[i % GAMES][0], 0, silent.url, ["event"])
         loaded = tables.replies(args.replies, args.give_up)
         waiting = Queue(delivery_queue(QUEUE), connection=client).count
-        held = len(silent.held)
         q50, q99 = percentiles(quiet)
         l50, l99 = percentiles(loaded)
         print(
-            f"{GAMES} games of a human and greedy; one turn worker, one delivery worker"
-            + (" (one queue: the deliveries on the turn queue)" if args.one_queue else "")
-            + f"; {args.replies} replies each way; outbound timeouts {CONNECT_TIMEOUT:g} s to connect, "
-            f"{ANSWER_TIMEOUT:g} s to answer"
+            f"quiet p50 {q50 * 1000:.1f} ms, p99 {q99 * 1000:.1f} ms (baseline); "
+            f"{HOOKS} hooks on a silent receiver: p50 {l50 * 1000:.1f} ms, p99 {l99 * 1000:.1f} ms "
+            f"({l50 / q50:.2f} x / {l99 / q99:.2f} x); meanwhile {len(silent.held)} connections held open, "
+            f"{waiting} deliveries queued, {sum(t == float('inf') for t in loaded)} replies not seen within "
+            f"{args.give_up:g} s",
+            flush=True,
         )
-        print(f"quiet: human command -> greedy's reply p50 {q50 * 1000:.1f} ms, p99 {q99 * 1000:.1f} ms (baseline)")
-        print(
-            f"{HOOKS} hooks on a receiver that never answers, taking every event: p50 {l50 * 1000:.1f} ms, "
-            f"p99 {l99 * 1000:.1f} ms ({l50 / q50:.2f} x / {l99 / q99:.2f} x the quiet figure)"
-        )
-        print(
-            f"meanwhile: {held} connections held open by the receiver, {waiting} deliveries still queued, "
-            f"{sum(t == float('inf') for t in loaded)} replies not seen within {args.give_up:g} s"
-        )
+        return l50 / q50, l99 / q99
     finally:
         silent.close()
         for worker in workers:
@@ -163,12 +162,25 @@ def run(args: argparse.Namespace, url: str) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--replies", type=int, default=50)
+    parser.add_argument("--replies", type=int, default=100)
     parser.add_argument("--give-up", type=float, default=10.0, help="seconds to wait for one reply")
     parser.add_argument("--one-queue", action="store_true")
+    parser.add_argument("--runs", type=int, default=3, help="runs from scratch; the ratios' medians are the figure")
     args = parser.parse_args()
+    print(
+        f"{GAMES} games of a human and greedy; one turn worker, one delivery worker"
+        + (" (one queue: the deliveries on the turn queue)" if args.one_queue else "")
+        + f"; a human's command -> greedy's whole reply in the feed, {args.replies} replies quiet, then as many "
+        f"while {HOOKS} hooks take every event; outbound timeouts {CONNECT_TIMEOUT:g} s to connect, "
+        f"{ANSWER_TIMEOUT:g} s to answer"
+    )
     with redis_for("slow-receiver", persist=False) as url:
-        run(args, url)
+        ratios = [run(args, url) for _ in range(args.runs)]
+    p50s, p99s = sorted(r[0] for r in ratios), sorted(r[1] for r in ratios)
+    print(
+        f"loaded / quiet over {args.runs} runs: p50 {statistics.median(p50s):.2f} x (from {p50s[0]:.2f} to "
+        f"{p50s[-1]:.2f}), p99 {statistics.median(p99s):.2f} x (from {p99s[0]:.2f} to {p99s[-1]:.2f})"
+    )
 
 
 if __name__ == "__main__":

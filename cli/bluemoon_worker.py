@@ -18,12 +18,15 @@ Ctrl-C stops both (RQ lets the current job finish).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import logging
+import os
 import random
 import signal
 import threading
 import time
+from pathlib import Path
 
 import redis
 from rq import Worker
@@ -48,6 +51,7 @@ log = logging.getLogger("bluemoon.worker")
 DISPATCH_EVERY = (
     0.2  #: seconds between two looks at the outbox (a bot's turn is usually handed on at once by the web process)
 )
+DELIVERY_NICENESS = 10  #: a delivery-only worker's nice value (0 is the default, 19 the lowest priority)
 KINDS = ("turns", "deliveries")  #: what ``--queues`` may name, in the order a worker serving both takes them
 
 
@@ -137,6 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     names = {"turns": args.queue, "deliveries": delivery_queue(args.queue)}
     if "turns" in args.queues:
         ready_to_fork()
+    else:
+        yield_the_cpu()
     if "deliveries" in args.queues:
         threading.Thread(
             target=dispatch_forever,
@@ -147,6 +153,16 @@ def main(argv: list[str] | None = None) -> int:
         ).start()
     work(queue, [names[kind] for kind in args.queues], stop)
     return 0
+
+
+def yield_the_cpu(niceness: int = DELIVERY_NICENESS) -> None:
+    """A delivery worker gives way on a busy machine: its dispatcher hands on every delivery,
+    which bots and the web process should not wait for. Lowers this process's CPU priority and,
+    where Linux groups processes by session (autogroup: each supervised child is a session of
+    its own, so its nice value alone would weigh only against itself), its group's."""
+    os.nice(niceness)
+    with contextlib.suppress(OSError):
+        Path("/proc/self/autogroup").write_text(str(niceness))
 
 
 def kinds(value: str) -> list[str]:
