@@ -14,6 +14,7 @@ import redis
 from application.games import SeatSpec
 from application.rq_handoff import RQHandoff, delivery_queue
 from domain import Options
+from events import keys
 from events.embedded import EmbeddedRedis, free_port
 from service.app import create_app
 from tests.api.client import CheckedClient
@@ -44,7 +45,8 @@ def test_a_queue_redis_restarted_empty_loses_no_bot_turn_and_no_webhook_delivery
         service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0).game
         for _ in range(4)
     ]
-    assert service.dispatch() == 1  # a dispatcher's pass hands the delivery on (the bots' turns went at once)
+    (delivery,) = [n for n in store.hkeys(keys.outbox(keys.shard(game))[0]) if n.startswith(f"wh:{game}:".encode())]
+    assert service.dispatch(delivery.decode()) == 1  # as a dispatcher's pass hands it on (the bots' turns went at once)
     jobs = redis.Redis(port=port)
     assert jobs.llen(f"rq:queue:{queue_name}") == 4 and jobs.llen(f"rq:queue:{delivery_queue(queue_name)}") == 1
 
