@@ -366,6 +366,13 @@ class GameService:
             return read.records[command_id]
         return self.store.command(game, command_id)
 
+    def _confirmed(self, game: str, key: str, sender: str, read: GameRead | None = None) -> tuple[str, Appended] | None:
+        """The record of ``sender``'s ``key``, once it is as durable as an append
+        (EventStore.confirmed): a replay acknowledges its command, and the append that made the
+        record may have been refused as unconfirmed (503) and be on no replica yet."""
+        seen = self.recorded(game, key, sender, read)
+        return self.store.confirmed(game, command_ids.scoped(sender, key), seen) if seen is not None else None
+
     def submit(
         self,
         game: str,
@@ -390,10 +397,8 @@ class GameService:
         sender = sender or str(command.seat)
         if read is not None:
             settings = read.settings
-        if key:
-            seen = self.recorded(game, key, sender, read)
-            if seen is not None:
-                return self._replay(game, key, command_hash, seen)
+        if key and (seen := self._confirmed(game, key, sender, read)) is not None:
+            return self._replay(game, key, command_hash, seen)
         state = self.state(game, read)
         if expected is not None and expected != state.version:
             raise WrongExpectedVersion(expected, state.version)
@@ -431,7 +436,7 @@ class GameService:
                 record=Clocks.record(game, events, settings, now_ms()),
             )
         except WrongExpectedVersion:
-            seen = self.recorded(game, key, sender) if key else None
+            seen = self._confirmed(game, key, sender) if key else None
             if seen is not None:  # the same command raced itself: the other copy won
                 return self._replay(game, key, command_hash, seen)  # type: ignore[arg-type]
             raise
