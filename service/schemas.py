@@ -700,7 +700,17 @@ class EventPage(Schema):
     game = fields.String(required=True)
     version = Whole(required=True, metadata={"description": "The game's version now."})
     events = fields.List(fields.Nested(Event), required=True)
-    next_after = Whole(required=True, metadata={"description": "Pass as 'after' to get the next page."})
+    next = Whole(
+        required=True,
+        metadata={"description": "Pass as `after` for the next page: the last event's version (`after` when none)."},
+    )
+    next_after = Whole(
+        required=True,
+        metadata={
+            "description": "The same as `next`, by its older name, kept for clients that read it.",
+            "deprecated": True,
+        },
+    )
 
 
 class Log(Schema):

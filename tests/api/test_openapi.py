@@ -334,3 +334,17 @@ def test_the_pages_are_kept_apart_from_the_api_and_the_server_is_the_one_serving
     for where, operation in _operations({"paths": document["paths"], "x-pages": {}}):
         for response in operation["responses"].values():
             assert not {"text/html", "text/javascript"} & set(response.get("content") or {}), where
+
+
+def test_a_page_of_events_names_its_cursor_next_as_the_lists_do_and_keeps_next_after_deprecated(api):
+    """One name for a cursor: every page's is ``next``, passed back as ``after``; the event page's
+    older ``next_after`` is still sent, the same value, marked deprecated, so no client breaks."""
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    g, token = created["game"], created["seats"][0]["token"]
+    first = api.get(f"/games/{g}/events?after=0", token=token).json
+    later = api.get(f"/games/{g}/events?after={first['next']}", token=token).json
+    assert first["events"] and first["next"] == first["next_after"] == first["events"][-1]["seq"]
+    assert later["events"] == [] and later["next"] == later["next_after"] == first["next"]
+    schemas = _written()["components"]["schemas"]
+    assert "next" in schemas["EventPage"]["required"] and schemas["EventPage"]["properties"]["next_after"]["deprecated"]
+    assert all("next" in schemas[name]["properties"] for name in ("GameList", "EventPage"))
