@@ -348,3 +348,15 @@ def test_a_page_of_events_names_its_cursor_next_as_the_lists_do_and_keeps_next_a
     schemas = _written()["components"]["schemas"]
     assert "next" in schemas["EventPage"]["required"] and schemas["EventPage"]["properties"]["next_after"]["deprecated"]
     assert all("next" in schemas[name]["properties"] for name in ("GameList", "EventPage"))
+
+
+def test_a_deadline_pass_is_within_the_contract_of_an_events_meta(api):
+    """An overdue turn played by ``deadline_level: pass`` is recorded with ``level: pass`` (as
+    workers/turn_jobs.py writes it); the contract once allowed only the bot levels there, so a
+    page of events after a missed deadline broke it (found by schemathesis)."""
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    g, token = created["game"], created["seats"][0]["token"]
+    body = api.get(f"/games/{g}/events", token=token).get_json()
+    body["events"][-1]["meta"] = {"reason": "deadline", "level": "pass", "budget": 0.0, "seed": "1", "view": "ab"}
+    request = EnvironBuilder(path=f"/games/{g}/events", method="GET").get_request()
+    api.check(request, Response(json.dumps(body), mimetype="application/json"))
