@@ -36,6 +36,7 @@ _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?")
 WEBHOOK_HOST = "203.0.113.7"  #: a documentation address (RFC 5737), allowed for the session
 SEED = 1  #: fixes every id, token and game seed of the recording
 SHOWN_EVENTS = 6  #: a long list of events is cut to its first few in an example
+SHOWN_TILES = 3  #: so is the city's list of tiles (of about twenty), wherever a view or an event shows it
 
 
 def _fixed(value: Any) -> Any:
@@ -46,6 +47,15 @@ def _fixed(value: Any) -> Any:
         return [_fixed(v) for v in value]
     if isinstance(value, str):
         return _TIME.sub(lambda m: INSTANT + re.sub(r"\d", "0", m.group()[len(INSTANT) :]), value)
+    return value
+
+
+def _few_tiles(value: Any) -> Any:
+    """``value`` with every ``city`` list cut to its first ``SHOWN_TILES`` tiles."""
+    if isinstance(value, dict):
+        return {k: v[:SHOWN_TILES] if k == "city" and isinstance(v, list) else _few_tiles(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_few_tiles(v) for v in value]
     return value
 
 
@@ -88,7 +98,7 @@ def record() -> dict[str, dict[str, Any]]:
         mock.patch("random._urandom", fake),  # what secrets' SystemRandom draws from
         mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": WEBHOOK_HOST, "VAPID_PRIVATE_KEY": ""}),
     ):
-        return _fixed(_session())
+        return _few_tiles(_fixed(_session()))
 
 
 def _session() -> dict[str, dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 The operations are those declared next to their views (service/routes/, by service/operation.py),
 their shapes the marshmallow schemas; this module adds what every operation shares (problems,
-X-Request-ID, examples recorded from the real API, links) and the webhooks section.
+X-Request-ID, examples recorded from the real API, links) and the webhooks section; what many
+operations share is then written once under ``components`` (service/openapi_components.py).
 tests/api/test_openapi.py fails when the committed file is out of date.
 """
 
@@ -19,9 +20,9 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
-from . import alert_schemas, openapi_types, schemas
+from . import alert_schemas, openapi_components, openapi_types, schemas
 from .browser_policy import PAGE_HEADERS
-from .operation import PROBLEM, Operation, PathParameters, Reply
+from .operation import ETAG, PROBLEM, SESSION_CLEARED, SESSION_SET, VIEW_ETAG, Operation, PathParameters, Reply
 from .requests import instance
 from .routes import OPERATIONS, pages
 
@@ -249,6 +250,7 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
         openapi_version="3.1.0",
         plugins=[marshmallow],
         info={"description": (Path(__file__).parent / "api_intro.md").read_text() + _limits_text()},
+        servers=[{"url": "/", "description": "The service that serves this document."}],
     )
     spec.components.security_scheme(
         "seatToken",
@@ -292,6 +294,9 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
     openapi_types.command_variants(document)
     openapi_types.event_variants(document)
     openapi_types.name_enums(document)
+    openapi_components.pages_apart(document)
+    openapi_components.share(document, shared_headers())
+    openapi_components.examples_apart(document, lambda example: len(_dump(example).splitlines()))
     document["webhooks"] = {kind: _webhook(kind) for kind in schemas.WEBHOOK_KINDS}
     return document
 
@@ -335,6 +340,21 @@ REQUEST_ID_PARAMETER = {
     "one is made up.",
 }
 REQUEST_ID_HEADER = {"description": "The request's id as logged: yours, or one made up.", "schema": {"type": "string"}}
+
+
+def shared_headers() -> dict[str, tuple[str, dict[str, Any]]]:
+    """The response headers written once under ``components/headers``: component name -> (header, definition)."""
+    return {
+        "X-Request-ID": ("X-Request-ID", REQUEST_ID_HEADER),
+        **{name: (name, definition) for name, definition in RATE_HEADERS.items()},
+        "Retry-After": ("Retry-After", RETRY_AFTER),
+        "ETag": ("ETag", ETAG["ETag"]),
+        "ViewETag": ("ETag", VIEW_ETAG["ETag"]),
+        "StaleETag": ("ETag", STALE_ETAG),
+        "SessionSet": ("Set-Cookie", SESSION_SET["Set-Cookie"]),
+        "SessionCleared": ("Set-Cookie", SESSION_CLEARED["Set-Cookie"]),
+        **{name: (name, definition) for name, definition in PAGE_HEADERS.items()},
+    }
 
 
 def _tags_and_examples(document: dict[str, Any], recorded: dict[str, dict[str, Any]]) -> None:
@@ -400,5 +420,9 @@ class _NoAliases(yaml.SafeDumper):
         return True
 
 
+def _dump(document: Any) -> str:
+    return yaml.dump(document, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
+
+
 def render(recorded: dict[str, dict[str, Any]]) -> str:
-    return yaml.dump(build_spec(recorded), Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
+    return _dump(build_spec(recorded))

@@ -664,7 +664,10 @@ class EventMeta(Schema):
         validate=validate.OneOf(["bot", "deadline"]),
         metadata={"description": "Who chose the command: a bot seat's bot, or a bot playing for a seat out of time."},
     )
-    level = fields.String(validate=validate.OneOf(LEVELS), metadata={"description": "The bot level that chose it."})
+    level = fields.String(
+        validate=validate.OneOf(["pass", *LEVELS]),
+        metadata={"description": "The bot level that chose it; `pass` where an overdue turn was just ended."},
+    )
     budget = fields.Float(metadata={"description": "The bot's thinking budget, in seconds."})
     seed = fields.String(metadata={"description": "The bot's generator seed for this decision."})
     view = fields.String(
@@ -700,7 +703,17 @@ class EventPage(Schema):
     game = fields.String(required=True)
     version = Whole(required=True, metadata={"description": "The game's version now."})
     events = fields.List(fields.Nested(Event), required=True)
-    next_after = Whole(required=True, metadata={"description": "Pass as 'after' to get the next page."})
+    next = Whole(
+        required=True,
+        metadata={"description": "Pass as `after` for the next page: the last event's version (`after` when none)."},
+    )
+    next_after = Whole(
+        required=True,
+        metadata={
+            "description": "The same as `next`, by its older name, kept for clients that read it.",
+            "deprecated": True,
+        },
+    )
 
 
 class Log(Schema):

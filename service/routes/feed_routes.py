@@ -85,7 +85,7 @@ class Page(Parameters):
     id="listEvents",
     tag="follow",
     summary="Events after a version, redacted for you; long-poll with wait.",
-    description=f"At most {live.PAGE} events per page, oldest first; pass `next_after` as `after` for the "
+    description=f"At most {live.PAGE} events per page, oldest first; pass `next` as `after` for the "
     f"next page. With `wait`, when there is no event after `after` yet, the request waits up to "
     f"`wait` seconds (at most {live.MAX_WAIT:g}) for one, and answers 200 with an empty page if "
     "none comes.",
@@ -99,11 +99,13 @@ def list_events(game: str, caller: Caller, query: Body) -> Answer:
     state = service().state(game, caller.read)  # 404 for an unknown game
     stored, version = live.poll(current_app.extensions["bluemoon"], game, after, query["wait"], state.version)
     finished = state.finished or any(s.type == "GameEnded" for s in stored)  # after the end, nothing is hidden
+    cursor = stored[-1].seq if stored else after
     return {
         "game": game,
         "version": version,
         "events": [live.served(s, caller.seat, finished) for s in stored],
-        "next_after": stored[-1].seq if stored else after,
+        "next": cursor,
+        "next_after": cursor,  # the older name of `next` (deprecated), as clients written before it read it
     }
 
 

@@ -30,8 +30,18 @@ def first_sse_event(body: bytes | str) -> dict[str, str]:
     return {}
 
 
-SPEC = OpenAPI.from_file_path(
-    str(Path(__file__).resolve().parents[2] / "openapi.yaml"),
+def api_and_pages() -> dict[str, Any]:
+    """openapi.yaml with its pages (``x-pages``, which client generators skip) among its paths, so
+    that the pages' answers are checked as the API's are."""
+    document = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+    for path, item in document.pop("x-pages", {}).items():
+        document["paths"].setdefault(path, {}).update(item)
+    return document
+
+
+DOCUMENT = api_and_pages()
+SPEC = OpenAPI.from_dict(
+    DOCUMENT,
     config=Config(
         extra_media_type_deserializers={
             "application/problem+json": json.loads,
@@ -57,13 +67,18 @@ MEANINGFUL = (
 
 
 def _documented_headers() -> list[tuple[re.Pattern[str], str, dict[str, set[str]]]]:
-    """(path pattern, method, status -> documented header names) for every operation."""
-    document = yaml.safe_load((Path(__file__).resolve().parents[2] / "openapi.yaml").read_text())
+    """(path pattern, method, status -> documented header names) for every operation; a response
+    written once under ``components/responses`` is looked up there."""
+    shared = DOCUMENT["components"].get("responses", {})
     found = []
-    for path, item in document["paths"].items():
+    for path, item in DOCUMENT["paths"].items():
         pattern = re.compile("^" + re.sub(r"\\{\w+\\}", "[^/]+", re.escape(path)) + "$")
         for method, operation in item.items():
-            headers = {status: set(r.get("headers", {})) for status, r in operation["responses"].items()}
+            responses = {
+                status: shared[r["$ref"].rsplit("/", 1)[1]] if "$ref" in r else r
+                for status, r in operation["responses"].items()
+            }
+            headers = {status: set(r.get("headers", {})) for status, r in responses.items()}
             found.append((pattern, method.upper(), headers))
     return found
 

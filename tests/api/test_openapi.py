@@ -85,10 +85,38 @@ def test_the_document_is_served_as_json_too_and_is_openapi_3_1_with_webhooks(api
 # -- a typed contract (what generated clients rely on) ----------------------------------------
 
 
-def _document():
+def _written():
     import yaml
 
     return yaml.safe_load((ROOT / "openapi.yaml").read_text())
+
+
+def _document():
+    """openapi.yaml as a reader takes it in: the pages among the paths, every header, parameter,
+    problem response and example it refers to under ``components`` written in place (the
+    schemas stay referred to), so that the checks below see each operation whole."""
+    from tests.api.client import api_and_pages
+
+    document = api_and_pages()
+    components = document["components"]
+
+    def whole(node):
+        if isinstance(node, list):
+            return [whole(v) for v in node]
+        if not isinstance(node, dict):
+            return node
+        ref = node.get("$ref", "")
+        if ref.startswith("#/components/") and not ref.startswith("#/components/schemas/"):
+            _, _, kind, name = ref.split("/")
+            return whole(components[kind][name])
+        found = {k: whole(v) for k, v in node.items()}
+        if "examples" in found and "schema" in found:  # a media type's one example, as `example`
+            (example,) = found.pop("examples").values()
+            found["example"] = example["value"]
+        return found
+
+    document["paths"] = whole(document["paths"])
+    return document
 
 
 def test_the_command_body_is_a_oneof_discriminated_on_type_with_each_commands_own_fields():
@@ -237,3 +265,98 @@ def test_every_route_of_the_app_is_in_the_document_and_every_path_is_a_route(api
         routes |= {(path, m.lower()) for m in rule.methods - {"HEAD", "OPTIONS"}}
     documented = {(path, method) for path, item in _document()["paths"].items() for method in item}
     assert routes == documented
+
+
+# -- the document reads in an afternoon: shared parts written once, pages apart ------------------
+
+
+def _operations(document):
+    """(where, operation) for the API's operations and the pages'."""
+    for part in ("paths", "x-pages"):
+        for path, item in document[part].items():
+            for method, operation in item.items():
+                yield f"{method.upper()} {path}", operation
+
+
+def test_shared_headers_problems_and_parameters_are_written_once_under_components_and_referred_to():
+    """A shared header, a header written alike in two operations, a problem response without an
+    example of its own, a path parameter or a common header parameter written inline again, in the
+    API or a page, fails this."""
+    document = _written()
+    inline = {}  # (header, definition) -> the operations that write it out
+    components = document["components"]
+    always_shared = {"X-Request-ID", "Retry-After", "RateLimit-Limit", "RateLimit-Remaining", "RateLimit-Reset"}
+    assert always_shared <= set(components["headers"]) and len(components["responses"]) >= 10
+    shared_headers = list(components["headers"].values())
+    common = {"X-Request-ID", "Idempotency-Key", "If-Match"}
+    for where, operation in _operations(document):
+        for status, response in operation["responses"].items():
+            if "$ref" in response:
+                assert response["$ref"].startswith("#/components/responses/"), (where, status)
+                continue
+            for name, header in (response.get("headers") or {}).items():
+                if "$ref" not in header:
+                    assert name not in always_shared and header not in shared_headers, (where, status, name)
+                    inline.setdefault(json.dumps([name, header], sort_keys=True), set()).add(where)
+            problem = (response.get("content") or {}).get("application/problem+json")
+            assert problem is None or "example" in problem, (where, status)  # else it is a shared problem
+        for parameter in operation.get("parameters", []):
+            if "$ref" not in parameter:  # one operation's own, as If-None-Match or a filter
+                assert parameter["in"] != "path" and parameter["name"] not in common, (where, parameter["name"])
+                assert parameter not in components["parameters"].values(), (where, parameter["name"])
+    for response in components["responses"].values():
+        assert all("$ref" in header for header in response["headers"].values())
+    assert not {header: places for header, places in inline.items() if len(places) > 1}, "share it in components"
+
+
+def test_the_document_is_at_most_10500_lines_and_no_operation_is_longer_than_150():
+    lines = (ROOT / "openapi.yaml").read_text().splitlines()
+    assert len(lines) <= 10_500
+    lengths, current = {}, None
+    for number, line in enumerate(lines):
+        indent = len(line) - len(line.lstrip())
+        if indent <= 4 and line.strip() and not line.lstrip().startswith("- "):
+            current = None
+        if indent == 4 and line.strip() in {f"{m}:" for m in ("get", "post", "put", "patch", "delete")}:
+            current = number
+        if current is not None:
+            lengths[current] = lengths.get(current, 0) + 1
+    assert len(lengths) > 70 and max(lengths.values()) <= 150, max(lengths.values())
+
+
+def test_the_pages_are_kept_apart_from_the_api_and_the_server_is_the_one_serving_the_document():
+    """Client generators and schemathesis read ``paths``: the browser's pages (HTML, the service
+    worker, the manifest) are under ``x-pages`` instead, which they skip."""
+    document = _written()
+    assert document["servers"] == [{"url": "/", "description": "The service that serves this document."}]
+    pages = {path for path, item in document["x-pages"].items()}
+    assert {"/", "/play/{game}", "/sw.js", "/docs", "/signin", "/manifest.webmanifest"} <= pages
+    for where, operation in _operations({"paths": document["paths"], "x-pages": {}}):
+        for response in operation["responses"].values():
+            assert not {"text/html", "text/javascript"} & set(response.get("content") or {}), where
+
+
+def test_a_page_of_events_names_its_cursor_next_as_the_lists_do_and_keeps_next_after_deprecated(api):
+    """One name for a cursor: every page's is ``next``, passed back as ``after``; the event page's
+    older ``next_after`` is still sent, the same value, marked deprecated, so no client breaks."""
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    g, token = created["game"], created["seats"][0]["token"]
+    first = api.get(f"/games/{g}/events?after=0", token=token).json
+    later = api.get(f"/games/{g}/events?after={first['next']}", token=token).json
+    assert first["events"] and first["next"] == first["next_after"] == first["events"][-1]["seq"]
+    assert later["events"] == [] and later["next"] == later["next_after"] == first["next"]
+    schemas = _written()["components"]["schemas"]
+    assert "next" in schemas["EventPage"]["required"] and schemas["EventPage"]["properties"]["next_after"]["deprecated"]
+    assert all("next" in schemas[name]["properties"] for name in ("GameList", "EventPage"))
+
+
+def test_a_deadline_pass_is_within_the_contract_of_an_events_meta(api):
+    """An overdue turn played by ``deadline_level: pass`` is recorded with ``level: pass`` (as
+    workers/turn_jobs.py writes it); the contract once allowed only the bot levels there, so a
+    page of events after a missed deadline broke it (found by schemathesis)."""
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
+    g, token = created["game"], created["seats"][0]["token"]
+    body = api.get(f"/games/{g}/events", token=token).get_json()
+    body["events"][-1]["meta"] = {"reason": "deadline", "level": "pass", "budget": 0.0, "seed": "1", "view": "ab"}
+    request = EnvironBuilder(path=f"/games/{g}/events", method="GET").get_request()
+    api.check(request, Response(json.dumps(body), mimetype="application/json"))
