@@ -12,27 +12,14 @@ from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from unittest import mock
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-
 from events import keys
 from events.outbox import LEASE_MS, now_ms
-from tests.api.test_accounts import OWN, _personal_token, _sign_in
-from tests.conftest import made_with_first_turn
+from tests.support.accounts import OWN, personal_token, sign_in
+from tests.support.alerts import b64, browser_keys
+from tests.support.games import made_with_first_turn
 from workers import alert_jobs
 
 TWO = {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
-
-
-def b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
-def browser_keys() -> tuple[ec.EllipticCurvePrivateKey, dict[str, str]]:
-    """A subscription's keys as a browser makes them: a P-256 key pair and 16 auth bytes."""
-    private = ec.generate_private_key(ec.SECP256R1())
-    point = private.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-    return private, {"p256dh": b64(point), "auth": b64(bytes(range(16)))}
 
 
 def _game_with(api, ada: str, bo: str) -> tuple[str, str, str]:
@@ -67,7 +54,7 @@ def _channels_captured() -> Iterator[list]:
 
 
 def test_settings_start_from_defaults_and_change_a_part_at_a_time(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     shown = api.get("/me/alerts", token=ada).json
     assert shown["email"] == {"enabled": True, "delay_seconds": 600} and shown["push"] == {"enabled": True}
     assert shown["discord"] is None and shown["quiet_hours"] is None and shown["deadline_reminders"] is True
@@ -86,7 +73,7 @@ def test_settings_start_from_defaults_and_change_a_part_at_a_time(api):
 
 
 def test_bad_settings_name_the_field_and_change_nothing(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     before = api.get("/me/alerts", token=ada).json
     bad = [
         ({"quiet_hours": {"start": "25:00", "end": "07:00", "time_zone": "Europe/Berlin"}}, "quiet_hours"),
@@ -110,7 +97,7 @@ def test_bad_settings_name_the_field_and_change_nothing(api):
 
 
 def test_a_push_subscription_with_bad_keys_is_refused_and_a_good_one_kept_once(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     _, good = browser_keys()
     endpoint = "https://203.0.113.9/push/abc"
     with mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}):
@@ -140,7 +127,7 @@ def test_a_push_subscription_with_bad_keys_is_refused_and_a_good_one_kept_once(a
 
 
 def test_the_append_that_starts_a_persons_turn_writes_their_alert_and_their_deadline_reminder(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     game, ada_seat, bo_seat = _game_with(api, ada, bo)
     assert _entry(api, f"al:{game}:1") is None  # not Bo's turn yet
     _end_turn(api, game, ada_seat)
@@ -171,7 +158,7 @@ def _attempt(api, name: str) -> str:
 
 
 def test_the_alert_job_sends_nothing_for_a_played_turn_a_muted_game_or_a_watched_seat(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     with _channels_captured() as sent:
         hook = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}}
         assert api.patch("/me/alerts", json=hook, token=bo).status_code == 200
@@ -210,11 +197,11 @@ def test_the_alert_job_sends_nothing_for_a_played_turn_a_muted_game_or_a_watched
         "you are watching this game",
         "the game is muted",
     ]
-    assert api.put(f"/me/muted-games/{game}", token=_personal_token(api, "cy@example.com")).status_code == 403
+    assert api.put(f"/me/muted-games/{game}", token=personal_token(api, "cy@example.com")).status_code == 403
 
 
 def test_a_mail_with_nothing_left_to_say_is_not_sent_and_logged_as_skipped_not_delivered(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     assert api.patch("/me/alerts", json={"email": {"enabled": True, "delay_seconds": 0}}, token=bo).status_code == 200
     game, ada_seat, bo_seat = _game_with(api, ada, bo)
     _end_turn(api, game, ada_seat)
@@ -242,7 +229,7 @@ def test_a_mail_with_nothing_left_to_say_is_not_sent_and_logged_as_skipped_not_d
 
 
 def test_a_push_no_subscription_took_is_logged_as_skipped_not_delivered(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     changes = {"email": {"enabled": False, "delay_seconds": 0}, "push": {"enabled": True}}
     assert api.patch("/me/alerts", json=changes, token=bo).status_code == 200
     with mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}):
@@ -266,7 +253,7 @@ def test_a_push_no_subscription_took_is_logged_as_skipped_not_delivered(api):
 
 
 def test_quiet_hours_hold_an_alert_until_they_end_in_the_persons_time_zone(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     zone = "America/Sao_Paulo"
     now_there = datetime.now(UTC).astimezone(__import__("zoneinfo").ZoneInfo(zone))
     start, end = (now_there - timedelta(hours=1)).strftime("%H:%M"), (now_there + timedelta(hours=2)).strftime("%H:%M")
@@ -280,7 +267,7 @@ def test_quiet_hours_hold_an_alert_until_they_end_in_the_persons_time_zone(api):
 
 
 def test_the_unsubscribe_link_works_without_signing_in(api):
-    _sign_in(api, "ada@example.com")
+    sign_in(api, "ada@example.com")
     account = api.get("/me").json["account"]
     token = api.app.extensions["bluemoon"].alerts.unsubscribe_token(account)
     api.delete("/auth/session", headers=OWN)
@@ -305,7 +292,7 @@ def test_the_unsubscribe_link_works_without_signing_in(api):
 
 
 def test_an_open_stream_of_a_seat_marks_its_person_as_watching_until_it_closes(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     game, _, bo_seat = _game_with(api, ada, bo)
     client = api.app.extensions["bluemoon"].client
     api.app.config["SSE_SECONDS"] = 30
@@ -326,7 +313,7 @@ def test_an_open_stream_of_a_seat_marks_its_person_as_watching_until_it_closes(a
 
 
 def test_a_channel_a_group_shares_gets_each_games_turn_once(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     shared = {"slack": {"url": "https://203.0.113.9/services/group"}}
     with _channels_captured() as sent:
         for person in (ada, bo):
@@ -348,7 +335,7 @@ def test_a_channel_a_group_shares_gets_each_games_turn_once(api):
 
 
 def test_an_alert_is_worded_in_the_language_its_person_chose(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     with _channels_captured() as sent:
         chosen = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}, "language": "de"}
         assert api.patch("/me/alerts", json=chosen, token=bo).status_code == 200
@@ -360,7 +347,7 @@ def test_an_alert_is_worded_in_the_language_its_person_chose(api):
 
 
 def test_a_game_made_or_joined_while_its_person_is_away_waits_for_them_too(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     back = datetime.now(UTC) + timedelta(days=2)
     away = api.put("/me/vacation", json={"until": back.isoformat()}, token=ada).json
     assert away["days_left"] == 12  # two days begun
@@ -395,7 +382,7 @@ def test_each_channel_is_sent_under_a_fresh_lease_so_a_slow_one_never_lets_a_sec
     """Were the first channel to take almost the whole lease (a slow SMTP server, a push
     service at its timeout), the dispatcher would hand the entry to a second job while this
     one still sends: the job renews the lease before each channel."""
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     components = api.app.extensions["bluemoon"]
     leases: list[int] = []
 
