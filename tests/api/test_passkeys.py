@@ -8,9 +8,7 @@ import copy
 
 from cli.soft_authenticator import SoftPasskey
 from tests.api.client import CheckedClient
-from tests.support.accounts import sign_up_with_passkey
-
-OWN = {"Origin": "http://localhost"}
+from tests.support.accounts import OWN, sign_up_with_passkey
 
 
 def _sign_in(api: CheckedClient, passkey: SoftPasskey) -> tuple[dict, dict, object]:
