@@ -1,19 +1,24 @@
 """Turn alerts' test kit: a browser's push subscription keys, a local push service, two people in
-one game who end their turns, and a mail's parts."""
+one game who end their turns, a mail's parts, and an alert's outbox entry attempted by the job
+with the Discord and Slack posts captured."""
 
 from __future__ import annotations
 
 import base64
 import threading
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from email.message import Message
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from unittest import mock
 
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
 from tests.support.accounts import personal_token
 from tests.support.games import made_with_first_turn
+from workers import alert_jobs
 
 
 def b64(raw: bytes) -> str:
@@ -86,3 +91,26 @@ def end_the_turn(api, game: str, token: str, step: bool = False) -> None:
 def parts_of(message: Message) -> dict[str, str]:
     parts = (part for part in message.walk() if not part.is_multipart())
     return {part.get_content_type(): part.get_payload(decode=True).decode() for part in parts}
+
+
+def outbox_entry(api, name: str) -> str | None:
+    found = api.app.extensions["bluemoon"].store.outbox_entry(name)
+    return found[0] if found else None
+
+
+@contextmanager
+def channels_captured() -> Iterator[list]:
+    """Discord and Slack posts kept in a list, not sent (203.0.113.9 is allowed); mail is only logged."""
+    sent: list = []
+    with (
+        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
+        mock.patch.object(alert_jobs.alert_channels, "post_json", lambda field, url, body: sent.append(body) or 204),
+        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
+    ):
+        yield sent
+
+
+def attempt_alert(api, name: str) -> str:
+    payload = outbox_entry(api, name)
+    assert payload is not None
+    return alert_jobs.attempt(api.app.extensions["bluemoon"], name, payload)
