@@ -44,7 +44,7 @@ from .clocks import Clocks
 from .codec import command_to_json
 from .fair_setup import refuse_unfair_setup
 from .game_reads import GameRead, GameReader
-from .handoff import Dispatcher, Handoff
+from .handoff import ALERT_PREFIX, DELIVERY_PREFIX, Dispatcher, Handoff
 from .ratings import rating_entry
 from .refusals import Forbidden, GameOver, NotFound, SeatTaken, Unauthorized
 from .repository import GameRepository
@@ -366,6 +366,13 @@ class GameService:
             return read.records[command_id]
         return self.store.command(game, command_id)
 
+    def _confirmed(self, game: str, key: str, sender: str, read: GameRead | None = None) -> tuple[str, Appended] | None:
+        """The record of ``sender``'s ``key``, once it is as durable as an append
+        (EventStore.confirmed): a replay acknowledges its command, and the append that made the
+        record may have been refused as unconfirmed (503) and be on no replica yet."""
+        seen = self.recorded(game, key, sender, read)
+        return self.store.confirmed(game, command_ids.scoped(sender, key), seen) if seen is not None else None
+
     def submit(
         self,
         game: str,
@@ -390,10 +397,8 @@ class GameService:
         sender = sender or str(command.seat)
         if read is not None:
             settings = read.settings
-        if key:
-            seen = self.recorded(game, key, sender, read)
-            if seen is not None:
-                return self._replay(game, key, command_hash, seen)
+        if key and (seen := self._confirmed(game, key, sender, read)) is not None:
+            return self._replay(game, key, command_hash, seen)
         state = self.state(game, read)
         if expected is not None and expected != state.version:
             raise WrongExpectedVersion(expected, state.version)
@@ -431,7 +436,7 @@ class GameService:
                 record=Clocks.record(game, events, settings, now_ms()),
             )
         except WrongExpectedVersion:
-            seen = self.recorded(game, key, sender) if key else None
+            seen = self._confirmed(game, key, sender) if key else None
             if seen is not None:  # the same command raced itself: the other copy won
                 return self._replay(game, key, command_hash, seen)  # type: ignore[arg-type]
             raise
@@ -466,12 +471,15 @@ class GameService:
         return GameIndex.write(game, state, settings["created"], now(), seat_names(settings["seats"]))
 
     def _dispatch_due(self, outbox: list[OutboxWrite]) -> None:
-        """Hand work that is due now (a bot's turn, webhook deliveries) to the workers at once
-        (a dispatcher would, a moment later)."""
+        """Hand the game's own work that is due now (a bot's turn, a rating) to the workers at
+        once. Deliveries (webhooks, turn alerts) are left to a dispatcher, at most 0.2 s later:
+        a command's answer and a bot's reply then cost the same however many webhooks listen."""
         due_by = now_ms()
         for write in outbox:
-            if write.payload is not None and write.due_ms <= due_by:
+            if write.payload is not None and write.due_ms <= due_by and not write.name.startswith(self.DELIVERIES):
                 self.dispatch(write.name)
+
+    DELIVERIES = (DELIVERY_PREFIX, ALERT_PREFIX)  #: outbox entries a dispatcher hands on, never the append
 
     def dispatch(self, name: str | None = None) -> int:
         """Hand due outbox entries (only ``name``, if given) to the workers; returns how many."""

@@ -8,16 +8,29 @@ from __future__ import annotations
 import logging
 import os
 import smtplib
+import socket
 import ssl
 from email.message import EmailMessage
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from .outbound_limits import CONNECT_TIMEOUT, MAIL_TIMEOUT
 from .words import say
 
 log = logging.getLogger("bluemoon.mail")
 
-TIMEOUT = 10.0  #: seconds an SMTP exchange may take before it is given up
+
+class _SMTP(smtplib.SMTP):
+    """SMTP that gives up connecting after CONNECT_TIMEOUT (each later step has MAIL_TIMEOUT)."""
+
+    def _get_socket(self, host: str, port: int, timeout: float) -> socket.socket:
+        sock = socket.create_connection((host, port), CONNECT_TIMEOUT, self.source_address)
+        sock.settimeout(timeout)
+        return sock
+
+
+class _SMTPS(smtplib.SMTP_SSL, _SMTP):
+    """The same with TLS from the start (SMTP_SSL wraps the socket _SMTP connected)."""
 
 
 def delivery() -> str:
@@ -53,11 +66,11 @@ def send(message: EmailMessage) -> None:
         return
     parts = urlsplit(url)
     secure = parts.scheme == "smtps"
-    smtp_class = smtplib.SMTP_SSL if secure else smtplib.SMTP
+    smtp_class = _SMTPS if secure else _SMTP
     # smtps checks the server's certificate as every channel does (smtplib's default checks none)
     tls: dict[str, Any] = {"context": ssl.create_default_context()} if secure else {}
     with smtp_class(
-        parts.hostname or "localhost", parts.port or (465 if secure else 25), timeout=TIMEOUT, **tls
+        parts.hostname or "localhost", parts.port or (465 if secure else 25), timeout=MAIL_TIMEOUT, **tls
     ) as smtp:
         if parts.username:
             smtp.login(unquote(parts.username), unquote(parts.password or ""))

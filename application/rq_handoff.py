@@ -1,5 +1,11 @@
 """The hand-off to RQ: one job per claim of an outbox entry (application/handoff.py). The web
-process and the workers each build one on their own connection and hand it to the wiring."""
+process and the workers each build one on their own connection and hand it to the wiring.
+
+Two queues, served by different worker processes (cli/bluemoon_worker.py ``--queues``): the
+game's own work (bot and deadline turns, ratings) on ``QUEUE``, and everything sent to other
+people's servers (webhooks, and turn alerts by mail, Web Push, Discord and Slack) on its
+deliveries queue. A receiver that never answers then holds only delivery workers: a bot's
+reply never waits behind it."""
 
 from __future__ import annotations
 
@@ -14,18 +20,28 @@ from events.outbox import Claim
 
 from .turns import TurnTicket
 
-QUEUE = os.environ.get("BLUEMOON_QUEUE", "bluemoon")
+QUEUE = os.environ.get("BLUEMOON_QUEUE", "bluemoon")  #: turns and ratings
+
+
+def delivery_queue(queue: str = QUEUE) -> str:
+    """The deliveries queue beside the turn queue ``queue``: BLUEMOON_DELIVERY_QUEUE, else
+    ``<queue>-deliveries``."""
+    return os.environ.get("BLUEMOON_DELIVERY_QUEUE") or f"{queue}-deliveries"
+
+
 JOB_TIMEOUT = 60  #: seconds; a bot turn takes far less
 DELIVERY_TIMEOUT = 30  #: seconds; a delivery waits at most 5 s for its receiver
 
 
 class RQHandoff:
-    """Enqueue ``workers.turn_jobs.play_turn`` for each turn and ``workers.webhook_delivery.deliver``
-    for each delivery. No RQ retry: a job that dies stops renewing its outbox lease, and the
-    dispatcher claims the entry again (a turn with a fallback level after repeated failures)."""
+    """Enqueue ``workers.turn_jobs.play_turn`` for each turn (and ratings) on the turn queue, and
+    ``workers.webhook_delivery.deliver`` and ``workers.alert_jobs.send`` on the deliveries queue.
+    No RQ retry: a job that dies stops renewing its outbox lease, and the dispatcher claims the
+    entry again (a turn with a fallback level after repeated failures)."""
 
-    def __init__(self, connection: Any, queue: str = QUEUE) -> None:
+    def __init__(self, connection: Any, queue: str = QUEUE, deliveries: str | None = None) -> None:
         self.queue = Queue(queue, connection=connection)
+        self.deliveries = Queue(deliveries or delivery_queue(queue), connection=connection)
 
     def play(self, ticket: TurnTicket) -> None:
         self.queue.enqueue(
@@ -43,17 +59,18 @@ class RQHandoff:
         )
 
     def deliver(self, claim: Claim, job_id: str) -> None:
-        self._claimed("workers.webhook_delivery.deliver", claim, job_id, DELIVERY_TIMEOUT)
+        self._claimed(self.deliveries, "workers.webhook_delivery.deliver", claim, job_id, DELIVERY_TIMEOUT)
 
     def rate(self, claim: Claim, job_id: str) -> None:
-        self._claimed("workers.rating_jobs.rate", claim, job_id, JOB_TIMEOUT)
+        self._claimed(self.queue, "workers.rating_jobs.rate", claim, job_id, JOB_TIMEOUT)
 
     def alert(self, claim: Claim, job_id: str) -> None:
-        self._claimed("workers.alert_jobs.send", claim, job_id, DELIVERY_TIMEOUT)
+        self._claimed(self.deliveries, "workers.alert_jobs.send", claim, job_id, DELIVERY_TIMEOUT)
 
-    def _claimed(self, job: str, claim: Claim, job_id: str, timeout: int) -> None:
+    @staticmethod
+    def _claimed(queue: Queue, job: str, claim: Claim, job_id: str, timeout: int) -> None:
         """Enqueue ``job`` with the claimed outbox entry's name and payload."""
-        self.queue.enqueue(
+        queue.enqueue(
             job, claim.name, claim.payload, job_id=job_id, job_timeout=timeout, result_ttl=600, failure_ttl=86_400
         )
 

@@ -94,7 +94,8 @@ def check_url(url: str) -> Target:
 
 
 def _public(hook: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in hook.items() if k != "secret"}
+    """The webhook as its seat sees it: no secret; counters a webhook made before them lacks at 0."""
+    return {"timeouts": 0, "deferred": 0, **{k: v for k, v in hook.items() if k != "secret"}}
 
 
 class Webhooks:
@@ -119,6 +120,8 @@ class Webhooks:
             "created": now(),
             "enabled": True,
             "failures": 0,
+            "timeouts": 0,
+            "deferred": 0,
             "disabled_reason": None,
             "secret": "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode(),
         }

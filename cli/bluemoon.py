@@ -1,7 +1,8 @@
 """Run the whole service on one machine: ``bluemoon`` (or ``python -m cli.bluemoon``).
 
 Starts an embedded redis-server unless REDIS_URL (or both STORE_URL and QUEUE_URL) is set, the web process (gunicorn, the
-Procfile's ``web`` line) and the worker processes (the ``worker`` line), and supervises them:
+Procfile's ``web`` line) and the worker processes (the ``worker`` line: turns and the outbox
+dispatcher; the ``deliveries`` line: webhooks and turn alerts), and supervises them:
 a child that exits is started again after a back-off that doubles from 0.5 s to 10 s (and
 resets once it has run 30 s), with a log line each time. The embedded redis-server restarts
 on the same port and data folder, so its append-only file replays every acknowledged write.
@@ -54,7 +55,7 @@ class Child:
                 self.process.kill()
 
 
-def commands(port: int, web_workers: int, bot_workers: int) -> list[Child]:
+def commands(port: int, web_workers: int, bot_workers: int, delivery_workers: int = 1) -> list[Child]:
     web = [
         sys.executable,
         "-m",
@@ -66,8 +67,12 @@ def commands(port: int, web_workers: int, bot_workers: int) -> list[Child]:
         "--bind",
         f"127.0.0.1:{port}",
     ]
-    worker = [sys.executable, "-m", "cli.bluemoon_worker"]
-    return [Child("web", web)] + [Child(f"worker-{i + 1}", worker) for i in range(bot_workers)]
+    worker = [sys.executable, "-m", "cli.bluemoon_worker", "--queues"]
+    return (
+        [Child("web", web)]
+        + [Child(f"worker-{i + 1}", [*worker, "turns"]) for i in range(bot_workers)]
+        + [Child(f"deliveries-{i + 1}", [*worker, "deliveries"]) for i in range(delivery_workers)]
+    )
 
 
 def embedded_redis() -> tuple[Child, str]:
@@ -111,11 +116,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
     parser.add_argument("--web-workers", type=int, default=2)
-    parser.add_argument("--bot-workers", type=int, default=1)
+    parser.add_argument("--bot-workers", type=int, default=1, help="processes playing bot and deadline turns")
+    parser.add_argument("--delivery-workers", type=int, default=1, help="processes sending webhooks and turn alerts")
     parser.add_argument("--give-up", type=int, default=8, help="failures in a row after which bluemoon stops")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s bluemoon %(levelname)s %(message)s")
-    children = commands(args.port, args.web_workers, args.bot_workers)
+    children = commands(args.port, args.web_workers, args.bot_workers, args.delivery_workers)
     url = os.environ.get("REDIS_URL", "")
     if not url and not (os.environ.get("STORE_URL") and os.environ.get("QUEUE_URL")):
         from events.embedded import wait_for

@@ -1,5 +1,14 @@
-"""The worker process (``bluemoon-worker``, the Procfile's ``worker`` line): an RQ worker that
-plays turns, and beside it the outbox dispatcher that turns due turns into jobs.
+"""The worker process (``bluemoon-worker``, the Procfile's ``worker`` and ``deliveries`` lines):
+an RQ worker on the queues it is given, and, where it plays turns, the outbox dispatcher that
+turns due entries into jobs.
+
+``--queues turns`` plays bot and deadline turns (and rates finished games); ``--queues
+deliveries`` sends webhooks and turn alerts (mail, Web Push, Discord, Slack), which wait on
+other people's servers; the default, ``turns,deliveries``, does both in one process, turns
+first (a test, or a trial run: a receiver that never answers then delays its bots). Only a
+worker that takes deliveries runs the dispatcher, since it hands on every delivery (the
+appending process hands on only bot turns, at once): a turn worker does nothing but play, and
+a deployment of one turn worker and one delivery worker runs one dispatcher, as before.
 
 Both outlive a Redis outage: RQ's worker quits its loop when it loses Redis, so it is started
 again, with back-off, until Redis answers; the dispatcher retries on its own. SIGTERM or
@@ -9,12 +18,15 @@ Ctrl-C stops both (RQ lets the current job finish).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import logging
+import os
 import random
 import signal
 import threading
 import time
+from pathlib import Path
 
 import redis
 from rq import Worker
@@ -23,7 +35,7 @@ import workers.alert_jobs
 import workers.rating_jobs
 import workers.turn_jobs
 import workers.webhook_delivery
-from application.rq_handoff import QUEUE, RQHandoff
+from application.rq_handoff import QUEUE, RQHandoff, delivery_queue
 from application.wiring import build, connect, queue_url, store_url
 from domain import Edition, Options, bots, fold, new_game
 from domain.decide import decide_and_apply
@@ -39,14 +51,19 @@ log = logging.getLogger("bluemoon.worker")
 DISPATCH_EVERY = (
     0.2  #: seconds between two looks at the outbox (a bot's turn is usually handed on at once by the web process)
 )
+DELIVERY_NICENESS = 10  #: a delivery-only worker's nice value (0 is the default, 19 the lowest priority)
+KINDS = ("turns", "deliveries")  #: what ``--queues`` may name, in the order a worker serving both takes them
 
 
-def dispatch_forever(store: str, queue: str, stop: threading.Event, every: float = DISPATCH_EVERY) -> None:
+def dispatch_forever(
+    store: str, queue: str, stop: threading.Event, every: float = DISPATCH_EVERY, turn_queue: str = QUEUE
+) -> None:
     """Hand every due outbox entry (in the store) to RQ (in the queue Redis), for ever: bot
     turns whose first hand-off failed, turns whose job died (their lease ran out), human turns
     whose deadline passed, webhook deliveries due for a retry."""
     client = connect(store)
-    service = build(store, client, RQHandoff(client if queue == store else connect(queue))).service
+    handoff = RQHandoff(client if queue == store else connect(queue), queue=turn_queue)
+    service = build(store, client, handoff).service
     pause = every
     while not stop.is_set():
         try:
@@ -59,14 +76,14 @@ def dispatch_forever(store: str, queue: str, stop: threading.Event, every: float
             stop.wait(pause)
 
 
-def work(url: str, queue: str, stop: threading.Event) -> None:
+def work(url: str, queues: list[str], stop: threading.Event) -> None:
     """Run RQ's worker until asked to stop, starting it again after a lost connection."""
     pause = 0.5
     while not stop.is_set():
         worker = None
         started = time.monotonic()
         try:
-            worker = Worker([queue], connection=redis.Redis.from_url(url, socket_connect_timeout=2.0))
+            worker = Worker(queues, connection=redis.Redis.from_url(url, socket_connect_timeout=2.0))
             worker.work(with_scheduler=False, logging_level="WARNING")
         except redis.RedisError as error:
             log.warning("worker: %s", error)
@@ -109,16 +126,51 @@ def ready_to_fork() -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--queue", default=QUEUE)
+    parser.add_argument("--queue", default=QUEUE, help="the turn queue's name (its deliveries queue is named after it)")
+    parser.add_argument(
+        "--queues",
+        type=kinds,
+        default=list(KINDS),
+        help="which work to take: turns, deliveries, or both (turns,deliveries: the default)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
     store, queue = store_url(), queue_url()
     stop = threading.Event()
     _stop_on_signals(stop)
-    ready_to_fork()
-    threading.Thread(target=dispatch_forever, args=(store, queue, stop), name="dispatcher", daemon=True).start()
-    work(queue, args.queue, stop)
+    names = {"turns": args.queue, "deliveries": delivery_queue(args.queue)}
+    if "turns" in args.queues:
+        ready_to_fork()
+    else:
+        yield_the_cpu()
+    if "deliveries" in args.queues:
+        threading.Thread(
+            target=dispatch_forever,
+            args=(store, queue, stop),
+            kwargs={"turn_queue": args.queue},
+            name="dispatcher",
+            daemon=True,
+        ).start()
+    work(queue, [names[kind] for kind in args.queues], stop)
     return 0
+
+
+def yield_the_cpu(niceness: int = DELIVERY_NICENESS) -> None:
+    """A delivery worker gives way on a busy machine: its dispatcher hands on every delivery,
+    which bots and the web process should not wait for. Lowers this process's CPU priority and,
+    where Linux groups processes by session (autogroup: each supervised child is a session of
+    its own, so its nice value alone would weigh only against itself), its group's."""
+    os.nice(niceness)
+    with contextlib.suppress(OSError):
+        Path("/proc/self/autogroup").write_text(str(niceness))
+
+
+def kinds(value: str) -> list[str]:
+    """``--queues``: a comma-separated choice among KINDS, kept in KINDS' order (turns first)."""
+    chosen = {part.strip() for part in value.split(",") if part.strip()}
+    if not chosen or chosen - set(KINDS):
+        raise argparse.ArgumentTypeError(f"choose from {', '.join(KINDS)} (comma-separated), not {value!r}")
+    return [kind for kind in KINDS if kind in chosen]
 
 
 def _stop_on_signals(stop: threading.Event) -> None:

@@ -176,6 +176,7 @@ def _session() -> dict[str, dict[str, Any]]:
                 f"/games/{game}/commands", json=end, headers={"Authorization": f"Bearer {tokens[state.turn.seat]}"}
             )
         run_bots()
+    service.dispatch()  # a dispatcher's pass hands the deliveries on
     with mock.patch.object(deliveries, "post", lambda target, body, headers: 204):  # the receiver says 204
         for claim in workers.deliveries:
             deliveries.attempt(service.client, service.outbox, claim.name, claim.payload)

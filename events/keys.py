@@ -355,3 +355,14 @@ def channel_sent(url_digest: str, mark: str) -> str:
 
 
 VAPID_KEY = "{alerts}:vapid"  #: the service's Web Push (VAPID) key pair, made once and kept
+
+
+def game_deliveries(game: str) -> str:
+    """How many deliveries (webhooks, turn alerts) the game has sent in its current minute
+    (a counter that expires with the minute: application/outbound_limits.py)."""
+    return _key(game, "deliveries")
+
+
+def account_deliveries(account_id: str) -> str:
+    """The same for everything sent for one account."""
+    return _account_key(account_id, "deliveries")

@@ -151,6 +151,15 @@ return {'ok', current + 1, current + n}
 """
 )
 
+# KEYS: a game's commands. ARGV: a command id. Its record, written again as it is (a write, so
+# that a WAIT after it covers the append that made it, as APPEND's duplicate branch does); nil
+# and no write when there is none.
+CONFIRM = """
+local seen = redis.call('HGET', KEYS[1], ARGV[1])
+if seen then redis.call('HSET', KEYS[1], ARGV[1], seen) end
+return seen
+"""
+
 # KEYS: snapshot. ARGV: version, schema, state. Never replaces a newer snapshot of the
 # same schema; a snapshot of another schema is always replaced.
 SNAPSHOT = """
@@ -256,6 +265,7 @@ class RedisStore(EventStore):
         self._replicas_seen: dict[str, tuple[float, int]] = {}  #: primary -> (when looked up, replicas connected)
         self._append = client.register_script(APPEND)
         self._snapshot = client.register_script(SNAPSHOT)
+        self._confirm = client.register_script(CONFIRM)
 
     def _append_records(
         self,
@@ -314,6 +324,18 @@ class RedisStore(EventStore):
             wrote=lambda reply: text(reply[0]) in ("ok", "duplicate"),  # a conflict wrote nothing
         )
         return list(reply)
+
+    def confirmed(self, game: str, command_id: str, seen: tuple[str, Appended]) -> tuple[str, Appended] | None:
+        """With replicas, the record as the primary has it now, once ``replicas`` confirmed it
+        (``durably``): a retry found in a read of the record would otherwise answer 200 for an
+        append that was refused 503 and that no replica has yet."""
+        if not self.replicas:
+            return seen
+        name = keys.commands(game)
+        found = self.durably(
+            name, lambda pipe: self._confirm(keys=[name], args=[command_id], client=pipe), wrote=lambda r: r is not None
+        )
+        return command_record(found)
 
     def durably(self, key: str, write: Callable[[Any], Any], wrote: Callable[[Any], bool] = bool) -> Any:
         """``write`` (given a client, it writes ``key``) as durably as an append: with replicas

@@ -132,6 +132,13 @@ class EventStore(ABC):
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
         """The hash and outcome recorded for a command id, if any."""
 
+    def confirmed(self, game: str, command_id: str, seen: tuple[str, Appended]) -> tuple[str, Appended] | None:
+        """``seen``, the record of ``command_id`` a caller read, once it is as durable as an
+        append: a replay answers its command as acknowledged, and the append that wrote the record
+        may have been refused as unconfirmed. None when the record is gone (the store lost that
+        write), so the command is applied afresh. A store without replicas has nothing to wait for."""
+        return seen
+
     @abstractmethod
     def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool: ...
 

@@ -157,7 +157,9 @@ class AlertDelivery(Schema):
     game = fields.String(required=True)
     channel = fields.String(required=True, validate=validate.OneOf(["email", "push", "discord", "slack", "all"]))
     attempt = Whole(required=True)
-    outcome = fields.String(required=True, validate=validate.OneOf(["delivered", "retrying", "failed", "skipped"]))
+    outcome = fields.String(
+        required=True, validate=validate.OneOf(["delivered", "retrying", "failed", "skipped", "deferred"])
+    )
     detail = fields.String(required=True, allow_none=True, metadata={"description": "Why it failed or was skipped."})
     ms = fields.Float(required=True, allow_none=True)
 

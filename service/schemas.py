@@ -830,9 +830,27 @@ class Webhook(Schema):
     url = fields.String(required=True)
     events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_KINDS)), required=True)
     created = fields.String(required=True)
-    enabled = Flag(required=True, metadata={"description": "False once deliveries kept failing."})
+    enabled = Flag(required=True, metadata={"description": "False once deliveries kept failing or timing out."})
     failures = Whole(required=True, metadata={"description": "Deliveries in a row that failed every try."})
-    disabled_reason = fields.String(required=True, allow_none=True)
+    timeouts = Whole(
+        required=True,
+        metadata={"description": "Attempts in a row whose receiver did not connect or answer in time."},
+    )
+    deferred = Whole(
+        required=True,
+        metadata={
+            "description": "Deliveries put off to the next minute because the game or the seat's account had "
+            "used its delivery budget (120 and 300 a minute by default), in total."
+        },
+    )
+    disabled_reason = fields.String(
+        required=True,
+        allow_none=True,
+        metadata={
+            "description": "Why it is disabled: `timeouts` (3 attempts in a row timed out: 2 s to connect, "
+            "5 s to answer, by default), `failures` (5 deliveries in a row failed every try); null while enabled."
+        },
+    )
 
 
 class WebhookCreated(Webhook):

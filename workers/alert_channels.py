@@ -24,12 +24,16 @@ from urllib3.util.connection import create_connection
 
 from application.alert_settings import check_channel_url
 from application.mail import send
+from application.outbound_limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT
 from application.refusals import ServiceError
 from application.shown_text import shown
 from application.webhook_subscriptions import Target
 from workers.webhook_delivery import post
 
-TIMEOUT = 5.0  #: seconds a push service may take to answer
+TIMEOUT = (
+    CONNECT_TIMEOUT,
+    ANSWER_TIMEOUT,
+)  #: a push service's seconds to connect, and to answer (Discord and Slack: webhook_delivery.post's)
 PUSH_TTL = 24 * 3600  #: a push message waits this long at the push service for an offline device
 
 

@@ -27,6 +27,7 @@ from application.alert_settings import AlertSettings, quiet_until
 from application.games import GameService, digest
 from application.mail import delivery
 from application.mail_batches import MailBatches
+from application.outbound_limits import DeliveryBudget
 from application.vapid import vapid_key
 from application.wiring import Components, build, connect, store_client_for_job, store_url
 from events import keys
@@ -93,6 +94,9 @@ def attempt(c: Components, name: str, payload: str) -> str:
     if held is not None:
         service.outbox.renew(name, payload, due_ms=int(held.timestamp() * 1000))
         return "held"
+    if DeliveryBudget(client).defer(service.outbox, name, payload, game, account) is not None:
+        alerts.record(account, _entry(alert, "all", tries, "deferred", "over the delivery budget (a minute's)"))
+        return "deferred"
     stored = c.store.read(game, after=max(0, state.version - MOVES_READ))
     item = item_for(alert, state, stored, game_settings["seats"], origin(), settings["language"] or "en")
     later: list[int] = []  # when to try again: a failed channel's back-off, a mail batch's due time

@@ -4,8 +4,10 @@ At least once, never lost: the delivery is an outbox entry written with the even
 caused it; the dispatcher leases it to this job, which removes it only after a 2xx answer.
 A timeout, a refused connection or any other answer is retried with exponential back-off
 and the same ``webhook-id``, until the last try marks it failed; a webhook whose deliveries
-keep failing is disabled. A worker killed mid-delivery lets the lease run out, and the
-delivery is claimed and sent again. Every attempt is logged for the API.
+keep failing, or whose receiver keeps timing out, is disabled. A delivery over its game's or
+account's budget (application/outbound_limits.py) waits for the next minute. A worker killed
+mid-delivery lets the lease run out, and the delivery is claimed and sent again. Every attempt
+is logged for the API.
 """
 
 from __future__ import annotations
@@ -23,37 +25,46 @@ from typing import Any
 from rq import get_current_job
 from standardwebhooks.webhooks import Webhook
 
+from application.outbound_limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT, DeliveryBudget
 from application.webhook_subscriptions import LOG_SIZE, Target, UnsafeUrl, check_url
 from application.wiring import connect, store_client_for_job, store_url
 from events import keys
 from events.outbox import Outbox, now_ms
+from events.redis_store import text
 
 log = logging.getLogger("bluemoon.webhooks")
 
-TIMEOUT = 5.0  #: seconds to connect and to answer; the answer's body is never read
 #: seconds before each retry; after the last, the delivery is marked failed
 BACKOFF = tuple(float(x) for x in os.environ.get("BLUEMOON_WEBHOOK_BACKOFF", "5,30,120,600,3600").split(","))
 DISABLE_AFTER = 5  #: deliveries in a row that failed every try before the webhook is disabled
+TIMEOUTS_BEFORE_DISABLE = 3  #: attempts in a row that timed out before the webhook is disabled
+
+
+def connect_to(address: str, port: int) -> socket.socket:
+    """A connection within CONNECT_TIMEOUT, then ANSWER_TIMEOUT for every read of the answer."""
+    sock = socket.create_connection((address, port), CONNECT_TIMEOUT)
+    sock.settimeout(ANSWER_TIMEOUT)
+    return sock
 
 
 class _Pinned(http.client.HTTPConnection):
     """Connects to the address that was checked, not to whatever the name resolves to now."""
 
     def __init__(self, target: Target) -> None:
-        super().__init__(target.host, target.port, timeout=TIMEOUT)
+        super().__init__(target.host, target.port, timeout=ANSWER_TIMEOUT)
         self._address = target.address
 
     def connect(self) -> None:
-        self.sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = connect_to(self._address, self.port)
 
 
 class _PinnedTLS(http.client.HTTPSConnection):
     def __init__(self, target: Target) -> None:
-        super().__init__(target.host, target.port, timeout=TIMEOUT, context=ssl.create_default_context())
+        super().__init__(target.host, target.port, timeout=ANSWER_TIMEOUT, context=ssl.create_default_context())
         self._address = target.address
 
     def connect(self) -> None:
-        sock = socket.create_connection((self._address, self.port), self.timeout)
+        sock = connect_to(self._address, self.port)
         self.sock = self._context.wrap_socket(sock, server_hostname=self.host)  # type: ignore[attr-defined]
 
 
@@ -92,9 +103,14 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
     if hook is None or not hook.get("enabled", True):
         outbox.finish(name, payload)
         return "dropped"
+    account = client.hget(keys.seat_accounts(game), hook["seat"])
+    if DeliveryBudget(client).defer(outbox, name, payload, game, None if account is None else text(account)):
+        client.eval(DEFERRED, 1, keys.webhooks(game), hook_id)
+        return "deferred"
     tries = int(client.hget(keys.outbox_of(name)[2], name) or 1)
     started, at = time.monotonic(), datetime.now(UTC)
     status: int | None = None
+    timed_out = False
     try:
         target = check_url(hook["url"])  # again now: the name may point elsewhere since
         status = post(target, message["body"], signed_headers(hook["secret"], message["id"], message["body"], at))
@@ -103,6 +119,7 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
         error = f"refused: {refused.detail}"
     except (OSError, http.client.HTTPException) as failed:  # timeouts are OSErrors
         error = f"{type(failed).__name__}: {failed}"
+        timed_out = isinstance(failed, TimeoutError)
     last = tries > len(BACKOFF)
     outcome = "delivered" if error is None else ("failed" if last else "retrying")
     entry = {
@@ -119,11 +136,11 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
         pipe.lpush(keys.webhook_log(game, hook_id), json.dumps(entry))
         pipe.ltrim(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1)
         pipe.execute()
+    _count(client, game, hook_id, outcome, timed_out)
     if outcome == "retrying":
         outbox.renew(name, payload, due_ms=now_ms() + int(BACKOFF[tries - 1] * 1000))
         return outcome
     outbox.finish(name, payload)
-    _count(client, game, hook_id, failed=outcome == "failed")
     if outcome == "failed":
         log.warning(
             "webhook %s of %s: delivery %s failed after %d tries: %s", hook_id, game, message["id"], tries, error
@@ -131,25 +148,44 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
     return outcome
 
 
-# KEYS: the game's webhooks. ARGV: webhook id, 1 for a failed delivery or 0 for a delivered one,
-# DISABLE_AFTER. One atomic step, so deliveries finishing at once all count.
+# KEYS: the game's webhooks. ARGV: webhook id, the attempt's outcome (delivered, retrying or
+# failed), 1 if it timed out, DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE. Returns why it disabled the
+# webhook now, else ''. One atomic step, so attempts finishing at once all count.
 COUNT = """
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return '' end
+local hook = cjson.decode(raw)
+if ARGV[2] == 'failed' then hook['failures'] = (hook['failures'] or 0) + 1 end
+if ARGV[2] == 'delivered' then hook['failures'] = 0 end
+if ARGV[3] == '1' then hook['timeouts'] = (hook['timeouts'] or 0) + 1 else hook['timeouts'] = 0 end
+local reason = nil
+if hook['timeouts'] >= tonumber(ARGV[5]) then reason = 'timeouts'
+elseif (hook['failures'] or 0) >= tonumber(ARGV[4]) then reason = 'failures' end
+if reason and hook['enabled'] ~= false then
+  hook['enabled'] = false
+  hook['disabled_reason'] = reason
+  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
+  return reason
+end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
+return ''
+"""
+
+# KEYS: the game's webhooks. ARGV: webhook id. Counts a delivery deferred for being over budget.
+DEFERRED = """
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return 0 end
 local hook = cjson.decode(raw)
-if ARGV[2] == '1' then hook['failures'] = (hook['failures'] or 0) + 1 else hook['failures'] = 0 end
-if hook['failures'] >= tonumber(ARGV[3]) and hook['enabled'] ~= false then
-  hook['enabled'] = false
-  hook['disabled_reason'] = hook['failures'] .. ' deliveries in a row failed every try'
-  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
-  return 2
-end
+hook['deferred'] = (hook['deferred'] or 0) + 1
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
 return 1
 """
 
 
-def _count(client: Any, game: str, hook_id: str, failed: bool) -> None:
-    """Track deliveries that failed in a row; disable the webhook at DISABLE_AFTER."""
-    if client.eval(COUNT, 1, keys.webhooks(game), hook_id, int(failed), DISABLE_AFTER) == 2:
-        log.warning("webhook %s of %s disabled after %d failed deliveries in a row", hook_id, game, DISABLE_AFTER)
+def _count(client: Any, game: str, hook_id: str, outcome: str, timed_out: bool) -> None:
+    """Track deliveries that failed in a row and attempts that timed out in a row; disable the
+    webhook at DISABLE_AFTER of the first or TIMEOUTS_BEFORE_DISABLE of the second."""
+    args = (hook_id, outcome, int(timed_out), DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE)
+    reason = text(client.eval(COUNT, 1, keys.webhooks(game), *args))
+    if reason:
+        log.warning("webhook %s of %s disabled: %s in a row", hook_id, game, reason)

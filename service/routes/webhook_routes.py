@@ -29,7 +29,9 @@ def _hooks() -> Webhooks:
     "`webhook-id`, `webhook-timestamp` and `webhook-signature` headers (see the top-level "
     "`webhooks`); retried with back-off (5 s, 30 s, 2 min, 10 min, 1 h) on a timeout or a "
     "non-2xx answer, with the same `webhook-id`; a webhook whose deliveries fail 5 times in a "
-    "row is disabled.",
+    "row, or whose receiver times out 3 attempts in a row (2 s to connect, 5 s to answer), is "
+    "disabled and says why (`disabled_reason`). A game has at most 120 deliveries a minute, and "
+    "a signed-in seat's account 300: past that they wait for the next minute (`deferred`).",
     security=AUTH,
     body=schemas.WebhookRequest,
     responses={

@@ -1,5 +1,5 @@
-"""The whole service as processes (``python -m cli.bluemoon``: gunicorn, a worker, the embedded
-Redis), reached over real HTTP.
+"""The whole service as processes (``python -m cli.bluemoon``: gunicorn, a turn worker, a
+delivery worker, the embedded Redis), reached over real HTTP.
 
 Every test that starts the service runs twice: on the embedded Redis, and with its games on a
 Redis Cluster of three primaries with a replica each (``STORE_URL``, ``STORE_REPLICAS=1``) and
@@ -127,7 +127,7 @@ def store_backend(request) -> Iterator[dict[str, str]]:
 @pytest.fixture
 def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
     """Start the whole service as the README says (``python -m cli.bluemoon``: gunicorn with
-    the Procfile's settings, an RQ worker, the embedded Redis); ``env`` adds variables.
+    the Procfile's settings, a turn worker and a delivery worker, the embedded Redis); ``env`` adds variables.
     Returns its base URL; everything is stopped at the end of the test. ``start.started``
     holds the processes and ``start.logs`` their output files (both streams), in order."""
     started: list[subprocess.Popen] = []

@@ -12,6 +12,7 @@ import signal
 import threading
 import time
 from collections import Counter
+from typing import NamedTuple
 
 import pytest
 import redis
@@ -100,9 +101,9 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
             "/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
         )
         games.append((created.get_json()["game"], [s["token"] for s in created.get_json()["seats"]]))
-    acknowledged: list[tuple[str, str]] = []
+    acknowledged: list[_Acknowledged] = []
     wrong: list[object] = []  #: answers no client should get (a 500): the threads list them here
-    answered_at: list[tuple[str, float, float]] = []  #: each acknowledged command's game, when sent, when answered
+    faults: dict[str, float] = {}  #: what was done to the nodes, and when (monotonic)
     played = [game for game, _ in games]
     refused = Counter()
     stop = threading.Event()
@@ -125,6 +126,7 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
                     played.append(game)
                 continue
             seat = doc["turn"]["seat"]
+            refusals: list[int] = []  #: this command's answers before it was acknowledged
             while not stop.is_set():  # the same command and key until it is answered
                 sent = time.monotonic()
                 answer = api.post(
@@ -137,10 +139,20 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
                     },
                 )
                 if answer.status_code == 200:
-                    acknowledged.append((game, scoped(str(seat), key)))  # as the store records a seat's key
-                    answered_at.append((game, sent, time.monotonic()))
+                    acknowledged.append(  # under its id as the store records a seat's key
+                        _Acknowledged(
+                            game,
+                            scoped(str(seat), key),
+                            sent,
+                            time.monotonic(),
+                            answer.get_json()["duplicate"],
+                            answer.get_json()["version"],
+                            tuple(refusals),
+                        )
+                    )
                     break
                 refused[answer.status_code] += 1
+                refusals.append(answer.status_code)
                 if answer.status_code not in (503, 409, 412):
                     wrong.append(answer.get_json())
                 if answer.status_code != 503:
@@ -157,13 +169,13 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
     if fault == CUT_OFF:
         stale = standbys[0]
         os.kill(stale.process.pid, signal.SIGSTOP)
-        stopped_at = time.monotonic()
+        stopped_at = faults["its replica stopped and cut off"] = time.monotonic()
         with redis.Redis(port=victim.port) as primary:
             primary.execute_command("CLIENT KILL TYPE replica")  # its link dropped, as a network reset drops it
         time.sleep(3)  # play goes on: the primary alone holds what it takes now
     killed = victim.process
     os.kill(killed.pid, signal.SIGSTOP if fault == "SIGSTOP for 5 s" else signal.SIGKILL)
-    killed_at = time.monotonic()
+    killed_at = faults["the primary killed or stopped"] = time.monotonic()
     if fault == "SIGSTOP for 5 s":
         threading.Timer(5, os.kill, (killed.pid, signal.SIGCONT)).start()
     else:
@@ -177,11 +189,11 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
         restarted = f"restarted {time.monotonic() - killed_at:.1f} s after it"
     until(lambda: api.get("/readyz").status_code == 200 and _all_served(service), "the service ready again", 30)
     until(
-        lambda: any(_shard(g) == 1 and sent > killed_at for g, sent, _ in answered_at),
+        lambda: any(_shard(a.game) == 1 and a.sent > killed_at for a in acknowledged),
         "the shard to take writes again",
         30,
     )
-    writes_after = min(at for g, sent, at in answered_at if _shard(g) == 1 and sent > killed_at) - killed_at
+    writes_after = min(a.answered for a in acknowledged if _shard(a.game) == 1 and a.sent > killed_at) - killed_at
     time.sleep(3)  # play goes on against the new primary
     stop.set()
     for t in players:
@@ -190,19 +202,41 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
         assert _role(stale) == "master", "the stale replica was elected"
     if fault == "SIGSTOP for 5 s" or len(standbys) == 1:  # it came back as a replica of the node that took its place
         assert _role(victim) == "slave"
-    lost = doubled = 0
+    lost: list[_Acknowledged] = []
+    doubled = 0
     for game in played:
         stored = service.store.read(game)
         commands = [s.command for s in stored if s.type == "TurnEnded"]
         doubled += len(commands) - len(set(commands))
-        lost += len({key for g, key in acknowledged if g == game} - set(commands))
+        lost += [a for a in acknowledged if a.game == game and a.command not in commands]
     print(
-        f"{len(acknowledged)} commands acknowledged, {lost} lost, refusals {dict(refused)}, "
+        f"{len(acknowledged)} commands acknowledged, {len(lost)} lost, refusals {dict(refused)}, "
         f"the shard took writes again {writes_after:.1f} s after the fault (its primary {restarted})"
     )
-    assert (lost, doubled) == (0, 0), f"{lost} acknowledged commands lost, {doubled} applied twice"
+    start = min(faults.values())
+    for a in lost:  # what tells a loss's cause: which command, how it was answered, and when
+        print(
+            f"lost: {a.command} in {a.game} (shard {_shard(a.game)}), answered 200 "
+            f"{'as a duplicate' if a.duplicate else 'as applied'} at version {a.version} after {list(a.refusals)}, "
+            f"sent {a.sent - start:+.2f} s and answered {a.answered - start:+.2f} s from the first fault "
+            f"({', '.join(f'{what} {at - start:+.2f} s' for what, at in faults.items())}); "
+            f"its stream is now at version {service.store.version(a.game)}"
+        )
+    assert (len(lost), doubled) == (0, 0), f"{len(lost)} acknowledged commands lost, {doubled} applied twice"
     assert wrong == [], f"{wrong[:3]} {''.join(failures.tracebacks)}"
     assert len(acknowledged) >= 3 * len(games), "too little play to tell"
+
+
+class _Acknowledged(NamedTuple):
+    """A command answered 200, as its client saw it."""
+
+    game: str
+    command: str  #: its id as the store records it (command_ids.scoped)
+    sent: float  #: when its last try was sent (monotonic)
+    answered: float
+    duplicate: bool  #: answered as the replay of an earlier try
+    version: int
+    refusals: tuple[int, ...]  #: the statuses of its earlier tries
 
 
 class _ErrorRecords(logging.Handler):

@@ -12,8 +12,9 @@ import pytest
 import redis
 
 from application.games import SeatSpec
-from application.rq_handoff import RQHandoff
+from application.rq_handoff import RQHandoff, delivery_queue
 from domain import Options
+from events import keys
 from events.embedded import EmbeddedRedis, free_port
 from service.app import create_app
 from tests.api.client import CheckedClient
@@ -39,12 +40,15 @@ def test_a_queue_redis_restarted_empty_loses_no_bot_turn_and_no_webhook_delivery
     receiver = receivers(200)
     game, tokens, version = two_humans(api)
     api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]})
-    end_turn(api, game, tokens[0], version)  # a delivery, handed to the queue
+    end_turn(api, game, tokens[0], version)  # a delivery, in the outbox
     bots = [
         service.create(Options(2), [SeatSpec("bot", level="greedy"), SeatSpec("human")], first_player=0).game
         for _ in range(4)
     ]
-    assert redis.Redis(port=port).llen(f"rq:queue:{queue_name}") == 5  # every hand-off waits in the queue
+    (delivery,) = [n for n in store.hkeys(keys.outbox(keys.shard(game))[0]) if n.startswith(f"wh:{game}:".encode())]
+    assert service.dispatch(delivery.decode()) == 1  # as a dispatcher's pass hands it on (the bots' turns went at once)
+    jobs = redis.Redis(port=port)
+    assert jobs.llen(f"rq:queue:{queue_name}") == 4 and jobs.llen(f"rq:queue:{delivery_queue(queue_name)}") == 1
 
     queue.process.kill()  # SIGKILL, and back on the same port with nothing in it
     queue.process.wait()

@@ -15,6 +15,7 @@ import redis
 from application.handoff import CallbackHandoff
 from events import keys, redis_store
 from events.embedded import EmbeddedRedis
+from events.store import Appended
 from service.app import create_app
 from tests.api.client import CheckedClient
 
@@ -111,3 +112,51 @@ def test_a_primary_whose_replica_is_cut_off_takes_no_write_until_it_is_back(api,
     assert on_replica.xlen(keys.stream(game)) == retried.get_json()["version"]  # acknowledged: on the replica
     on_replica.close()
     on_primary.close()
+
+
+def test_the_retry_of_an_unconfirmed_command_is_not_acknowledged_while_no_replica_has_it(api, primary_and_replica):
+    """The failover test's one lost command (a cut-off replica, then its primary killed): the
+    append was made on the primary and refused 503 (WAIT timed out), and its retry, found in the
+    request's read of the key's record, was answered 200 as the original without any WAIT, though
+    still no replica had it. A replay acknowledges its command as much as an append does."""
+    primary, replica = primary_and_replica
+    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}})
+    game, tokens, version = (
+        created.get_json()["game"],
+        [s["token"] for s in created.get_json()["seats"]],
+        created.get_json()["version"],
+    )
+    os.kill(replica.process.pid, signal.SIGSTOP)  # still connected (ROLE lists it), but confirms nothing
+    refused = _move(api, game, tokens[0], version, "one")
+    assert refused.status_code == 503 and refused.headers["Retry-After"]
+    on_primary = redis.Redis.from_url(primary.url)
+    assert on_primary.xlen(keys.stream(game)) > version  # the primary alone has it
+
+    retried = _move(api, game, tokens[0], version, "one")  # the replica is still stopped
+    assert retried.status_code == 503 and retried.headers["Retry-After"]
+
+    os.kill(replica.process.pid, signal.SIGCONT)
+    deadline = time.monotonic() + 15
+    while (retried := _move(api, game, tokens[0], version, "one")).status_code == 503:
+        assert time.monotonic() < deadline, "the replica did not come back"
+        time.sleep(0.2)
+    assert retried.status_code == 200 and retried.get_json()["duplicate"] is True
+    on_replica = redis.Redis.from_url(replica.url)
+    assert on_replica.xlen(keys.stream(game)) == retried.get_json()["version"]  # acknowledged: on the replica
+    assert on_primary.xlen(keys.stream(game)) == retried.get_json()["version"]  # applied once
+    on_replica.close()
+    on_primary.close()
+
+
+def test_a_record_is_confirmed_as_the_primary_has_it_now_and_a_gone_one_is_not_written_back(primary_and_replica):
+    """RedisStore.confirmed reads the record again on the primary before the WAIT: one that a
+    failover lost is not written back from a caller's earlier read (it names events that are gone)."""
+    primary, replica = primary_and_replica
+    client = redis.Redis.from_url(primary.url)
+    store = redis_store.RedisStore(client, replicas=1, wait_ms=500)
+    earlier = ("digest", Appended(3, 4, duplicate=True))  # what a read found before the loss
+    assert store.confirmed("g1", "0:gone", earlier) is None
+    assert not client.hexists(keys.commands("g1"), "0:gone")
+    client.hset(keys.commands("g1"), "0:kept", "digest|1|2")
+    assert store.confirmed("g1", "0:kept", earlier) == ("digest", Appended(1, 2, duplicate=True))
+    client.close()

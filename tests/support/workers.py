@@ -26,10 +26,11 @@ class Workers:
         self.url, self.queue, self.procs = url, queue, []
         self.logs = logs  #: a folder for the workers' output (worker-<n>.log), kept to tell why a test failed
 
-    def start(self, **env: str) -> subprocess.Popen:
+    def start(self, queues: str = "turns,deliveries", **env: str) -> subprocess.Popen:
+        """One ``bluemoon-worker`` taking ``queues`` (turns, deliveries, or both: the default)."""
         output = (self.logs / f"worker-{len(self.procs)}.log").open("wb") if self.logs else subprocess.DEVNULL
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cli.bluemoon_worker", "--queue", self.queue],
+            [sys.executable, "-m", "cli.bluemoon_worker", "--queue", self.queue, "--queues", queues],
             env={**os.environ, "REDIS_URL": self.url, "BLUEMOON_QUEUE": self.queue, **env},
             start_new_session=True,
             stdout=output,
