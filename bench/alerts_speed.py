@@ -35,8 +35,10 @@ sys.path.insert(0, str(ROOT))
 from application.games import SeatSpec  # noqa: E402
 from application.rq_handoff import RQHandoff  # noqa: E402
 from application.wiring import Components, build  # noqa: E402
-from bench.noop import noop_rate, start_worker  # noqa: E402
-from bench.webhook_speed import Receiver, percentiles  # noqa: E402
+from bench.measure import percentiles  # noqa: E402
+from bench.noop import noop_rate  # noqa: E402
+from bench.server import start_worker  # noqa: E402
+from bench.webhook_speed import Receiver  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
 from events.embedded import free_port, redis_for  # noqa: E402

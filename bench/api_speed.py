@@ -36,33 +36,10 @@ sys.path.insert(0, str(ROOT))
 import redis  # noqa: E402
 
 from bench.bare_app import FLOOR_BODY  # noqa: E402
+from bench.measure import children, cpu_seconds, percentiles  # noqa: E402
 from bench.server import call, serve  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
 from service.ratelimit import LIMITS  # noqa: E402
-
-
-def cpu_seconds(pid: int) -> float:
-    """The CPU time (user + system) a process has used, from /proc (0 where there is none)."""
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            fields = stat.read().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def children(pid: int) -> list[int]:
-    """The processes ``pid`` started (gunicorn's workers), from /proc."""
-    found = []
-    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
-        try:
-            with open(f"/proc/{entry}/stat") as stat:
-                if entry.isdigit() and int(stat.read().rsplit(")", 1)[1].split()[1]) == pid:
-                    found.append(int(entry))
-        except (OSError, ValueError):
-            continue
-    return found
-
 
 #: The floors measured (bench/bare_app.py): a command's I/O as it is, in one round trip, and
 #: with a small reply.
@@ -132,8 +109,7 @@ def ok(status: int, data: bytes) -> bytes:
 
 
 def report(name: str, rate: float, lat: list[float], base_rate: float, base_lat: list[float]) -> None:
-    lat = sorted(lat)
-    p50, p99 = statistics.median(lat), lat[int(len(lat) * 0.99) - 1]
+    p50, p99 = percentiles(lat)
     b50 = statistics.median(base_lat)
     print(
         f"{name:22s} {rate:8.0f} req/s  p50 {p50 * 1000:6.2f} ms  p99 {p99 * 1000:6.2f} ms   "
@@ -267,10 +243,10 @@ def run(args: argparse.Namespace, url: str) -> None:
         base_rate = (base_rate + base2_rate) / 2
         base_lat = base_lat + base2_lat
         print(f"gunicorn 2 gevent workers, {args.clients} keep-alive clients, {args.seconds:.0f} s each, one machine")
-        b = sorted(base_lat)
+        b50, b99 = percentiles(base_lat)
         print(
-            f"{'bare Flask endpoint':22s} {base_rate:8.0f} req/s  p50 {statistics.median(b) * 1000:6.2f} ms  "
-            f"p99 {b[int(len(b) * 0.99) - 1] * 1000:6.2f} ms   (baseline, measured before and after)"
+            f"{'bare Flask endpoint':22s} {base_rate:8.0f} req/s  p50 {b50 * 1000:6.2f} ms  "
+            f"p99 {b99 * 1000:6.2f} ms   (baseline, measured before and after)"
         )
         report("get my view", view_rate, view_lat, base_rate, base_lat)
         report("post a command", post_rate, post_lat, base_rate, base_lat)

@@ -11,11 +11,8 @@ an RQ job that does nothing, enqueued and awaited the same way.
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import signal
-import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -29,6 +26,8 @@ sys.path.insert(0, str(ROOT))
 from application.games import SeatSpec  # noqa: E402
 from application.rq_handoff import RQHandoff  # noqa: E402
 from application.wiring import build  # noqa: E402
+from bench.measure import percentiles  # noqa: E402
+from bench.server import start_worker  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
@@ -64,12 +63,6 @@ def reply_times(service, level: str, count: int) -> list[float]:  # type: ignore
     return replies
 
 
-def percentiles(seconds: list[float]) -> tuple[float, float]:
-    """The median and the nearest-rank 99th percentile (the slowest, for fewer than 100)."""
-    ordered = sorted(seconds)
-    return statistics.median(ordered), ordered[math.ceil(len(ordered) * 0.99) - 1]
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--replies", type=int, default=40)
@@ -83,14 +76,7 @@ def main() -> None:
 def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     service = build(client=client, handoff=RQHandoff(client, queue=QUEUE)).service
-    worker = subprocess.Popen(
-        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", QUEUE],
-        cwd=ROOT,
-        env={**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE},
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    worker = start_worker(url, QUEUE)
     try:
         queue = Queue(QUEUE, connection=client)
         # baseline: a no-op job's round trip through the same worker

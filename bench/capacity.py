@@ -44,31 +44,12 @@ sys.path.insert(0, str(ROOT))
 
 from application.rq_handoff import QUEUE  # noqa: E402
 from bench.capacity_load import player_process, watcher_process  # noqa: E402
-from bench.noop import start_worker  # noqa: E402
-from bench.server import serve  # noqa: E402
+from bench.measure import children, cpu_seconds  # noqa: E402
+from bench.server import serve, start_worker  # noqa: E402
 from bench.watchers import worker_rss  # noqa: E402
 from events.embedded import EmbeddedRedis  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
-
-
-def children(pid: int) -> list[int]:
-    try:
-        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    """User and system CPU seconds the processes have used so far."""
-    total = 0.0
-    for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += (int(fields[11]) + int(fields[12])) / TICK
-    return total
 
 
 def machine_busy() -> float:
@@ -193,11 +174,11 @@ def hold(stack: Stack, seconds: float) -> dict[str, Any]:
     for w in stack.watchers:
         w.ask("stats")
     pids = stack.pids()
-    cpu0 = {name: cpu_seconds(p) for name, p in pids.items()}
+    cpu0 = {name: sum(map(cpu_seconds, p)) for name, p in pids.items()}
     busy0, started, wall = machine_busy(), time.monotonic(), time.time()
     time.sleep(seconds)
     elapsed = time.monotonic() - started
-    cpu = {name: (cpu_seconds(p) - cpu0[name]) / elapsed for name, p in pids.items()}
+    cpu = {name: (sum(map(cpu_seconds, p)) - cpu0[name]) / elapsed for name, p in pids.items()}
     cpu["others"] = (machine_busy() - busy0) / elapsed - sum(cpu.values())
     played = stack.player.ask("stats")
     seen = [w.ask("stats") for w in stack.watchers]

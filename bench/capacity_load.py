@@ -20,6 +20,8 @@ from datetime import datetime
 from multiprocessing.connection import Connection
 from typing import Any
 
+from bench import measure
+
 HUMANS = {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
 _AT = re.compile(rb'"at": ?"([^"]+)"')
 
@@ -54,10 +56,11 @@ def _listen(conn: Connection) -> asyncio.Queue[Any]:
 
 
 def percentiles(values: list[float]) -> dict[str, float]:
-    ordered = sorted(values)
-    if not ordered:
+    """bench/measure.py's median and 99th percentile, with the count, as the report reads them."""
+    if not values:
         return {"n": 0, "p50": float("nan"), "p99": float("nan")}
-    return {"n": len(ordered), "p50": ordered[len(ordered) // 2], "p99": ordered[max(0, int(len(ordered) * 0.99) - 1)]}
+    p50, p99 = measure.percentiles(values)
+    return {"n": len(values), "p50": p50, "p99": p99}
 
 
 # -- the player ----------------------------------------------------------------------------

@@ -16,25 +16,30 @@ from __future__ import annotations
 import argparse
 import multiprocessing
 import statistics
+import sys
 import tempfile
 import threading
 import time
 import uuid
 from pathlib import Path
 
-import redis
-from redis.cluster import RedisCluster
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the checkout, so that bench.* imports when run as python bench/cluster_speed.py
 
-from application.wiring import READER_TIMEOUTS, connect
-from domain import Options, fold, new_game
-from events import keys
-from events.cluster_feed import ClusterFeed
-from events.embedded import EmbeddedRedis
-from events.feed import Feed
-from events.outbox import Outbox
-from events.projection import GameIndex
-from events.redis_store import RedisStore
-from events.store import OutboxWrite
+import redis  # noqa: E402
+from redis.cluster import RedisCluster  # noqa: E402
+
+from application.wiring import READER_TIMEOUTS, connect  # noqa: E402
+from bench.measure import percentiles  # noqa: E402
+from domain import Options, fold, new_game  # noqa: E402
+from events import keys  # noqa: E402
+from events.cluster_feed import ClusterFeed  # noqa: E402
+from events.embedded import EmbeddedRedis  # noqa: E402
+from events.feed import Feed  # noqa: E402
+from events.outbox import Outbox  # noqa: E402
+from events.projection import GameIndex  # noqa: E402
+from events.redis_store import RedisStore  # noqa: E402
+from events.store import OutboxWrite  # noqa: E402
 
 SERVER = "/usr/bin/redis-server"
 
@@ -110,8 +115,7 @@ def wake_latency(url: str, rounds: int) -> tuple[float, float]:
             woke.wait(5)
             seen.append((time.perf_counter() - sent) * 1000)
     feed.close()
-    seen.sort()
-    return statistics.median(seen), seen[int(len(seen) * 0.99) - 1]
+    return percentiles(seen)
 
 
 def dispatcher_pass(url: str, due: int) -> float:

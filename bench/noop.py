@@ -1,35 +1,15 @@
-"""A job that does nothing, and a worker to run jobs: the benchmarks' baseline for RQ's own
-cost, measured beside the real jobs in the same run."""
+"""A job that does nothing: the benchmarks' baseline for RQ's own cost, measured beside the real
+jobs in the same run (a worker to run them is bench/server.py's ``start_worker``)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
 
 from rq import Queue
-
-ROOT = Path(__file__).resolve().parent.parent
 
 
 def noop() -> str:
     return "ok"
-
-
-def start_worker(url: str, queue: str, root: Path = ROOT) -> subprocess.Popen:
-    """One ``bluemoon-worker`` on ``queue`` running ``root``'s code (stop it with
-    ``os.killpg(worker.pid, SIGTERM)``)."""
-    env = {**os.environ, "REDIS_URL": url, "PYTHONPATH": str(root), "BLUEMOON_QUEUE": queue}
-    return subprocess.Popen(
-        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", queue],
-        cwd=root,
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
 
 
 def noop_rate(queue: Queue, count: int) -> float:

@@ -1,10 +1,12 @@
-"""Start the web process as the Procfile does (gunicorn with service/gunicorn_conf.py), for
-the benchmarks: the service, or bench/bare_app.py as a baseline served the same way."""
+"""Start the processes as the Procfile does, for the benchmarks: the web process (gunicorn with
+service/gunicorn_conf.py) serving the service, or bench/bare_app.py as a baseline served the
+same way, and a ``bluemoon-worker``; and call the web process over one keep-alive connection."""
 
 from __future__ import annotations
 
 import http.client
 import json
+import os
 import subprocess
 import sys
 import time
@@ -48,6 +50,20 @@ def serve(app: str, env: dict[str, str], root: Path = ROOT) -> tuple[subprocess.
         except OSError:
             time.sleep(0.2)
     raise RuntimeError(f"{app} did not start")
+
+
+def start_worker(url: str, queue: str, root: Path = ROOT) -> subprocess.Popen:
+    """One ``bluemoon-worker`` on ``queue`` running ``root``'s code (stop it with
+    ``os.killpg(worker.pid, SIGTERM)``)."""
+    env = {**os.environ, "REDIS_URL": url, "PYTHONPATH": str(root), "BLUEMOON_QUEUE": queue}
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", queue],
+        cwd=root,
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 def call(

@@ -38,7 +38,8 @@ from application.outbound_limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT  # noqa:
 from application.rq_handoff import RQHandoff, delivery_queue  # noqa: E402
 from application.webhook_subscriptions import Webhooks  # noqa: E402
 from application.wiring import build  # noqa: E402
-from bench.bot_speed import percentiles, wait_for_turn  # noqa: E402
+from bench.bot_speed import wait_for_turn  # noqa: E402
+from bench.measure import percentiles  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
 from events.embedded import redis_for  # noqa: E402

@@ -11,17 +11,22 @@ from __future__ import annotations
 
 import argparse
 import random
-import statistics
+import sys
 import time
 import uuid
+from pathlib import Path
 
-import redis
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))  # the checkout, so that bench.* imports when run as python bench/store_speed.py
 
-from domain import Options, decide, evolve, fold, legal_commands, new_game
-from events import keys
-from events.embedded import redis_for
-from events.redis_store import FIELDS, RedisStore
-from events.serialization import to_record
+import redis  # noqa: E402
+
+from bench.measure import percentiles  # noqa: E402
+from domain import Options, decide, evolve, fold, legal_commands, new_game  # noqa: E402
+from events import keys  # noqa: E402
+from events.embedded import redis_for  # noqa: E402
+from events.redis_store import FIELDS, RedisStore  # noqa: E402
+from events.serialization import to_record  # noqa: E402
 
 
 def a_game(events_wanted: int, seed: int = 1) -> list:
@@ -115,8 +120,7 @@ def run(args: argparse.Namespace, url: str) -> None:
         )
         labels = {"cached": "state cached in process", "snapshot": "with snapshots (cold)", "fold": "without snapshots"}
         for mode, label in labels.items():
-            t = sorted(bench_cycle(client, mode, args.rounds))
-            p50, p99 = statistics.median(t), t[int(len(t) * 0.99) - 1]
+            p50, p99 = percentiles(bench_cycle(client, mode, args.rounds))
             print(f"load+decide+append, 500-event game, {label:24s}: p50 {p50 * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms")
         print(
             f"memory: {memory_per_event(client, store):.0f} bytes per stored event (MEMORY USAGE of a 2000-event stream)"

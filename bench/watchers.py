@@ -19,7 +19,6 @@ import argparse
 import http.client
 import json
 import os
-import statistics
 import sys
 import threading
 import time
@@ -28,14 +27,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.measure import percentiles  # noqa: E402
 from bench.server import call, serve  # noqa: E402
 from bench.watch import WatcherPool  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
-
-
-def percentiles(values: list[float]) -> tuple[float, float]:
-    ordered = sorted(values)
-    return statistics.median(ordered), ordered[max(0, int(len(ordered) * 0.99) - 1)]
 
 
 class Player:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import os
 import signal
-import statistics
 import sys
 import threading
 import time
@@ -31,7 +30,9 @@ from application.games import SeatSpec  # noqa: E402
 from application.rq_handoff import RQHandoff  # noqa: E402
 from application.webhook_subscriptions import Webhooks  # noqa: E402
 from application.wiring import build  # noqa: E402
-from bench.noop import noop_rate, start_worker  # noqa: E402
+from bench.measure import percentiles  # noqa: E402
+from bench.noop import noop_rate  # noqa: E402
+from bench.server import start_worker  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
 from events.embedded import redis_for  # noqa: E402
@@ -68,11 +69,6 @@ class Receiver:
         with self.arrived:
             if not self.arrived.wait_for(lambda: len(self.arrivals) >= count, timeout):
                 raise TimeoutError(f"{len(self.arrivals)} of {count} deliveries arrived")
-
-
-def percentiles(values: list[float]) -> tuple[float, float]:
-    ordered = sorted(values)
-    return statistics.median(ordered), ordered[max(0, int(len(ordered) * 0.99) - 1)]
 
 
 def run(args: argparse.Namespace, url: str) -> None:

@@ -158,18 +158,6 @@ def until(condition, what: str, seconds: float = 30) -> None:
         time.sleep(0.1)
 
 
-def made_with_first_turn(api, body: dict, seat: int = 0, tries: int = 40, **kw) -> dict:
-    """``POST /games`` until the drawn first player is ``seat``: its answer. A game with an open
-    seat draws its first player (ruling P9: nothing is given beside a seat for someone else), so
-    a test that needs Ada to move first makes games until one lets her (half of them, two seats)."""
-    for _ in range(tries):
-        made = api.post("/games", json=body, **kw)
-        assert made.status_code == 201, made.json
-        if api.get(f"/games/{made.json['game']}").json["turn"]["seat"] == seat:
-            return made.json
-    raise AssertionError(f"no game of {tries} drew seat {seat} to move first")
-
-
 @pytest.fixture(scope="session")
 def cluster_urls(tmp_path_factory) -> Iterator[list[str]]:
     """The primaries' URLs, the cluster up and every slot served."""

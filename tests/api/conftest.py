@@ -10,6 +10,7 @@ import redis
 from application.handoff import CallbackHandoff
 from service.app import create_app
 from tests.api.client import CheckedClient
+from tests.support.games import game_and_tokens
 
 
 def _client(redis_client):
@@ -34,3 +35,9 @@ def api_real(redis_url):
     client = redis.Redis.from_url(redis_url)
     yield _client(client)
     client.close()
+
+
+@pytest.fixture
+def game(api):
+    """A game of two humans on ``api``: its id and the two seats' tokens (tests/support/games.py)."""
+    return game_and_tokens(api)

@@ -11,46 +11,12 @@ from unittest import mock
 import pytest
 
 from events import keys
-from tests.api.client import CheckedClient
-from tests.conftest import made_with_first_turn
-
-OWN = {"Origin": "http://localhost"}  #: the page's own origin, as the test client is addressed
-
-
-def _links(api: CheckedClient, *emails: str) -> list[str]:
-    """Ask for a sign-in link for each email; the tokens the links carry."""
-    sent: list[str] = []
-    with mock.patch("service.routes.account_routes.send_sign_in_link", lambda email, link, language: sent.append(link)):
-        for email in emails:
-            answer = api.post("/auth/email-link", json={"email": email}, headers=OWN)
-            assert answer.status_code == 202, answer.json
-    return [link.split("token=", 1)[1].split("&")[0] for link in sent]
-
-
-def _sign_in(api: CheckedClient, email: str = "ada@example.com") -> dict:
-    """Sign in by email link (the session cookie stays in the test client)."""
-    (token,) = _links(api, email)
-    answer = api.post("/auth/email-link/use", json={"token": token}, headers=OWN)
-    assert answer.status_code == 200, answer.json
-    return answer.json
-
-
-def _page_of(api: CheckedClient, email: str) -> CheckedClient:
-    """Another browser (its own cookies) signed in as ``email``: what only a session may do."""
-    page = CheckedClient(api.app)
-    _sign_in(page, email)
-    return page
-
-
-def _personal_token(api: CheckedClient, email: str) -> str:
-    _sign_in(api, email)
-    made = api.post("/me/tokens", json={"name": "tests"}, headers=OWN).json["token"]
-    api.delete("/auth/session", headers=OWN)
-    return made
+from tests.support.accounts import OWN, personal_token, sign_in, sign_in_links
+from tests.support.games import made_with_first_turn
 
 
 def test_an_email_link_signs_in_once_and_makes_the_account_on_first_use(api):
-    (token,) = _links(api, "Ada@Example.com")
+    (token,) = sign_in_links(api, "Ada@Example.com")
     used = api.post("/auth/email-link/use", json={"token": token})
     assert used.status_code == 200 and used.json["email"] == "ada@example.com"
     cookie = used.headers["Set-Cookie"]
@@ -59,12 +25,12 @@ def test_an_email_link_signs_in_once_and_makes_the_account_on_first_use(api):
     again = api.post("/auth/email-link/use", json={"token": token}, headers=OWN)
     assert again.status_code == 401 and again.json["code"] == "sign_in_refused"
     assert api.get("/me").json["account"] == used.json["account"]
-    (second,) = _links(api, "ada@example.com")  # the same person again: the same account
+    (second,) = sign_in_links(api, "ada@example.com")  # the same person again: the same account
     assert api.post("/auth/email-link/use", json={"token": second}, headers=OWN).json["account"] == used.json["account"]
 
 
 def test_a_link_lives_15_minutes_and_an_expired_one_is_refused_like_a_used_one(api):
-    (token,) = _links(api, "ada@example.com")
+    (token,) = sign_in_links(api, "ada@example.com")
     client = api.app.extensions["bluemoon"].client
     from application.games import digest
 
@@ -77,7 +43,7 @@ def test_a_link_lives_15_minutes_and_an_expired_one_is_refused_like_a_used_one(a
 
 
 def test_the_answer_is_the_same_whether_or_not_the_address_has_an_account(api):
-    _sign_in(api, "known@example.com")
+    sign_in(api, "known@example.com")
     api.delete("/auth/session", headers=OWN)
     with mock.patch("service.routes.account_routes.send_sign_in_link"):
         known = api.post("/auth/email-link", json={"email": "known@example.com"})
@@ -100,7 +66,7 @@ def test_a_bad_request_says_what_is_wrong_and_changes_nothing(api):
     assert api.post("/auth/email-link", json={"email": "a@b.c", "more": 1}).status_code == 422
     assert api.post("/auth/email-link/use", json={"token": ""}).status_code == 422
     assert api.get("/me").status_code == 401
-    _sign_in(api)
+    sign_in(api)
     huge = api.request("PATCH", "/me", json={"display_name": "x" * 41}, headers=OWN)
     assert huge.status_code == 422 and "display_name" in huge.json["errors"]
     assert api.get("/me").json["display_name"].startswith("Player ")
@@ -108,7 +74,7 @@ def test_a_bad_request_says_what_is_wrong_and_changes_nothing(api):
 
 
 def test_signing_out_ends_the_session_on_the_server(api):
-    _sign_in(api)
+    sign_in(api)
     cookie = api.http.get_cookie("bm_session").value
     assert api.delete("/auth/session", headers=OWN).status_code == 204
     assert api.get("/me").status_code == 401
@@ -117,7 +83,7 @@ def test_signing_out_ends_the_session_on_the_server(api):
 
 
 def test_a_cookie_authenticated_unsafe_request_from_another_origin_is_refused(api):
-    _sign_in(api)
+    sign_in(api)
     for headers in ({"Origin": "http://evil.example"}, {"Origin": "http://localhost:9999"}, {}):
         refused = api.post("/me/tokens", json={"name": "stolen"}, headers=headers)
         assert refused.status_code == 403 and refused.json["code"] == "cross_origin", headers
@@ -126,7 +92,7 @@ def test_a_cookie_authenticated_unsafe_request_from_another_origin_is_refused(ap
 
 
 def test_a_personal_access_token_is_shown_once_acts_for_its_person_and_can_be_revoked(api):
-    _sign_in(api)
+    sign_in(api)
     made = api.post("/me/tokens", json={"name": "my bot"}, headers=OWN).json
     assert made["token"].startswith("bmp_") and made["last_used"] is None
     listed = api.get("/me/tokens").json["tokens"]
@@ -143,7 +109,7 @@ def test_a_personal_access_token_is_shown_once_acts_for_its_person_and_can_be_re
 
 
 def test_one_persons_token_never_acts_for_another(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     game = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}, token=ada).json
     assert api.get("/me", token=bo).json["email"] == "bo@example.com"
     assert api.get(f"/games/{game['game']}/legal", token=bo).status_code == 403
@@ -156,7 +122,7 @@ def test_one_persons_token_never_acts_for_another(api):
 
 
 def test_a_persons_seats_follow_them_and_their_token_plays_them(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     api.request("PATCH", "/me", json={"display_name": "Ada"}, token=ada)
     created = made_with_first_turn(api, {"seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada)
     game = created["game"]
@@ -170,7 +136,7 @@ def test_a_persons_seats_follow_them_and_their_token_plays_them(api):
         headers={"If-Match": f'"{created["version"]}"'},
     )
     assert played.status_code == 200
-    bo = _personal_token(api, "bo@example.com")
+    bo = personal_token(api, "bo@example.com")
     joined = api.post(f"/games/{game}/seats/1/join", json={"invite": created["seats"][1]["invite"]}, token=bo)
     assert joined.status_code == 201
     mine = api.get("/me/games", token=bo).json["games"]
@@ -183,7 +149,7 @@ def test_a_persons_seats_follow_them_and_their_token_plays_them(api):
 def test_seat_tokens_kept_in_a_browser_are_claimed_into_the_account(api):
     games = [api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json for _ in range(2)]
     seat_tokens = [games[0]["seats"][1]["token"], games[1]["seats"][0]["token"], "not-a-seat-token"]
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     account = api.get("/me", token=ada).json["account"]
     claimed = api.post("/me/seats", json={"tokens": seat_tokens, "account": account}, token=ada).json
     assert sorted((c["game"], c["seat"]) for c in claimed["claimed"]) == sorted(
@@ -194,7 +160,7 @@ def test_seat_tokens_kept_in_a_browser_are_claimed_into_the_account(api):
 
 
 def test_my_games_come_my_turn_first_then_by_last_move_a_page_at_a_time(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     made = []
     for first in (0, 1, 0, 1, 0):
         body = {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": first}}
@@ -215,7 +181,7 @@ def test_my_games_come_my_turn_first_then_by_last_move_a_page_at_a_time(api):
 
 
 def test_deleting_the_account_removes_it_and_leaves_the_games_as_played(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}, token=ada).json
     client = api.app.extensions["bluemoon"].client
     account = api.get("/me", token=ada).json["account"]
@@ -223,7 +189,7 @@ def test_deleting_the_account_removes_it_and_leaves_the_games_as_played(api):
     assert client.hgetall(holders) == {b"0": account.encode()}
     game_keys = sorted(k for k in client.keys("*") if created["game"].encode() in k and k != holders)
     before = {k: client.dump(k) for k in game_keys}
-    _sign_in(api, "ada@example.com")
+    sign_in(api, "ada@example.com")
     assert api.delete("/me", headers=OWN).status_code == 204
     assert api.get("/me").status_code == 401 and api.get("/me", token=ada).status_code == 401
     assert not [k for k in client.keys("*") if account.encode() in k]  # its data, sessions and seats
@@ -232,14 +198,14 @@ def test_deleting_the_account_removes_it_and_leaves_the_games_as_played(api):
     assert not client.exists(holders)
     seat_token = created["seats"][0]["token"]
     assert api.get(f"/games/{created['game']}/legal", token=seat_token).status_code == 200
-    fresh = _sign_in(api, "ada@example.com")  # the address may sign up again: a new, empty account
+    fresh = sign_in(api, "ada@example.com")  # the address may sign up again: a new, empty account
     assert fresh["account"] != account
 
 
 @pytest.mark.parametrize("public", ["https://bluemoon.example"])
 def test_the_cookie_is_secure_behind_an_https_public_origin(api, monkeypatch, public):
     monkeypatch.setenv("PUBLIC_URL", public)
-    (token,) = _links(api, "ada@example.com")
+    (token,) = sign_in_links(api, "ada@example.com")
     used = api.post("/auth/email-link/use", json={"token": token})
     assert "Secure" in used.headers["Set-Cookie"]
     refused = api.post("/me/tokens", json={"name": "x"}, headers={"Origin": "http://localhost"})
@@ -263,7 +229,7 @@ def test_account_keys_are_one_slot_per_account_and_lookups_spread():
 def test_a_code_from_a_signed_in_device_signs_in_another_once_within_10_minutes(api):
     from tests.api.client import CheckedClient as Client
 
-    me = _sign_in(api)
+    me = sign_in(api)
     shown = api.post("/me/device-code", headers=OWN)
     assert shown.status_code == 201 and shown.json["expires_in"] == 600
     assert re.fullmatch(r"[A-Z2-9]{4}-[A-Z2-9]{4}", shown.json["code"]) and shown.json["code"] in shown.json["link"]
@@ -279,7 +245,7 @@ def test_a_code_from_a_signed_in_device_signs_in_another_once_within_10_minutes(
 
 def test_the_session_says_whether_one_is_signed_in_without_a_401(api):
     assert api.get("/auth/session").json == {"signed_in": False, "profile": None}
-    me = _sign_in(api)
+    me = sign_in(api)
     assert api.get("/auth/session").json == {"signed_in": True, "profile": me}
     null = api.post("/auth/passkeys/registration", data="null", content_type="application/json", headers=OWN)
     assert null.status_code == 422  # a body that is not an object

@@ -7,67 +7,29 @@ from __future__ import annotations
 
 import base64
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from unittest import mock
 
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-
 from events import keys
 from events.outbox import LEASE_MS, now_ms
-from tests.api.test_accounts import OWN, _personal_token, _sign_in
-from tests.conftest import made_with_first_turn
+from tests.support.accounts import OWN, personal_token, sign_in
+from tests.support.alerts import (
+    attempt_alert,
+    b64,
+    browser_keys,
+    channels_captured,
+    end_the_turn,
+    joined_game,
+    outbox_entry,
+)
+from tests.support.games import made_with_first_turn
 from workers import alert_jobs
 
 TWO = {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
 
 
-def b64(raw: bytes) -> str:
-    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
-
-
-def browser_keys() -> tuple[ec.EllipticCurvePrivateKey, dict[str, str]]:
-    """A subscription's keys as a browser makes them: a P-256 key pair and 16 auth bytes."""
-    private = ec.generate_private_key(ec.SECP256R1())
-    point = private.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
-    return private, {"p256dh": b64(point), "auth": b64(bytes(range(16)))}
-
-
-def _game_with(api, ada: str, bo: str) -> tuple[str, str, str]:
-    """A game Ada made (seat 0, her turn first) and Bo joined (seat 1): the game and both seat tokens."""
-    made = made_with_first_turn(api, {"seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada)
-    game = made["game"]
-    joined = api.post(f"/games/{game}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo).json
-    return game, made["seats"][0]["token"], joined["token"]
-
-
-def _end_turn(api, game: str, token: str) -> None:
-    version = api.get(f"/games/{game}", token=token).json["version"]
-    answer = api.post(f"/games/{game}/commands", json={"type": "end_turn", "expected_version": version}, token=token)
-    assert answer.status_code == 200, answer.json
-
-
-def _entry(api, name: str) -> str | None:
-    found = api.app.extensions["bluemoon"].store.outbox_entry(name)
-    return found[0] if found else None
-
-
-@contextmanager
-def _channels_captured() -> Iterator[list]:
-    """Discord and Slack posts kept in a list, not sent (203.0.113.9 is allowed); mail is only logged."""
-    sent: list = []
-    with (
-        mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}),
-        mock.patch.object(alert_jobs.alert_channels, "post_json", lambda field, url, body: sent.append(body) or 204),
-        mock.patch.object(alert_jobs, "delivery", lambda: "server log"),
-    ):
-        yield sent
-
-
 def test_settings_start_from_defaults_and_change_a_part_at_a_time(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     shown = api.get("/me/alerts", token=ada).json
     assert shown["email"] == {"enabled": True, "delay_seconds": 600} and shown["push"] == {"enabled": True}
     assert shown["discord"] is None and shown["quiet_hours"] is None and shown["deadline_reminders"] is True
@@ -86,7 +48,7 @@ def test_settings_start_from_defaults_and_change_a_part_at_a_time(api):
 
 
 def test_bad_settings_name_the_field_and_change_nothing(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     before = api.get("/me/alerts", token=ada).json
     bad = [
         ({"quiet_hours": {"start": "25:00", "end": "07:00", "time_zone": "Europe/Berlin"}}, "quiet_hours"),
@@ -110,7 +72,7 @@ def test_bad_settings_name_the_field_and_change_nothing(api):
 
 
 def test_a_push_subscription_with_bad_keys_is_refused_and_a_good_one_kept_once(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     _, good = browser_keys()
     endpoint = "https://203.0.113.9/push/abc"
     with mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}):
@@ -140,15 +102,15 @@ def test_a_push_subscription_with_bad_keys_is_refused_and_a_good_one_kept_once(a
 
 
 def test_the_append_that_starts_a_persons_turn_writes_their_alert_and_their_deadline_reminder(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
-    game, ada_seat, bo_seat = _game_with(api, ada, bo)
-    assert _entry(api, f"al:{game}:1") is None  # not Bo's turn yet
-    _end_turn(api, game, ada_seat)
-    alert = json.loads(_entry(api, f"al:{game}:1"))
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
+    game, ada_seat, bo_seat = joined_game(api, ada, bo)
+    assert outbox_entry(api, f"al:{game}:1") is None  # not Bo's turn yet
+    end_the_turn(api, game, ada_seat)
+    alert = json.loads(outbox_entry(api, f"al:{game}:1"))
     bo_account = api.get("/me", token=bo).json["account"]
     assert alert["account"] == bo_account and alert["seat"] == 1 and alert["kind"] == "turn.started"
     assert alert["turn"] == api.get(f"/games/{game}", token=bo_seat).json["turn"]["number"]
-    assert _entry(api, f"al:{game}:deadline") is None  # no deadline, no reminder
+    assert outbox_entry(api, f"al:{game}:deadline") is None  # no deadline, no reminder
     timed = api.post(
         "/games", json={**TWO, "turn_deadline": 3600, "seats": [{"kind": "human"}, {"kind": "bot"}]}, token=ada
     ).json
@@ -164,40 +126,34 @@ def test_the_append_that_starts_a_persons_turn_writes_their_alert_and_their_dead
     ]
 
 
-def _attempt(api, name: str) -> str:
-    payload = _entry(api, name)
-    assert payload is not None
-    return alert_jobs.attempt(api.app.extensions["bluemoon"], name, payload)
-
-
 def test_the_alert_job_sends_nothing_for_a_played_turn_a_muted_game_or_a_watched_seat(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
-    with _channels_captured() as sent:
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
+    with channels_captured() as sent:
         hook = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}}
         assert api.patch("/me/alerts", json=hook, token=bo).status_code == 200
-        game, ada_seat, bo_seat = _game_with(api, ada, bo)
-        _end_turn(api, game, ada_seat)
+        game, ada_seat, bo_seat = joined_game(api, ada, bo)
+        end_the_turn(api, game, ada_seat)
         assert api.put(f"/me/muted-games/{game}", token=bo).status_code == 204
-        assert _attempt(api, f"al:{game}:1") == "skipped" and not sent
-        assert _entry(api, f"al:{game}:1") is None  # done with: nothing is retried
+        assert attempt_alert(api, f"al:{game}:1") == "skipped" and not sent
+        assert outbox_entry(api, f"al:{game}:1") is None  # done with: nothing is retried
         assert api.delete(f"/me/muted-games/{game}", token=bo).status_code == 204
 
-        _end_turn(api, game, bo_seat)
-        _end_turn(api, game, ada_seat)
+        end_the_turn(api, game, bo_seat)
+        end_the_turn(api, game, ada_seat)
         client = api.app.extensions["bluemoon"].client
         client.zadd(keys.watchers(game), {"1:a-stream": now_ms() + 60_000})  # Bo's page is open on the game
-        assert _attempt(api, f"al:{game}:1") == "skipped" and not sent
+        assert attempt_alert(api, f"al:{game}:1") == "skipped" and not sent
         client.delete(keys.watchers(game))
 
-        _end_turn(api, game, bo_seat)
-        _end_turn(api, game, ada_seat)
-        name, payload = f"al:{game}:1", _entry(api, f"al:{game}:1")
-        _end_turn(api, game, bo_seat)  # Bo played before the alert went out
+        end_the_turn(api, game, bo_seat)
+        end_the_turn(api, game, ada_seat)
+        name, payload = f"al:{game}:1", outbox_entry(api, f"al:{game}:1")
+        end_the_turn(api, game, bo_seat)  # Bo played before the alert went out
         api.app.extensions["bluemoon"].store.client.hset(keys.outbox_of(name)[0], name, payload)  # as if still pending
         assert alert_jobs.attempt(api.app.extensions["bluemoon"], name, payload) == "skipped" and not sent
 
-        _end_turn(api, game, ada_seat)
-        assert _attempt(api, f"al:{game}:1") == "done" and len(sent) == 1
+        end_the_turn(api, game, ada_seat)
+        assert attempt_alert(api, f"al:{game}:1") == "done" and len(sent) == 1
         log = api.get("/me/alerts/deliveries", token=bo).json["deliveries"]
     assert [(d["channel"], d["outcome"]) for d in log] == [
         ("discord", "delivered"),
@@ -210,18 +166,18 @@ def test_the_alert_job_sends_nothing_for_a_played_turn_a_muted_game_or_a_watched
         "you are watching this game",
         "the game is muted",
     ]
-    assert api.put(f"/me/muted-games/{game}", token=_personal_token(api, "cy@example.com")).status_code == 403
+    assert api.put(f"/me/muted-games/{game}", token=personal_token(api, "cy@example.com")).status_code == 403
 
 
 def test_a_mail_with_nothing_left_to_say_is_not_sent_and_logged_as_skipped_not_delivered(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     assert api.patch("/me/alerts", json={"email": {"enabled": True, "delay_seconds": 0}}, token=bo).status_code == 200
-    game, ada_seat, bo_seat = _game_with(api, ada, bo)
-    _end_turn(api, game, ada_seat)
+    game, ada_seat, bo_seat = joined_game(api, ada, bo)
+    end_the_turn(api, game, ada_seat)
     composed = alert_jobs.item_for
 
     def played_meanwhile(*args, **kwargs):  # Bo plays his turn while the job writes his alert
-        _end_turn(api, game, bo_seat)
+        end_the_turn(api, game, bo_seat)
         return composed(*args, **kwargs)
 
     mailed: list = []
@@ -230,10 +186,10 @@ def test_a_mail_with_nothing_left_to_say_is_not_sent_and_logged_as_skipped_not_d
         mock.patch.object(alert_jobs.alert_channels, "mail", lambda *message: mailed.append(message)),
     ):
         with mock.patch.object(alert_jobs, "item_for", played_meanwhile):
-            assert _attempt(api, f"al:{game}:1") == "done"
+            assert attempt_alert(api, f"al:{game}:1") == "done"
         assert mailed == []
-        _end_turn(api, game, ada_seat)
-        assert _attempt(api, f"al:{game}:1") == "done" and len(mailed) == 1  # a turn still Bo's is mailed
+        end_the_turn(api, game, ada_seat)
+        assert attempt_alert(api, f"al:{game}:1") == "done" and len(mailed) == 1  # a turn still Bo's is mailed
     log = api.get("/me/alerts/deliveries", token=bo).json["deliveries"]
     assert [(d["channel"], d["outcome"], d["detail"]) for d in reversed(log)] == [
         ("email", "skipped", "the turn was already played"),
@@ -242,7 +198,7 @@ def test_a_mail_with_nothing_left_to_say_is_not_sent_and_logged_as_skipped_not_d
 
 
 def test_a_push_no_subscription_took_is_logged_as_skipped_not_delivered(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     changes = {"email": {"enabled": False, "delay_seconds": 0}, "push": {"enabled": True}}
     assert api.patch("/me/alerts", json=changes, token=bo).status_code == 200
     with mock.patch.dict("os.environ", {"WEBHOOK_ALLOW_HOSTS": "203.0.113.9"}):
@@ -250,14 +206,14 @@ def test_a_push_no_subscription_took_is_logged_as_skipped_not_delivered(api):
             "/me/push-subscriptions", json={"endpoint": "https://203.0.113.9/p", "keys": browser_keys()[1]}, token=bo
         )
         assert made.status_code == 201, made.json
-    game, ada_seat, _ = _game_with(api, ada, bo)
-    _end_turn(api, game, ada_seat)
+    game, ada_seat, _ = joined_game(api, ada, bo)
+    end_the_turn(api, game, ada_seat)
 
     def gone(*args):
         raise alert_jobs.ChannelFailed("answered 410", gone=True, status=410)
 
     with mock.patch.object(alert_jobs.alert_channels, "push", gone):
-        assert _attempt(api, f"al:{game}:1") == "done"
+        assert attempt_alert(api, f"al:{game}:1") == "done"
     assert api.get("/me/alerts", token=bo).json["push_subscriptions"] == []  # the gone subscription is dropped
     log = api.get("/me/alerts/deliveries", token=bo).json["deliveries"]
     assert [(d["channel"], d["outcome"], d["detail"]) for d in log] == [
@@ -266,21 +222,21 @@ def test_a_push_no_subscription_took_is_logged_as_skipped_not_delivered(api):
 
 
 def test_quiet_hours_hold_an_alert_until_they_end_in_the_persons_time_zone(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     zone = "America/Sao_Paulo"
     now_there = datetime.now(UTC).astimezone(__import__("zoneinfo").ZoneInfo(zone))
     start, end = (now_there - timedelta(hours=1)).strftime("%H:%M"), (now_there + timedelta(hours=2)).strftime("%H:%M")
     api.patch("/me/alerts", json={"quiet_hours": {"start": start, "end": end, "time_zone": zone}}, token=bo)
-    game, ada_seat, _ = _game_with(api, ada, bo)
-    _end_turn(api, game, ada_seat)
-    assert _attempt(api, f"al:{game}:1") == "held"
+    game, ada_seat, _ = joined_game(api, ada, bo)
+    end_the_turn(api, game, ada_seat)
+    assert attempt_alert(api, f"al:{game}:1") == "held"
     due = api.app.extensions["bluemoon"].store.outbox_entry(f"al:{game}:1")[1]
     ends = datetime.fromtimestamp(due / 1000, UTC).astimezone(now_there.tzinfo)
     assert ends.strftime("%H:%M") == end and 0 < (ends - now_there).total_seconds() <= 2 * 3600 + 60
 
 
 def test_the_unsubscribe_link_works_without_signing_in(api):
-    _sign_in(api, "ada@example.com")
+    sign_in(api, "ada@example.com")
     account = api.get("/me").json["account"]
     token = api.app.extensions["bluemoon"].alerts.unsubscribe_token(account)
     api.delete("/auth/session", headers=OWN)
@@ -305,8 +261,8 @@ def test_the_unsubscribe_link_works_without_signing_in(api):
 
 
 def test_an_open_stream_of_a_seat_marks_its_person_as_watching_until_it_closes(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
-    game, _, bo_seat = _game_with(api, ada, bo)
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
+    game, _, bo_seat = joined_game(api, ada, bo)
     client = api.app.extensions["bluemoon"].client
     api.app.config["SSE_SECONDS"] = 30
     stream = api.app.test_client().get(
@@ -326,21 +282,21 @@ def test_an_open_stream_of_a_seat_marks_its_person_as_watching_until_it_closes(a
 
 
 def test_a_channel_a_group_shares_gets_each_games_turn_once(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     shared = {"slack": {"url": "https://203.0.113.9/services/group"}}
-    with _channels_captured() as sent:
+    with channels_captured() as sent:
         for person in (ada, bo):
             assert api.patch("/me/alerts", json=shared, token=person).status_code == 200
-        game, ada_seat, bo_seat = _game_with(api, ada, bo)
-        _end_turn(api, game, ada_seat)
-        name, payload = f"al:{game}:1", _entry(api, f"al:{game}:1")
+        game, ada_seat, bo_seat = joined_game(api, ada, bo)
+        end_the_turn(api, game, ada_seat)
+        name, payload = f"al:{game}:1", outbox_entry(api, f"al:{game}:1")
         again = json.dumps({**json.loads(payload), "id": "al_another"})  # the same turn alerted twice
         components = api.app.extensions["bluemoon"]
         assert alert_jobs.attempt(components, name, payload) == "done"
         components.client.hset(keys.outbox_of(name)[0], name, again)
         assert alert_jobs.attempt(components, name, again) == "done"
-        _end_turn(api, game, bo_seat)
-        assert _attempt(api, f"al:{game}:0") == "done"  # Ada's turn: a new message on the same channel
+        end_the_turn(api, game, bo_seat)
+        assert attempt_alert(api, f"al:{game}:0") == "done"  # Ada's turn: a new message on the same channel
     names = [api.get("/me", token=person).json["display_name"] for person in (bo, ada)]
     assert [body["text"] for body in sent] == [
         f"{name}, it is your turn in {names[1]}, {names[0]} (CMON)" for name in names
@@ -348,19 +304,19 @@ def test_a_channel_a_group_shares_gets_each_games_turn_once(api):
 
 
 def test_an_alert_is_worded_in_the_language_its_person_chose(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
-    with _channels_captured() as sent:
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
+    with channels_captured() as sent:
         chosen = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}, "language": "de"}
         assert api.patch("/me/alerts", json=chosen, token=bo).status_code == 200
-        game, ada_seat, _ = _game_with(api, ada, bo)
-        _end_turn(api, game, ada_seat)
-        assert _attempt(api, f"al:{game}:1") == "done"
+        game, ada_seat, _ = joined_game(api, ada, bo)
+        end_the_turn(api, game, ada_seat)
+        assert attempt_alert(api, f"al:{game}:1") == "done"
     bo_name = api.get("/me", token=bo).json["display_name"]
     assert sent[0]["content"].startswith(f"{bo_name}, du bist am Zug in ")
 
 
 def test_a_game_made_or_joined_while_its_person_is_away_waits_for_them_too(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     back = datetime.now(UTC) + timedelta(days=2)
     away = api.put("/me/vacation", json={"until": back.isoformat()}, token=ada).json
     assert away["days_left"] == 12  # two days begun
@@ -395,7 +351,7 @@ def test_each_channel_is_sent_under_a_fresh_lease_so_a_slow_one_never_lets_a_sec
     """Were the first channel to take almost the whole lease (a slow SMTP server, a push
     service at its timeout), the dispatcher would hand the entry to a second job while this
     one still sends: the job renews the lease before each channel."""
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     components = api.app.extensions["bluemoon"]
     leases: list[int] = []
 
@@ -412,8 +368,8 @@ def test_each_channel_is_sent_under_a_fresh_lease_so_a_slow_one_never_lets_a_sec
     ):
         both = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}, "slack": {"url": "https://203.0.113.9/s"}}
         assert api.patch("/me/alerts", json=both, token=bo).status_code == 200
-        game, ada_seat, _ = _game_with(api, ada, bo)
-        _end_turn(api, game, ada_seat)
+        game, ada_seat, _ = joined_game(api, ada, bo)
+        end_the_turn(api, game, ada_seat)
         name = f"al:{game}:1"
-        assert _attempt(api, name) == "done"
+        assert attempt_alert(api, name) == "done"
     assert len(leases) == 2 and min(leases) > LEASE_MS - 2_000, leases

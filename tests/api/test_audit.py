@@ -13,7 +13,7 @@ import pytest
 from application.handoff import CallbackHandoff
 from application.log_audit import audit_log
 from events import keys
-from tests.api.test_full_games import play_to_the_end
+from tests.support.games import play_to_the_end
 
 
 @pytest.fixture(scope="module")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from tests.api.test_accounts import OWN, _sign_in
+from tests.support.accounts import OWN, sign_in
 
 FILES = ["/", "/ratings", "/play/0123456789abcdef0123456789abcdef"]  #: (their file ETags are HTTP's own)
 WRITTEN = ["/signin?token=bml_x", "/docs", "/alerts/unsubscribe?token=x"]  #: checked against openapi.yaml
@@ -35,7 +35,7 @@ def test_every_page_carries_a_policy_without_inline_script_or_framing(api):
 
 
 def test_every_answer_says_nosniff_and_only_pages_carry_the_page_policy(api):
-    _sign_in(api)
+    sign_in(api)
     answers = [api.get("/healthz"), api.get("/games/" + "f" * 32), api.http.get("/web/app.css")]
     answers.append(api.delete("/auth/session", headers=OWN))  # empty, though text/html to Flask: no page
     for answer in answers:

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.games import two_humans
+
 
 @pytest.fixture
 def mover(api):
-    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}})
-    return created.json["game"], [s["token"] for s in created.json["seats"]], created.json["version"]
+    return two_humans(api)
 
 
 @pytest.mark.parametrize("version", ["5", 2**70, -1, True])

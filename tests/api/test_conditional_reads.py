@@ -12,13 +12,13 @@ from unittest import mock
 import pytest
 
 from application import tables
-from tests.api.test_lobby import _open, auth, people
+from tests.support.lobby import auth, open_game, people
 
 
 def _clocked_game(api, ada: str, bo: str) -> tuple[str, str]:
     """A game of Ada's and Bo's with time banks; the game and who is to move."""
     clock = {"bank_seconds": 3600, "increment_seconds": 60}
-    table = _open(api, ada, clock=clock, rated=False)
+    table = open_game(api, ada, clock=clock, rated=False)
     game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
     view = api.get(f"/games/{game}", headers=auth(ada)).json
     return game, ada if view["players"][view["turn"]["seat"]]["hand"] is not None else bo
@@ -48,7 +48,7 @@ def test_a_vacation_changes_the_views_etag_so_a_poll_hears_of_the_moved_deadline
 
 def test_a_lobby_poll_hears_of_an_open_game_that_ran_out_of_time(api):
     (ada,) = people(api, "ada")
-    _open(api, ada)
+    open_game(api, ada)
     listed = api.get("/open-games")
     assert len(listed.json["open_games"]) == 1
     later = time.time() + 8 * 86_400  # past the open game's seven days
@@ -63,7 +63,7 @@ def test_a_lobby_poll_hears_of_an_open_game_that_ran_out_of_time(api):
 )
 def test_an_unknown_personal_token_gets_the_documented_401(api, path):
     ada, bo = people(api, "ada", "bo")
-    table = _open(api, ada, rated=False)
+    table = open_game(api, ada, rated=False)
     game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
     refused = api.get(path.format(game=game), headers=auth("bmp_revoked-or-never-made"))  # checked against openapi.yaml
     assert refused.status_code == 401 and refused.json["code"] == "unauthorized"

@@ -6,19 +6,19 @@ from __future__ import annotations
 
 from domain.state import EndReason
 from events import keys
-from tests.api.test_accounts import OWN, _page_of
-from tests.api.test_lobby import _account, _finish, _open, auth, people
+from tests.support.accounts import OWN, page_of
+from tests.support.lobby import account_of, auth, finished_as, open_game, people
 
 
 def test_a_rated_game_that_ends_after_a_player_deleted_their_account_leaves_the_leaderboard_readable(api):
     ada, bo = people(api, "ada", "bo")
-    table = _open(api, ada)
+    table = open_game(api, ada)
     game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
-    gone, stays = _account(api, ada), _account(api, bo)
+    gone, stays = account_of(api, ada), account_of(api, bo)
     components = api.app.extensions["bluemoon"]
     seats = components.service.seats(game)  # as the rating job reads them
-    assert _page_of(api, "ada@example.com").delete("/me", headers=OWN).status_code == 204  # only a session may
-    state = _finish(api, game, EndReason.OFFERINGS, (1,), [(3, 9), (6, 2)])
+    assert page_of(api, "ada@example.com").delete("/me", headers=OWN).status_code == 204  # only a session may
+    state = finished_as(api, game, EndReason.OFFERINGS, (1,), [(3, 9), (6, 2)])
     recorded = components.ratings.rate_game(game, state, seats)
     assert {s["player"] for s in recorded["seats"]} == {gone, stays}  # the game's record keeps both
     board = api.get("/leaderboard")
@@ -37,7 +37,7 @@ def test_a_leaderboard_entry_whose_account_is_gone_is_dropped_not_answered_with_
 
 
 def test_a_device_code_shown_before_its_account_was_deleted_is_refused_as_documented(api):
-    ada = _page_of(api, "ada@example.com")
+    ada = page_of(api, "ada@example.com")
     code = ada.post("/me/device-code", headers=OWN).json["code"]
     assert ada.delete("/me", headers=OWN).status_code == 204
     used = api.post("/auth/device-code", json={"code": code})

@@ -7,16 +7,12 @@ from __future__ import annotations
 
 import hashlib
 
-from tests.api.test_scenarios import _create
-
-
-def _two_humans(api) -> tuple[str, list[str]]:
-    made = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}})
-    return made.json["game"], [s["token"] for s in made.json["seats"]]
+from tests.support.games import TWO_HUMANS_SEAT_0_FIRST, game_and_tokens
+from tests.support.scenarios import scenario_game
 
 
 def test_each_event_names_its_command_seat_version_and_a_digest_of_the_key_it_came_with(api):
-    game, tokens = _two_humans(api)
+    game, tokens = game_and_tokens(api, TWO_HUMANS_SEAT_0_FIRST)
     start = api.get(f"/games/{game}", token=tokens[0]).json["version"]
     key = "ada-turn-1-end"
     sent = api.post(
@@ -58,7 +54,7 @@ def test_the_contract_documents_event_meta_and_lists_the_views_status_values(api
     assert all(field.get("description") for field in meta.values())
     assert schemas["GameView"]["properties"]["status"]["enum"] == ["active", "finished"]
 
-    game, tokens = _create(
+    game, tokens = scenario_game(
         api, figures=["courtyard", "courtyard"], obelisk=[0, 0, 0, 0, 0], crystals=[20, 0], dragons=[], markers=[]
     )
     assert api.get(f"/games/{game}", token=tokens[0]).json["status"] == "active"

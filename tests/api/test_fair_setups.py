@@ -8,7 +8,7 @@ import pytest
 
 from domain import Options, fold, new_game
 from domain.peoples import CANONICAL_DECK
-from tests.api.test_accounts import _personal_token
+from tests.support.accounts import personal_token
 from workers.turn_jobs import play
 
 GRID = [{"tile": t, "row": r, "col": c} for t, (r, c) in fold(new_game(Options(2), b"grid")).city.placement.items()]
@@ -40,7 +40,7 @@ def test_a_given_setup_beside_an_open_seat_is_refused_by_name_and_makes_no_game(
 
 @pytest.mark.parametrize("field", sorted(GIVEN))
 def test_a_given_setup_among_the_creators_own_seats_is_taken_and_every_view_says_what_was_given(api, field):
-    ada = _personal_token(api, "ada@example.com")  # signed in: her first seat is filed in her account
+    ada = personal_token(api, "ada@example.com")  # signed in: her first seat is filed in her account
     body = {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot"}], **GIVEN[field]}
     made = api.post("/games", json=body, token=ada)
     assert made.status_code == 201, made.json
@@ -64,7 +64,7 @@ def test_a_given_setup_is_never_rated():
 
 
 def test_an_open_game_takes_no_setup_at_all(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     for field, body in GIVEN.items():
         refused = api.post("/open-games", json={"players": 2, **body}, token=ada)
         assert refused.status_code == 422 and field.split(".")[0] in refused.json["errors"], refused.json

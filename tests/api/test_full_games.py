@@ -3,39 +3,10 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
-from typing import Any
 
 import pytest
 
-from tests.api.client import pick
-
-MAX_COMMANDS = 6000
-
-
-def play_to_the_end(
-    api, game: str, tokens: dict[int, str], rnd: random.Random, choose: Callable[..., dict[str, Any]] | None = None
-) -> dict:
-    """Humans choose from GET .../legal (``pick``, or ``choose(commands, rnd, state)``) and
-    post their choice back unchanged."""
-    for _ in range(MAX_COMMANDS):
-        api.run_workers()
-        state = api.get(f"/games/{game}").json
-        if state["status"] == "finished":
-            return state
-        seat = state["turn"]["seat"]
-        assert seat in tokens, "a bot's turn must have been played by the workers"
-        legal = api.get(f"/games/{game}/legal", token=tokens[seat]).json
-        command = choose(legal["commands"], rnd, state) if choose else pick(legal["commands"], rnd)
-        response = api.post(
-            f"/games/{game}/commands",
-            token=tokens[seat],
-            json=command,
-            headers={"If-Match": f'"{legal["version"]}"', "Idempotency-Key": f"{game}-{legal['version']}"},
-        )
-        assert response.status_code == 200, response.json
-        assert response.json["version"] > legal["version"]
-    raise AssertionError("the game did not end")
+from tests.support.games import play_to_the_end
 
 
 @pytest.mark.slow

@@ -5,14 +5,6 @@ from __future__ import annotations
 import gzip
 import json
 
-import pytest
-
-
-@pytest.fixture
-def game(api):
-    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
-    return created["game"], [s["token"] for s in created["seats"]]
-
 
 def test_a_preflight_from_another_origin_allows_the_headers_the_api_reads(api, game):
     g, _ = game

@@ -6,39 +6,24 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import replace
 
 import pytest
 from openskill.models import PlackettLuce
 
 from application import tables
-from domain.state import EndReason, Result
+from domain.state import EndReason
 from events import keys
-from tests.api.test_accounts import _personal_token
+from tests.support.lobby import account_of, auth, finished_as, open_game, people
 from workers.rating_jobs import rate_now
 from workers.turn_jobs import play
 
 MODEL = PlackettLuce()
 
 
-def auth(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"}
-
-
-def people(api, *names: str) -> list[str]:
-    return [_personal_token(api, f"{name}@example.com") for name in names]
-
-
-def _open(api, token, **body):
-    answer = api.post("/open-games", json={"players": 2, **body}, headers=auth(token))
-    assert answer.status_code == 201, answer.json
-    return answer.json
-
-
 def test_an_open_game_is_listed_until_full_then_starts_in_every_players_games(api):
     ada, bo, cy = people(api, "ada", "bo", "cy")
-    table = _open(api, ada, players=3, edition="cmon", expansion=True)
-    _open(api, bo, players=2, edition="classic")
+    table = open_game(api, ada, players=3, edition="cmon", expansion=True)
+    open_game(api, bo, players=2, edition="classic")
     listed = api.get("/open-games?players=3").json["open_games"]
     assert [t["id"] for t in listed] == [table["id"]] and listed[0]["free"] == 2
     assert [t["options"]["edition"] for t in api.get("/open-games?edition=classic").json["open_games"]] == ["classic"]
@@ -64,20 +49,20 @@ def test_an_open_game_is_listed_until_full_then_starts_in_every_players_games(ap
 
 def test_nobody_joins_twice_a_full_or_cancelled_game_or_outside_the_rating_range(api):
     ada, bo, cy = people(api, "ada", "bo", "cy")
-    table = _open(api, ada)
+    table = open_game(api, ada)
     twice = api.post(f"/open-games/{table['id']}/join", headers=auth(ada))
     assert twice.status_code == 409 and twice.json["code"] == "already_seated"
     api.post(f"/open-games/{table['id']}/join", headers=auth(bo))
     late = api.post(f"/open-games/{table['id']}/join", headers=auth(cy))
     assert late.status_code == 409 and late.json["code"] == "open_game_closed"
-    other = _open(api, ada)
+    other = open_game(api, ada)
     assert api.delete(f"/open-games/{other['id']}", headers=auth(bo)).status_code == 403  # not bo's to cancel
     cancelled = api.delete(f"/open-games/{other['id']}", headers=auth(ada)).json
     assert cancelled["status"] == "cancelled" and cancelled["cancelled"] == "by its creator"
     refused = api.post(f"/open-games/{other['id']}/join", headers=auth(cy))
     assert refused.status_code == 409 and refused.json["code"] == "open_game_closed"
-    narrow = _open(api, ada, rating_range={"min": -1, "max": 1})
-    api.app.extensions["bluemoon"].client.hset(keys.rating(_account(api, cy)), mapping={"mu": 40, "sigma": 2})
+    narrow = open_game(api, ada, rating_range={"min": -1, "max": 1})
+    api.app.extensions["bluemoon"].client.hset(keys.rating(account_of(api, cy)), mapping={"mu": 40, "sigma": 2})
     outside = api.post(f"/open-games/{narrow['id']}/join", headers=auth(cy))
     assert outside.status_code == 409 and outside.json["code"] == "rating_out_of_range"
     assert api.get(f"/open-games/{narrow['id']}").json["free"] == 1  # nothing changed
@@ -100,7 +85,7 @@ def test_bad_open_games_are_refused_with_the_field_named_and_nothing_listed(api)
 def test_a_game_not_filled_in_time_is_cancelled_and_its_seats_released(api, monkeypatch):
     ada, bo = people(api, "ada", "bo")
     monkeypatch.setattr(tables, "OPEN_GAME_SECONDS", 1)
-    table = _open(api, ada)
+    table = open_game(api, ada)
     time.sleep(1.1)
     assert api.get("/open-games").json["open_games"] == []
     closed = api.get(f"/open-games/{table['id']}").json
@@ -110,27 +95,15 @@ def test_a_game_not_filled_in_time_is_cancelled_and_its_seats_released(api, monk
     assert api.get("/me/games", headers=auth(ada)).json["games"] == []
 
 
-def _account(api, token: str) -> str:
-    return api.get("/me", headers=auth(token)).json["account"]
-
-
-def _finish(api, game: str, reason: EndReason, winners: tuple[int, ...], points: list[tuple[int, int]]):
-    """The game as if it had ended so: each seat's offerings and crystals and the result (the
-    final order is all that ratings read)."""
-    state = api.app.extensions["bluemoon"].service.state(game)
-    players = tuple(replace(p, offerings=o, crystals=c) for p, (o, c) in zip(state.players, points))
-    return replace(state, players=players, result=Result(reason, winners))
-
-
 def _rated(api, table_seats: list[str], bots: tuple[str, ...], reason, winners, points):
     """A rated game from the lobby with these people (and bots), ended with ``points``; rated
     by the rating job as the worker would run it. Returns the game and the recorded ratings."""
-    table = _open(api, table_seats[0], players=len(table_seats) + len(bots), bots=list(bots))
+    table = open_game(api, table_seats[0], players=len(table_seats) + len(bots), bots=list(bots))
     for token in table_seats[1:]:
         started = api.post(f"/open-games/{table['id']}/join", headers=auth(token)).json
     components = api.app.extensions["bluemoon"]
     game = started["game"]
-    state = _finish(api, game, reason, winners, points)
+    state = finished_as(api, game, reason, winners, points)
     recorded = components.ratings.rate_game(game, state, components.service.seats(game))
     return game, recorded
 
@@ -174,7 +147,7 @@ def test_a_bot_seat_rates_its_level_and_a_game_is_rated_only_once(api):
     components = api.app.extensions["bluemoon"]
     before = components.ratings.current("bot:greedy")
     game, recorded = _rated(api, [ada, bo], ("greedy",), EndReason.OFFERINGS, (2,), [(1, 1), (2, 2), (6, 0)])
-    state = _finish(api, game, EndReason.OFFERINGS, (2,), [(1, 1), (2, 2), (6, 0)])
+    state = finished_as(api, game, EndReason.OFFERINGS, (2,), [(1, 1), (2, 2), (6, 0)])
     again = components.ratings.rate_game(game, state, components.service.seats(game))
     assert again == recorded  # the recorded result, not a second rating
     mine = api.get("/me/rating", headers=auth(ada)).json
@@ -191,7 +164,7 @@ def test_a_rated_game_is_rated_by_the_outbox_entry_its_last_append_wrote(api):
     """Played to the end through the API (the people end their turns, the bot builds); the
     append that ends it writes the rating's outbox entry, and its job rates the game once."""
     ada, bo = people(api, "ada", "bo")
-    table = _open(api, ada, players=3, bots=["greedy"])
+    table = open_game(api, ada, players=3, bots=["greedy"])
     game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
     components = api.app.extensions["bluemoon"]
     claims = []
@@ -217,7 +190,7 @@ def test_a_rated_game_is_rated_by_the_outbox_entry_its_last_append_wrote(api):
 
 def test_a_seat_played_by_the_deadline_bot_is_still_rated_as_its_person(api):
     ada, bo = people(api, "ada", "bo")
-    table = _open(api, ada, turn_deadline=3600, deadline_level="greedy")
+    table = open_game(api, ada, turn_deadline=3600, deadline_level="greedy")
     game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
     service = api.app.extensions["bluemoon"].service
     for _ in range(400):  # both people are away: every turn is the deadline's bot's
@@ -229,7 +202,7 @@ def test_a_seat_played_by_the_deadline_bot_is_still_rated_as_its_person(api):
     assert state.finished
     components = api.app.extensions["bluemoon"]
     recorded = components.ratings.rate_game(game, state, service.seats(game))
-    assert {s["player"] for s in recorded["seats"]} == {_account(api, ada), _account(api, bo)}
+    assert {s["player"] for s in recorded["seats"]} == {account_of(api, ada), account_of(api, bo)}
     seeded = api.app.extensions["bluemoon"].ratings.current("bot:greedy")
     assert api.get("/players/bot:greedy/rating").json["games"] == seeded.games  # the bot only stood in
     assert api.get("/players/bot:greedy/rating").json["history"] == []
@@ -237,9 +210,9 @@ def test_a_seat_played_by_the_deadline_bot_is_still_rated_as_its_person(api):
 
 def test_a_cancelled_or_unrated_game_changes_no_rating(api):
     ada, bo = people(api, "ada", "bo")
-    table = _open(api, ada)
+    table = open_game(api, ada)
     api.delete(f"/open-games/{table['id']}", headers=auth(ada))
-    unrated = _open(api, ada, rated=False)
+    unrated = open_game(api, ada, rated=False)
     game = api.post(f"/open-games/{unrated['id']}/join", headers=auth(bo)).json["game"]
     components = api.app.extensions["bluemoon"]
     assert not api.get(f"/games/{game}").json["settings"]["rated"]
@@ -255,7 +228,7 @@ def test_a_cancelled_or_unrated_game_changes_no_rating(api):
 
 def test_a_rematch_starts_when_every_person_accepts_with_the_same_seats(api):
     ada, bo = people(api, "ada", "bo")
-    table = _open(api, ada, players=3, bots=["random"], rated=False)
+    table = open_game(api, ada, players=3, bots=["random"], rated=False)
     game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
     early = api.post(f"/games/{game}/rematch", headers=auth(ada))
     assert early.status_code == 409 and early.json["code"] == "not_finished"
@@ -314,7 +287,7 @@ def test_an_open_game_with_a_time_bank_starts_with_it_and_its_rematch_keeps_it(a
     clock = {"bank_seconds": 259_200, "increment_seconds": 86_400, "cap_seconds": 432_000}
     both = api.post("/open-games", json={"players": 2, "clock": clock, "turn_deadline": 3600}, headers=auth(ada))
     assert both.status_code == 422 and "clock" in both.json["errors"]
-    table = _open(api, ada, clock=clock, rated=False)
+    table = open_game(api, ada, clock=clock, rated=False)
     assert table["clock"] == clock and table["deadline_level"] == "pass"
     game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
     view = api.get(f"/games/{game}", headers=auth(bo)).json

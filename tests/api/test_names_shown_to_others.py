@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_accounts import OWN, _personal_token
+from tests.support.accounts import OWN, personal_token
 
 REFUSED = {
     "CR/LF": "Ada\r\nBcc: everyone@example.com",
@@ -56,7 +56,7 @@ def test_a_joiners_name_that_hides_or_breaks_text_is_refused_by_name(api, kind):
 
 @pytest.mark.parametrize("kind", sorted(REFUSED))
 def test_a_display_name_that_hides_or_breaks_text_is_refused_by_name(api, kind):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     before = api.get("/me", token=ada).json["display_name"]
     _refused(api.patch("/me", json={"display_name": REFUSED[kind]}, token=ada), "display_name")
     assert api.get("/me", token=ada).json["display_name"] == before
@@ -72,5 +72,5 @@ def test_names_in_any_script_and_joined_emoji_are_taken(api, name):
     made = api.post("/games", json={"seats": [{"kind": "human", "name": name}, {"kind": "human"}]})
     assert made.status_code == 201, made.json
     assert made.json["seats"][0]["name"] == name
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     assert api.patch("/me", json={"display_name": name}, token=ada).json["display_name"] == name

@@ -15,8 +15,9 @@ from py_vapid import Vapid02
 from application.outbound_addresses import embedded_ipv4, why_not_public
 from events import keys
 from events.outbox import Outbox
-from tests.api.test_accounts import _personal_token
-from tests.api.test_alerts import browser_keys
+from tests.support.accounts import personal_token
+from tests.support.alerts import browser_keys
+from tests.support.games import TWO_HUMANS_SEAT_0_FIRST, game_and_tokens
 from workers import alert_channels, webhook_delivery
 from workers.alert_channels import ChannelFailed
 
@@ -59,8 +60,8 @@ def dns(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
 
 
 def _seat(api) -> tuple[str, str]:
-    made = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}})
-    return made.json["game"], made.json["seats"][0]["token"]
+    game, tokens = game_and_tokens(api, TWO_HUMANS_SEAT_0_FIRST)
+    return game, tokens[0]
 
 
 def _webhook(api, url: str):
@@ -69,17 +70,17 @@ def _webhook(api, url: str):
 
 
 def _push(api, url: str):
-    token = _personal_token(api, "ada@example.com")
+    token = personal_token(api, "ada@example.com")
     return api.post("/me/push-subscriptions", token=token, json={"endpoint": url, "keys": browser_keys()[1]})
 
 
 def _discord(api, url: str):
-    token = _personal_token(api, "ada@example.com")
+    token = personal_token(api, "ada@example.com")
     return api.patch("/me/alerts", token=token, json={"discord": {"url": url}})
 
 
 def _slack(api, url: str):
-    token = _personal_token(api, "ada@example.com")
+    token = personal_token(api, "ada@example.com")
     return api.patch("/me/alerts", token=token, json={"slack": {"url": url}})
 
 

@@ -8,21 +8,7 @@ import copy
 
 from cli.soft_authenticator import SoftPasskey
 from tests.api.client import CheckedClient
-
-OWN = {"Origin": "http://localhost"}
-
-
-def _sign_up(api: CheckedClient, name: str = "Ada") -> tuple[SoftPasskey, dict]:
-    passkey = SoftPasskey("http://localhost")
-    begun = api.post("/auth/passkeys/registration", json={"display_name": name}, headers=OWN).json
-    assert begun["options"]["rp"]["id"] == "localhost"
-    done = api.post(
-        "/auth/passkeys",
-        json={"ceremony": begun["ceremony"], "credential": passkey.create(begun["options"])},
-        headers=OWN,
-    )
-    assert done.status_code == 201, done.json
-    return passkey, done.json
+from tests.support.accounts import OWN, sign_up_with_passkey
 
 
 def _sign_in(api: CheckedClient, passkey: SoftPasskey) -> tuple[dict, dict, object]:
@@ -32,7 +18,7 @@ def _sign_in(api: CheckedClient, passkey: SoftPasskey) -> tuple[dict, dict, obje
 
 
 def test_a_passkey_signs_up_signs_out_and_signs_in_again(api):
-    passkey, registered = _sign_up(api)
+    passkey, registered = sign_up_with_passkey(api)
     me = api.get("/me").json
     assert me["account"] == registered["account"] and me["display_name"] == "Ada" and me["email"] is None
     api.delete("/auth/session", headers=OWN)
@@ -45,7 +31,7 @@ def test_a_passkey_signs_up_signs_out_and_signs_in_again(api):
 
 
 def test_a_replayed_or_cloned_answer_is_refused(api):
-    passkey, _ = _sign_up(api)
+    passkey, _ = sign_up_with_passkey(api)
     api.delete("/auth/session", headers=OWN)
     _, answer, signed = _sign_in(api, passkey)
     assert signed.status_code == 200
@@ -62,7 +48,7 @@ def test_a_replayed_or_cloned_answer_is_refused(api):
 
 
 def test_several_passkeys_any_signs_in_and_a_removed_one_no_longer_does(api):
-    first, registered = _sign_up(api)
+    first, registered = sign_up_with_passkey(api)
     second = SoftPasskey("http://localhost")
     begun = api.post("/auth/passkeys/registration", json={}, headers=OWN).json  # signed in: for this account
     added = api.post(
@@ -103,7 +89,7 @@ def test_bad_answers_get_a_problem_and_change_nothing(api):
 
 
 def test_deleting_the_account_removes_its_passkeys(api):
-    passkey, _ = _sign_up(api)
+    passkey, _ = sign_up_with_passkey(api)
     assert api.delete("/me", headers=OWN).status_code == 204
     _, _, signed = _sign_in(api, passkey)
     assert signed.status_code == 401
@@ -134,7 +120,7 @@ def test_behind_an_https_public_origin_the_passkey_belongs_to_its_host(api, monk
 
 
 def test_a_passkey_registered_already_makes_no_second_account(api):
-    passkey, _ = _sign_up(api)
+    passkey, _ = sign_up_with_passkey(api)
     api.delete("/auth/session", headers=OWN)
     client = api.app.extensions["bluemoon"].client
     accounts_before = client.keys("{acct:*}:account")
@@ -158,7 +144,7 @@ def test_an_answer_without_user_verification_is_refused_at_sign_up_and_sign_in(a
     refused = api.post("/auth/passkeys", json=answer, headers=OWN)
     assert refused.status_code == 401 and refused.json["code"] == "passkey_refused"
     assert "verif" in refused.json["detail"].lower() and api.get("/me").status_code == 401
-    passkey, _ = _sign_up(api)
+    passkey, _ = sign_up_with_passkey(api)
     api.delete("/auth/session", headers=OWN)
     passkey.verifies_user = False  # the same passkey, answering without its PIN
     begun, _, signed = _sign_in(api, passkey)

@@ -8,15 +8,16 @@ from __future__ import annotations
 import pytest
 
 from application.webhook_subscriptions import MAX_PER_SEAT
-from tests.api.test_accounts import OWN, _personal_token
+from tests.support.accounts import OWN, personal_token
+from tests.support.games import game_and_tokens
 
 
 @pytest.fixture
 def seat(api, monkeypatch):
     monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "receiver.example")  # resolves nowhere, and is not checked
     monkeypatch.setattr("socket.getaddrinfo", lambda host, port, **kw: [(2, 1, 6, "", ("192.0.2.1", port))])
-    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
-    return created["game"], created["seats"][0]["token"]
+    game, tokens = game_and_tokens(api)
+    return game, tokens[0]
 
 
 def test_a_created_webhooks_location_can_be_read(api, seat):
@@ -69,7 +70,7 @@ def test_a_body_that_is_not_json_is_told_where(api):
 
 @pytest.mark.parametrize("zone", ["localtime", "posixrules", "Factory", "Mars/Olympus_Mons"])
 def test_a_time_zone_that_is_no_iana_zone_is_refused(api, zone):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     quiet = {"quiet_hours": {"start": "22:00", "end": "07:00", "time_zone": zone}}
     refused = api.patch("/me/alerts", json=quiet, token=ada)
     assert refused.status_code == 422 and "time_zone" in refused.json["errors"]["quiet_hours"]

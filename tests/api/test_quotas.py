@@ -13,7 +13,7 @@ from events import keys
 from service import live
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.api.test_accounts import _personal_token
+from tests.support.accounts import personal_token
 
 NEW_GAME = {"seats": [{"kind": "human"}, {"kind": "open"}]}
 ONE, OTHER = {"REMOTE_ADDR": "198.51.100.7"}, {"REMOTE_ADDR": "203.0.113.9"}
@@ -47,7 +47,7 @@ def test_an_address_creates_at_most_its_quota_of_games_an_hour_an_ipv6_client_pe
 
 def test_an_account_creates_at_most_its_quota_of_games_and_open_games_an_hour_from_any_address():
     api = _api(QUOTA_GAMES_PER_ACCOUNT="3 per hour")
-    token = _personal_token(api, "ada@example.com")
+    token = personal_token(api, "ada@example.com")
     me = {"Authorization": f"Bearer {token}"}
     assert api.post("/games", json=NEW_GAME, headers=me, environ_base=ONE).status_code == 201
     assert api.post("/open-games", json={"players": 2}, headers=me, environ_base=OTHER).status_code == 201
@@ -66,7 +66,7 @@ def test_an_account_holds_at_most_its_quota_of_open_games_and_one_that_closes_fr
 
     monkeypatch.setattr(tables, "OPEN_GAMES_PER_ACCOUNT", 2)
     api = _api()
-    ada, bo = (_personal_token(api, f"{name}@example.com") for name in ("ada", "bo"))
+    ada, bo = (personal_token(api, f"{name}@example.com") for name in ("ada", "bo"))
     mine = {"Authorization": f"Bearer {ada}"}
     opened = [api.post("/open-games", json={"players": 2}, headers=mine) for _ in range(3)]
     assert [a.status_code for a in opened] == [201, 201, 429]
@@ -142,7 +142,7 @@ def test_games_never_started_are_removed_when_due_keys_and_all_and_started_ones_
     monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "receiver.example")  # resolves nowhere, and is not checked
     monkeypatch.setattr("socket.getaddrinfo", lambda host, port, **kw: [(2, 1, 6, "", ("192.0.2.1", port))])
     client = api.app.extensions["bluemoon"].client
-    me = _personal_token(api, "ada@example.com")
+    me = personal_token(api, "ada@example.com")
     open_seat = api.post("/games", json=NEW_GAME, token=me).json  # its invite never used
     unplayed = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json  # nobody played
     played = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}})
@@ -187,7 +187,7 @@ def test_open_games_never_started_are_removed_when_due_and_started_ones_are_kept
     from application import sweeps
 
     client = api.app.extensions["bluemoon"].client
-    ada, bo = (_personal_token(api, f"{name}@example.com") for name in ("ada", "bo"))
+    ada, bo = (personal_token(api, f"{name}@example.com") for name in ("ada", "bo"))
     mine, theirs = {"Authorization": f"Bearer {ada}"}, {"Authorization": f"Bearer {bo}"}
     waiting, cancelled, started = (api.post("/open-games", json={"players": 2}, headers=mine).json for _ in range(3))
     api.delete(f"/open-games/{cancelled['id']}", headers=mine)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from tests.api.test_accounts import _personal_token
+from tests.support.accounts import personal_token
 from workers.turn_jobs import play
 
 
@@ -35,7 +35,7 @@ def test_a_stranger_reading_a_rematch_gets_no_invite_and_cannot_take_its_open_se
     """The attack of issue 34: game ids are public, so anyone could read the rematch's invites
     and take a stranger's seat. Only the old game's seats (a seat token, or the person holding
     the seat) see them."""
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada).json
     game, token = created["game"], created["seats"][0]["token"]
     _play_to_the_end(api, game)
@@ -43,7 +43,7 @@ def test_a_stranger_reading_a_rematch_gets_no_invite_and_cannot_take_its_open_se
     new, invite = accepted["game"], accepted["invites"]["1"]
     assert api.get(f"/games/{game}/rematch", token=ada).json["invites"] == {"1": invite}  # her account's seat
     elsewhere = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json["seats"][0]["token"]
-    mallory = _personal_token(api, "mallory@example.com")
+    mallory = personal_token(api, "mallory@example.com")
     anonymous = api.get(f"/games/{game}/rematch")
     assert anonymous.status_code == 200 and anonymous.json["invites"] == {} and anonymous.json["game"] == new
     assert api.get(f"/games/{game}/rematch", token=mallory).json["invites"] == {}  # signed in, holds no seat

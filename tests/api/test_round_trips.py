@@ -10,6 +10,7 @@ from redis.crc import key_slot
 
 from application.game_reads import read_keys
 from events.projection import GameIndex
+from tests.support.games import game_and_tokens
 
 
 @pytest.fixture
@@ -26,13 +27,8 @@ def round_trips(monkeypatch):
     return sent
 
 
-def _game(api):
-    created = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
-    return created["game"], [s["token"] for s in created["seats"]]
-
-
 def test_a_seats_view_of_a_game_this_process_knows_is_one_round_trip(api_real, round_trips):
-    game, tokens = _game(api_real)
+    game, tokens = game_and_tokens(api_real)
     assert api_real.get(f"/games/{game}", token=tokens[0]).status_code == 200  # this process keeps the state
     for token in (tokens[0], tokens[1], None):
         before = round_trips[0]
@@ -42,7 +38,7 @@ def test_a_seats_view_of_a_game_this_process_knows_is_one_round_trip(api_real, r
 
 
 def test_a_command_is_one_read_and_one_append_which_writes_the_lobbys_summary(api_real, round_trips, real_redis):
-    game, tokens = _game(api_real)
+    game, tokens = game_and_tokens(api_real)
     view = api_real.get(f"/games/{game}").json
     for i in range(4):
         before = round_trips[0]
@@ -61,7 +57,7 @@ def test_a_command_is_one_read_and_one_append_which_writes_the_lobbys_summary(ap
 
 
 def test_a_retried_command_is_answered_from_the_record_read_with_the_caller(api_real, round_trips):
-    game, tokens = _game(api_real)
+    game, tokens = game_and_tokens(api_real)
     view = api_real.get(f"/games/{game}").json
     post = {
         "token": tokens[view["turn"]["seat"]],
@@ -78,7 +74,7 @@ def test_a_retried_command_is_answered_from_the_record_read_with_the_caller(api_
 
 
 def test_a_lost_read_script_is_given_to_redis_again(api_real, real_redis):
-    game, tokens = _game(api_real)
+    game, tokens = game_and_tokens(api_real)
     assert api_real.get(f"/games/{game}", token=tokens[0]).status_code == 200
     real_redis.script_flush()  # as after a restart or a failover to a replica that never ran it
     answer = api_real.get(f"/games/{game}", token=tokens[0])
@@ -92,7 +88,7 @@ def test_the_read_script_touches_one_slot(game_id):
 def test_a_known_seat_tokens_owner_is_not_asked_again(api_real, monkeypatch):
     """A token is set once and never given to another seat: once Redis has named its owner, a
     request with it sends the read script alone."""
-    game, tokens = _game(api_real)
+    game, tokens = game_and_tokens(api_real)
     sent: list[bytes] = []
     send = AbstractConnection.send_packed_command
 

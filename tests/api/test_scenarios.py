@@ -4,51 +4,15 @@ scenario in the view, the index and the audit, and played on under the ordinary 
 from __future__ import annotations
 
 from application.log_audit import audit_log
-from domain.catalogue import BUILDINGS
-from domain.peoples import CARDS
-
-BUILDING = "library"
-
-
-def _paying(building: str, space: int = 0) -> list[str]:
-    """Cards of the space's colour, largest first, until they pay its value."""
-    need = BUILDINGS[building].spaces[space]
-    cards, total = [], 0
-    for card in sorted((c for c in CARDS.values() if c.colour is need.colour), key=lambda c: -c.value):
-        if total >= need.value:
-            break
-        cards.append(card.id)
-        total += card.value
-    return cards
-
-
-def _scenario(**changes):
-    position = {
-        "hands": [_paying(BUILDING), ["black-1a", "black-2a"]],
-        "figures": [BUILDING, "courtyard"],
-        "crystals": [4, 9],
-        "scales": [3, 1],
-        "dragons": [{"dragon": "red", "tile": BUILDING}],
-        "markers": [{"building": "hospice", "space": 0, "seat": 1}],
-        "obelisk": [1],
-        "scale_supply": 1,
-    }
-    position.update(changes)
-    return {"seats": [{"kind": "human"}, {"kind": "human"}], "scenario": position}
-
-
-def _create(api, **changes):
-    created = api.post("/games", json=_scenario(**changes))
-    assert created.status_code == 201, created.json
-    return created.json["game"], [s["token"] for s in created.json["seats"]]
+from tests.support.scenarios import BUILDING, paying, scenario_body, scenario_game
 
 
 def test_a_scenario_starts_at_its_position_and_is_marked_in_the_view_and_the_index(api):
-    game, tokens = _create(api)
+    game, tokens = scenario_game(api)
     mine = api.get(f"/games/{game}", token=tokens[0]).json
     assert mine["scenario"] is True and mine["turn"]["seat"] == 0
     me, other = mine["players"]
-    assert me["position"] == BUILDING and sorted(me["hand"]) == sorted(_paying(BUILDING))
+    assert me["position"] == BUILDING and sorted(me["hand"]) == sorted(paying(BUILDING))
     assert (me["crystals"], me["scales"], me["markers"]) == (4, 3, 10)
     assert (other["scales"], other["markers"], other["offerings"]) == (1, 8, 1)  # a marker out, one on the obelisk
     assert mine["scale_supply"] == 1 and mine["dragons"]["red"] == BUILDING
@@ -62,7 +26,7 @@ def test_a_scenario_starts_at_its_position_and_is_marked_in_the_view_and_the_ind
 
 
 def test_a_scenario_hides_what_the_rules_hide(api):
-    game, tokens = _create(api)
+    game, tokens = scenario_game(api)
     theirs = api.get(f"/games/{game}", token=tokens[1]).json["players"][0]
     assert theirs["hand"] is None and theirs["crystals"] is None
     for token, seen in ((tokens[1], [[0, None], [1, 9]]), (None, [[0, None], [1, None]])):
@@ -75,7 +39,7 @@ def test_a_scenario_hides_what_the_rules_hide(api):
 def test_golden_scales_are_scored_when_a_scenario_contribution_empties_the_supply(api):
     """A dragon on the building pays the first contribution 1 scale: the supply of 1 empties,
     and the scales are scored (R8): seat 0 has most, 3 + 1, so gets 6 crystals and returns them."""
-    game, tokens = _create(api)
+    game, tokens = scenario_game(api)
     legal = api.get(f"/games/{game}/legal", token=tokens[0]).json
     pay = next(c for c in legal["commands"] if c["type"] == "contribute" and c["building"] == BUILDING)
     played = api.post(
@@ -94,7 +58,7 @@ def test_a_finished_scenario_is_audited_as_a_scenario_and_a_changed_position_is_
     """Seat 0 holds 5 of the 6 obelisk spaces a 2-player game needs and can afford the sixth.
     The audit judges every command from the position; a position changed so that a recorded
     command no longer follows the rules fails it."""
-    game, tokens = _create(
+    game, tokens = scenario_game(
         api, figures=["courtyard", "courtyard"], obelisk=[0, 0, 0, 0, 0], crystals=[20, 0], dragons=[], markers=[]
     )
     legal = api.get(f"/games/{game}/legal", token=tokens[0]).json
@@ -113,24 +77,24 @@ def test_a_finished_scenario_is_audited_as_a_scenario_and_a_changed_position_is_
 
 def test_an_impossible_scenario_is_refused_naming_it_and_creates_nothing(api):
     before = len(api.get("/games").json["games"])
-    twice = api.post("/games", json=_scenario(hands=[["red-1a"], ["red-1a"]]))
+    twice = api.post("/games", json=scenario_body(hands=[["red-1a"], ["red-1a"]]))
     assert twice.status_code == 422 and "once" in twice.json["errors"]["scenario"][0]
-    short = api.post("/games", json=_scenario(crystals=[1, 2, 3]))
+    short = api.post("/games", json=scenario_body(crystals=[1, 2, 3]))
     assert short.status_code == 422 and "one entry per seat" in short.json["errors"]["scenario"][0]
     assert len(api.get("/games").json["games"]) == before
 
 
 def test_a_scenario_states_rebuilt_buildings_as_a_late_game_has_them(api):
     """Issue 24's late-game position: rebuilt tiles bare, every marker in its owner's supply."""
-    game, tokens = _create(api, rebuilt=["mill", "hospice"], markers=[])
+    game, tokens = scenario_game(api, rebuilt=["mill", "hospice"], markers=[])
     view = api.get(f"/games/{game}", token=tokens[0]).json
     tiles = {t["tile"]: t for t in view["city"]}
     for rebuilt in ("mill", "hospice"):
         assert tiles[rebuilt]["reconstructed"] and all(s["marker"] is None for s in tiles[rebuilt]["spaces"])
     assert [p["markers"] for p in view["players"]] == [10, 9]  # seat 1's only marker is on the obelisk
     before = len(api.get("/games").json["games"])
-    marked = api.post("/games", json=_scenario(rebuilt=["hospice"]))  # the default position marks hospice
+    marked = api.post("/games", json=scenario_body(rebuilt=["hospice"]))  # the default position marks hospice
     assert marked.status_code == 422 and "rebuilt" in marked.json["errors"]["scenario"][0]
-    unknown = api.post("/games", json=_scenario(rebuilt=["atlantis"]))
+    unknown = api.post("/games", json=scenario_body(rebuilt=["atlantis"]))
     assert unknown.status_code == 422 and "rebuilt" in unknown.json["errors"]["scenario"]
     assert len(api.get("/games").json["games"]) == before

@@ -4,11 +4,11 @@ seat of a game is answered as kept elsewhere, neither claimed nor counted as unm
 from __future__ import annotations
 
 from events import keys
-from tests.api.test_accounts import OWN, _personal_token
+from tests.support.accounts import OWN, personal_token
 
 
 def test_two_seats_of_one_game_claim_the_first_and_name_the_second(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     made = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
     game, (first, second) = made["game"], [s["token"] for s in made["seats"]]
     account = api.get("/me", token=ada).json["account"]

@@ -11,13 +11,6 @@ import pytest
 from application.handoff import CallbackHandoff
 
 
-@pytest.fixture
-def game(api):
-    created = api.post("/games", json={"seats": [{"kind": "human", "name": "A"}, {"kind": "human", "name": "B"}]}).json
-    tokens = [s["token"] for s in created["seats"]]
-    return created["game"], tokens
-
-
 def _turn(api, game):
     return api.get(f"/games/{game}").json["turn"]["seat"]
 

@@ -10,7 +10,7 @@ from unittest import mock
 import pytest
 
 from application import mail
-from tests.api.test_accounts import OWN, _sign_in
+from tests.support.accounts import OWN, sign_in
 
 
 def _asked(api, body: dict, headers: dict | None = None) -> list[tuple[str, str]]:
@@ -55,7 +55,7 @@ def test_the_sign_in_page_speaks_the_links_language_else_the_browsers(api):
 
 
 def test_the_unsubscribe_pages_speak_the_mails_language(api):
-    _sign_in(api, "ada@example.com")
+    sign_in(api, "ada@example.com")
     account = api.get("/me").json["account"]
     token = api.app.extensions["bluemoon"].alerts.unsubscribe_token(account)
     api.delete("/auth/session", headers=OWN)  # a mail's link is opened signed out

@@ -6,8 +6,8 @@ from __future__ import annotations
 from unittest import mock
 
 from tests.api.client import CheckedClient
+from tests.support.accounts import OWN
 
-OWN = {"Origin": "http://localhost"}
 ATTACKER, VICTIM = {"REMOTE_ADDR": "198.51.100.7"}, {"REMOTE_ADDR": "203.0.113.9"}
 
 

@@ -14,8 +14,7 @@ from flask import Flask
 from cli.soft_authenticator import SoftPasskey
 from service.sessions import SIGNS_IN
 from tests.api.client import CheckedClient
-from tests.api.test_accounts import OWN, _links, _page_of, _personal_token, _sign_in
-from tests.api.test_passkeys import _sign_up
+from tests.support.accounts import OWN, page_of, personal_token, sign_in, sign_in_links, sign_up_with_passkey
 
 #: What a browser says of a request another page made: another site, an opaque origin, another
 #: port of the same host, only a Referer, only Fetch Metadata.
@@ -35,7 +34,7 @@ def _cookie(api: CheckedClient) -> str | None:
 
 
 def test_another_sites_form_cannot_sign_the_visitor_in_and_spends_nothing(api):
-    (token,) = _links(api, "mallory@example.com")  # the attacker's own link
+    (token,) = sign_in_links(api, "mallory@example.com")  # the attacker's own link
     for headers in CROSS_SITE:
         posted = api.post("/signin", data={"token": token}, headers=headers)
         assert posted.status_code == 403 and posted.json["code"] == "cross_origin", headers
@@ -45,11 +44,11 @@ def test_another_sites_form_cannot_sign_the_visitor_in_and_spends_nothing(api):
 
 
 def test_every_way_of_signing_in_refuses_another_sites_request_whatever_cookies_it_carries(api):
-    _sign_in(api, "ada@example.com")  # the visitor's own session, which the old check looked for
+    sign_in(api, "ada@example.com")  # the visitor's own session, which the old check looked for
     ada = _cookie(api)
-    (link,) = _links(api, "mallory@example.com")
-    code = _page_of(api, "mallory@example.com").post("/me/device-code", headers=OWN).json["code"]
-    passkey, _ = _sign_up(CheckedClient(api.app), "Mallory")
+    (link,) = sign_in_links(api, "mallory@example.com")
+    code = page_of(api, "mallory@example.com").post("/me/device-code", headers=OWN).json["code"]
+    passkey, _ = sign_up_with_passkey(CheckedClient(api.app), "Mallory")
     begun = api.post("/auth/passkeys/assertion", headers=OWN).json
     signing_up = CheckedClient(api.app).post("/auth/passkeys/registration", json={"display_name": "M"}).json
     attempts = [
@@ -79,9 +78,9 @@ def test_every_way_of_signing_in_refuses_another_sites_request_whatever_cookies_
 
 
 def test_a_program_that_says_no_origin_signs_in_as_before(api):
-    (token,) = _links(api, "ada@example.com")
+    (token,) = sign_in_links(api, "ada@example.com")
     assert api.post("/auth/email-link/use", json={"token": token}).status_code == 200  # curl, a bot's script
-    (token,) = _links(api, "ada@example.com")
+    (token,) = sign_in_links(api, "ada@example.com")
     page = {"Sec-Fetch-Site": "same-origin", "Referer": "http://localhost/signin?token=x"}
     assert CheckedClient(api.app).post("/signin", data={"token": token}, headers=page).status_code == 303
 
@@ -98,9 +97,9 @@ def test_every_operation_that_starts_a_session_is_among_those_checked(api):
 
 
 def test_signing_in_ends_the_session_the_request_came_with(api):
-    _sign_in(api, "mallory@example.com")
+    sign_in(api, "mallory@example.com")
     planted = _cookie(api)  # a session id the attacker knows, in the visitor's browser
-    _sign_in(api, "ada@example.com")
+    sign_in(api, "ada@example.com")
     assert _cookie(api) != planted and api.get("/me").json["email"] == "ada@example.com"
     attacker = CheckedClient(api.app)
     attacker.http.set_cookie("bm_session", planted)
@@ -108,11 +107,11 @@ def test_signing_in_ends_the_session_the_request_came_with(api):
 
 
 def test_signing_out_everywhere_ends_every_session_of_the_account_and_no_other(api):
-    token = _personal_token(api, "ada@example.com")
+    token = personal_token(api, "ada@example.com")
     laptop, phone, bo = (
-        _page_of(api, "ada@example.com"),
-        _page_of(api, "ada@example.com"),
-        _page_of(api, "bo@example.com"),
+        page_of(api, "ada@example.com"),
+        page_of(api, "ada@example.com"),
+        page_of(api, "bo@example.com"),
     )
     assert CheckedClient(api.app).delete("/auth/sessions", headers=OWN).status_code == 401  # nobody signed in
     ended = phone.delete("/auth/sessions", headers=OWN)
@@ -126,7 +125,7 @@ def test_signing_out_everywhere_ends_every_session_of_the_account_and_no_other(a
 
 def test_on_https_the_cookie_is_host_prefixed_secure_for_every_path_and_has_no_domain(api, monkeypatch):
     monkeypatch.setenv("PUBLIC_URL", "https://bluemoon.example")
-    (token,) = _links(api, "ada@example.com")
+    (token,) = sign_in_links(api, "ada@example.com")
     used = api.post("/auth/email-link/use", json={"token": token}, headers={"Origin": "https://bluemoon.example"})
     cookie = used.headers["Set-Cookie"]
     assert cookie.startswith("__Host-bm_session=bms_"), cookie
@@ -141,8 +140,8 @@ def test_on_https_the_cookie_is_host_prefixed_secure_for_every_path_and_has_no_d
 def test_the_attackers_session_cannot_collect_the_visitors_seats(api):
     made = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}).json
     game, seat_token = made["game"], made["seats"][0]["token"]
-    ada = _page_of(api, "ada@example.com").get("/me").json["account"]  # the account the visitor was shown
-    mallory = _page_of(api, "mallory@example.com")  # the session swapped under the visitor's page
+    ada = page_of(api, "ada@example.com").get("/me").json["account"]  # the account the visitor was shown
+    mallory = page_of(api, "mallory@example.com")  # the session swapped under the visitor's page
     sent = {"tokens": [seat_token], "account": ada}
     swapped = mallory.post("/me/seats", json=sent, headers=OWN)
     assert swapped.status_code == 409 and swapped.json["code"] == "not_this_account"
@@ -157,7 +156,7 @@ def test_the_attackers_session_cannot_collect_the_visitors_seats(api):
 
 
 def test_a_foreign_host_gets_no_link_no_passkey_and_no_cookie_use(api):
-    session = _cookie(_page_of(api, "ada@example.com"))
+    session = _cookie(page_of(api, "ada@example.com"))
     ada = CheckedClient(api.app)  # the same browser, its cookie sent as it is, whatever the host
     ada.http = api.app.test_client(use_cookies=False)
     for host, environ, origin in [
@@ -180,7 +179,7 @@ def test_a_foreign_host_gets_no_link_no_passkey_and_no_cookie_use(api):
 
 
 def test_a_personal_access_token_cannot_make_credentials_or_delete_the_account(api):
-    token = _personal_token(api, "ada@example.com")
+    token = personal_token(api, "ada@example.com")
     for method, path, body in [
         ("POST", "/me/tokens", {"name": "another"}),
         ("POST", "/me/device-code", None),
@@ -194,7 +193,7 @@ def test_a_personal_access_token_cannot_make_credentials_or_delete_the_account(a
     assert len(api.get("/me/tokens", token=token).json["tokens"]) == 1
     assert api.get("/me/passkeys", token=token).json["passkeys"] == []
     assert api.get("/me", token=token).status_code == 200  # still there, and the token still acts
-    page = _page_of(api, "ada@example.com")  # the signed-in page may
+    page = page_of(api, "ada@example.com")  # the signed-in page may
     assert page.post("/me/tokens", json={"name": "another"}, headers=OWN).status_code == 201
     assert page.post("/me/device-code", headers=OWN).status_code == 201
     assert page.delete("/me", headers=OWN).status_code == 204

@@ -7,7 +7,7 @@ import random
 
 from application.log_audit import audit_log
 from tests.api.client import pick
-from tests.api.test_full_games import play_to_the_end
+from tests.support.games import play_to_the_end
 
 
 def _two_humans(api):

@@ -8,7 +8,7 @@ from datetime import UTC, datetime, timedelta
 from unittest import mock
 
 import application.vacations as vacations
-from tests.api.test_accounts import _personal_token
+from tests.support.accounts import personal_token
 
 
 def _days_from_now(days: float) -> str:
@@ -30,7 +30,7 @@ def _shown(api, game: str, token: str) -> tuple:
 
 
 def test_asking_for_the_same_vacation_again_charges_its_days_once(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
     until = _days_from_now(2)
     answers = [api.put("/me/vacation", json={"until": until}, token=ada).json for _ in range(3)]
     assert [a["days_left"] for a in answers] == [12, 12, 12]  # today and tomorrow, once
@@ -40,7 +40,7 @@ def test_asking_for_the_same_vacation_again_charges_its_days_once(api):
 
 
 def test_a_refused_vacation_leaves_the_one_under_way_and_every_deadline_as_they_were(api):
-    ada, bo = _personal_token(api, "ada@example.com"), _personal_token(api, "bo@example.com")
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
     game, mover = _game_with_deadline(api, ada, bo)
     away = api.put("/me/vacation", json={"until": _days_from_now(3)}, token=mover).json
     before = _shown(api, game, mover)
@@ -52,7 +52,7 @@ def test_a_refused_vacation_leaves_the_one_under_way_and_every_deadline_as_they_
 
 
 def test_days_given_back_in_a_new_year_go_back_to_the_year_that_paid_them(api):
-    ada = _personal_token(api, "ada@example.com")
+    ada = personal_token(api, "ada@example.com")
 
     def at(moment: str):  # the service's clock at ``moment``
         ms = int(datetime.fromisoformat(moment).timestamp() * 1000)

@@ -6,52 +6,38 @@ select-name, link-name), contrast and ARIA use."""
 from __future__ import annotations
 
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from tests.e2e.conftest import call
-from tests.e2e.test_play_browser import _page, _scenario, _settled, browser  # noqa: F401 (the fixture)
+from tests.support.browser import (
+    browser,  # noqa: F401 (the fixture)
+    page_with_errors,
+    scenario_over_http,
+    serious,
+    settled,
+)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 
 ROOT = Path(__file__).resolve().parents[2]
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-
-
-def _axe() -> Path:
-    if not AXE.exists():
-        assert shutil.which("npm"), "node and npm are needed (.ci/run installs them)"
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True, capture_output=True)
-    return AXE
-
-
-def serious(page) -> list[dict]:
-    """The serious and critical violations axe finds on the page as it is now."""
-    if not page.evaluate("typeof axe !== 'undefined'"):  # (evaluated by the test's own channel: the pages' CSP
-        page.evaluate(_axe().read_text())  # runs only their own files, and a <script> tag added to them is refused)
-    found = page.evaluate("axe.run(document, {resultTypes: ['violations']}).then((r) => r.violations)")
-    return [
-        {"rule": v["id"], "impact": v["impact"], "nodes": [n["target"] for n in v["nodes"]][:5]}
-        for v in found
-        if v["impact"] in ("serious", "critical")
-    ]
 
 
 def test_browser_axe_finds_no_serious_violation_in_the_lobby_a_game_and_a_finished_game(server, browser):  # noqa: F811
     """Slow: a real browser, and axe's full rule set run on four pages."""
     errors: list[str] = []
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/")
     page.wait_for_selector("#email-sign-in")
     assert serious(page) == [], json.dumps(serious(page), indent=1)
 
-    game, tokens = _scenario(server, figures=["courtyard", "earth_temple"], crystals=[30, 0], obelisk=[0, 0, 0, 0, 0])
+    game, tokens = scenario_over_http(
+        server, figures=["courtyard", "earth_temple"], crystals=[30, 0], obelisk=[0, 0, 0, 0, 0]
+    )
     page.goto(f"{server}/play/{game}#token={tokens[0]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
-    _settled(page, server, game)
+    settled(page, server, game)
     assert serious(page) == [], json.dumps(serious(page), indent=1)
 
     version = call(server, "GET", f"/games/{game}")[1]["version"]

@@ -7,65 +7,32 @@ confirms it, and another origin's page refused the session cookie's use and refu
 from __future__ import annotations
 
 import json
-import re
 import threading
-import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import pytest
 
 from events.embedded import free_port
 from tests.e2e.conftest import call, wait_until
-from tests.e2e.test_play_browser import _page, browser  # noqa: F401 (the fixture)
+from tests.support.browser import browser, link_in, links_so_far, page_with_errors, service_and_log, sign_in_by_mail  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
-
-
-def _link_in(log: Path, after: int) -> str:
-    """The newest sign-in link the service logged past ``after`` links."""
-    deadline = time.monotonic() + 10
-    while len(found := re.findall(r"(http://\S+/signin\?token=bml_[\w-]+)", log.read_text(errors="replace"))) <= after:
-        assert time.monotonic() < deadline, "no sign-in link was logged"
-        time.sleep(0.1)
-    return found[-1]
-
-
-def _links_so_far(log: Path) -> int:
-    return len(re.findall(r"/signin\?token=bml_", log.read_text(errors="replace")))
-
-
-def _sign_in(page, base: str, log: Path, email: str) -> None:
-    """As a person does: the lobby's email form, then the link (from the log) and its button."""
-    page.goto(base + "/")
-    before = _links_so_far(log)
-    page.fill("#email-sign-in input[name=email]", email)
-    page.click("#email-sign-in button[type=submit]")
-    page.wait_for_selector("#account-note:has-text('log')")  # the page says where the link went
-    link = _link_in(log, before).replace("http://127.0.0.1", "http://localhost")
-    page.goto(link)
-    page.click("button[type=submit]")
-    page.wait_for_selector("#signed-in")
-
-
-@pytest.fixture
-def service_and_log(start_service):
-    base = start_service(RATE_LIMIT="0").replace("127.0.0.1", "localhost")
-    return base, start_service.logs[-1]
 
 
 def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(service_and_log, browser):  # noqa: F811
     base, log = service_and_log
     errors: list[str] = []
-    laptop = _page(browser, errors)
-    _sign_in(laptop, base, log, "ada@example.com")
+    laptop = page_with_errors(browser, errors)
+    sign_in_by_mail(laptop, base, log, "ada@example.com")
     laptop.click("#create button.primary")  # the default seats: me and a greedy bot
     laptop.wait_for_selector("#games li a")
     game = laptop.get_attribute("#games li a", "href").split("/play/")[1].split("#")[0]
 
     laptop.click("#device-code")  # "sign in on another device": a one-time code
     code = laptop.text_content("#the-code")
-    phone = _page(browser, errors, viewport={"width": 390, "height": 844})  # another browser: nothing in common
+    phone = page_with_errors(
+        browser, errors, viewport={"width": 390, "height": 844}
+    )  # another browser: nothing in common
     phone.goto(base + "/")
     phone.fill("#code-sign-in input[name=code]", code)
     phone.click("#code-sign-in button[type=submit]")
@@ -87,11 +54,11 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
 def test_browser_seats_this_browser_held_are_kept_in_the_account_shown_once_confirmed(service_and_log, browser):  # noqa: F811
     base, log = service_and_log
     errors: list[str] = []
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     page.goto(base + "/")
     page.click("#create button.primary")  # signed out: the seat token stays in this browser only
     page.wait_for_selector("#games li a[href*='#token=']")
-    _sign_in(page, base, log, "bo@example.com")
+    sign_in_by_mail(page, base, log, "bo@example.com")
     page.click("#keep-seats")  # first the account they would go to, and a question
     assert "bo@example.com" in page.text_content("#keep-account")
     page.click("#keep-no")  # not mine: nothing is kept
@@ -99,8 +66,8 @@ def test_browser_seats_this_browser_held_are_kept_in_the_account_shown_once_conf
     page.click("#keep-seats")
     page.click("#keep-yes")
     page.wait_for_selector("#account-note:has-text('Kept')")
-    other = _page(browser, errors)
-    _sign_in(other, base, log, "bo@example.com")
+    other = page_with_errors(browser, errors)
+    sign_in_by_mail(other, base, log, "bo@example.com")
     other.wait_for_selector("#games li a")
     assert len(other.query_selector_all("#games li")) == 1
     assert errors == []
@@ -134,8 +101,8 @@ def test_browser_a_page_of_another_origin_cannot_use_the_session(service_and_log
     threading.Thread(target=other.serve_forever, daemon=True).start()
     try:
         errors: list[str] = []
-        context_page = _page(browser, errors)
-        _sign_in(context_page, base, log, "cy@example.com")
+        context_page = page_with_errors(browser, errors)
+        sign_in_by_mail(context_page, base, log, "cy@example.com")
         attacker = context_page.context.new_page()  # the same browser, its cookie for localhost in the jar
         attacker.goto(f"http://localhost:{port}/?api={base}")  # same site (localhost), another origin (port)
         attacker.wait_for_selector("#out:has-text('sent')")
@@ -158,9 +125,9 @@ def test_browser_another_sites_form_cannot_sign_the_visitor_in_to_its_account(se
     sign-in link to /signin in the visitor's browser. Were it to sign in, the visitor's lobby
     would show the attacker's account, and keeping seats there would hand them over."""
     base, log = service_and_log
-    before = _links_so_far(log)
+    before = links_so_far(log)
     assert call(base, "POST", "/auth/email-link", {"email": "mallory@example.com"})[0] == 202
-    token = _link_in(log, before).split("token=", 1)[1].split("&")[0]
+    token = link_in(log, before).split("token=", 1)[1].split("&")[0]
     (tmp_path / "index.html").write_text(FORM.format(action=base + "/signin", token=token))
     port = free_port()
 
@@ -175,7 +142,7 @@ def test_browser_another_sites_form_cannot_sign_the_visitor_in_to_its_account(se
     threading.Thread(target=other.serve_forever, daemon=True).start()
     try:
         errors: list[str] = []
-        visitor = _page(browser, errors)
+        visitor = page_with_errors(browser, errors)
         visitor.goto(f"http://127.0.0.1:{port}/")  # another site: the form posts itself at once
         visitor.wait_for_url(lambda url: url.startswith(base))  # /signin refused, or the lobby signed in
         assert not [c for c in visitor.context.cookies() if "bm_session" in c["name"]]

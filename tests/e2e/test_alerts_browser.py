@@ -23,10 +23,15 @@ import pytest
 
 from events.embedded import free_port
 from tests.e2e.conftest import call
-from tests.e2e.test_accessibility_browser import serious
-from tests.e2e.test_accounts_browser import _sign_in
-from tests.e2e.test_play_browser import SHOTS, _page, browser  # noqa: F401 (the fixture)
-from tests.e2e.test_screens_browser import OVERFLOWING, SMALL
+from tests.support.browser import (
+    OVERFLOWING,
+    SHOTS,
+    SMALL,
+    browser,  # noqa: F401 (the fixture)
+    page_with_errors,
+    serious,
+    sign_in_by_mail,
+)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service, a service worker in it
 
@@ -62,10 +67,10 @@ def test_browser_alert_settings_refuse_an_unsafe_address_keep_a_good_change_and_
     here = datetime.now(ZoneInfo(ZONE))  # quiet hours 6 to 8 hours from now: an alert now is not held
     start, end = f"{(here.hour + 6) % 24:02d}:00", f"{(here.hour + 8) % 24:02d}:30"
     errors: list[str] = []
-    page = _page(
+    page = page_with_errors(
         browser, errors, viewport={"width": 360, "height": 800}, is_mobile=True, has_touch=True, timezone_id=ZONE
     )
-    _sign_in(page, base, log, "ada@example.com")
+    sign_in_by_mail(page, base, log, "ada@example.com")
     _open_alerts(page)
     assert page.input_value("#alert-form input[name=zone]") == ZONE  # the browser's own zone by default
     assert page.input_value("#alert-form input[name=delay]") == "10"  # 600 seconds, in minutes
@@ -194,9 +199,9 @@ def test_browser_the_service_worker_shows_a_pushed_turn_alert_and_its_click_open
     """Slow: a real browser installs the service worker, which is sent a push through DevTools."""
     base, log = service_and_log
     errors: list[str] = []
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     context = page.context
-    _sign_in(page, base, log, "bo@example.com")
+    sign_in_by_mail(page, base, log, "bo@example.com")
     page.click("#create button.primary")  # me and a greedy bot: my seat is in my account
     page.wait_for_selector("#games li a")
     game = page.get_attribute("#games li a", "href").split("/play/")[1].split("#")[0]

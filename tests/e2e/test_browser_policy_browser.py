@@ -10,7 +10,10 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from events.embedded import free_port
-from tests.e2e.test_play_browser import _page, browser  # noqa: F401 (the fixture)
+from tests.support.browser import (
+    browser,  # noqa: F401 (the fixture)
+    page_with_errors,
+)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 
@@ -20,7 +23,7 @@ WATCH = """document.addEventListener("securitypolicyviolation",
 
 def test_browser_docs_run_swagger_ui_under_the_policy_with_nothing_refused(server, browser):  # noqa: F811
     errors: list[str] = []
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     page.add_init_script(WATCH)  # (the test's own channel, before the page's scripts)
     page.goto(server + "/docs")
     page.wait_for_selector("#swagger-ui .swagger-ui", timeout=30_000)  # drawn by its script from /web/docs.js
@@ -49,7 +52,7 @@ def test_browser_no_other_site_may_frame_a_page(server, browser, tmp_path):  # n
     threading.Thread(target=other.serve_forever, daemon=True).start()
     try:
         errors: list[str] = []
-        page = _page(browser, errors)
+        page = page_with_errors(browser, errors)
         page.goto(f"http://localhost:{port}/")
         page.wait_for_timeout(1500)
         framed = page.frame_locator("#f")

@@ -10,7 +10,14 @@ import time
 import pytest
 
 from tests.e2e.conftest import call, wait_until
-from tests.e2e.test_play_browser import SHOTS, _page, _settled, _two_humans, _walk, browser  # noqa: F401 (the fixture)
+from tests.support.browser import (
+    SHOTS,
+    browser,  # noqa: F401 (the fixture)
+    page_with_errors,
+    settled,
+    two_humans_over_http,
+    walk,
+)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 
@@ -59,8 +66,8 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     command refused, the language switched and the page reloaded."""
     said = SAID[locale]
     errors: list[str] = []
-    game, tokens, first = _two_humans(server)
-    page = _page(browser, errors, locale=locale)
+    game, tokens, first = two_humans_over_http(server)
+    page = page_with_errors(browser, errors, locale=locale)
     page.goto(f"{server}/")
     page.wait_for_selector("#email-sign-in")
     assert page.get_attribute("html", "lang") == said["lang"]
@@ -71,11 +78,11 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     # the seat whose turn it is plays it through the page: a step, then the end of the turn
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
-    _settled(page, server, game)
+    settled(page, server, game)
     assert said["your_turn"] in page.text_content("#status") and page.text_content("#city") == said["city"]
     assert said["steps"] in page.text_content("#actions")
     assert said["shuffled"] in _log(page) and said["dealt"] in _log(page), _log(page)
-    _walk(page)
+    walk(page)
     wait_until(page, f"document.querySelector('#log').textContent.includes({said['walked']!r})", timeout=10_000)
     page.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])")
     end = page.locator("#actions button[data-type=end_turn]")
@@ -88,7 +95,7 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
 
     # the other seat's page goes stale (its turn ends behind its back, its stream held): the
     # command it sends is refused, and the problem is worded in the language from its code
-    other = _page(browser, errors, locale=locale)
+    other = page_with_errors(browser, errors, locale=locale)
     held: list = []
     other.route("**/stream", lambda route: held.append(route))
     other.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
@@ -100,7 +107,7 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     _, view = call(server, "GET", f"/games/{game}")
     end_turn = {"type": "end_turn", "expected_version": view["version"]}
     assert call(server, "POST", f"/games/{game}/commands", end_turn, token=tokens[1 - first])[0] == 200
-    _walk(other)
+    walk(other)
     wait_until(other, "document.querySelector('#problem').textContent.length > 0", timeout=10_000)
     assert said["stale"] in other.text_content("#problem"), other.text_content("#problem")
     for route in held:

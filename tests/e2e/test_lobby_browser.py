@@ -8,8 +8,7 @@ import re
 import pytest
 
 from tests.e2e.conftest import call
-from tests.e2e.test_accounts_browser import _sign_in, service_and_log  # noqa: F401 (the fixture)
-from tests.e2e.test_play_browser import _page, _scenario, browser  # noqa: F401 (the fixture)
+from tests.support.browser import browser, page_with_errors, scenario_over_http, service_and_log, sign_in_by_mail  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 
@@ -18,9 +17,9 @@ def test_browser_an_open_game_is_seen_live_joined_in_one_click_and_started_for_b
     """Slow: two browsers sign in by email link and wait on the lobby's 3-second poll."""
     base, log = service_and_log
     errors: list[str] = []
-    ada, bo = _page(browser, errors), _page(browser, errors)
-    _sign_in(ada, base, log, "ada@example.com")
-    _sign_in(bo, base, log, "bo@example.com")
+    ada, bo = page_with_errors(browser, errors), page_with_errors(browser, errors)
+    sign_in_by_mail(ada, base, log, "ada@example.com")
+    sign_in_by_mail(bo, base, log, "bo@example.com")
     bo.wait_for_selector("#open-games li")  # bo's lobby is open, with nothing to join yet
     assert bo.locator("#open-games button[data-action=join]").count() == 0
     ada.select_option("#open-game select[name=players]", "2")
@@ -50,8 +49,8 @@ def test_browser_the_forms_make_a_game_and_open_games_with_a_clock_and_the_lobby
     in the list of open games; the API says what the forms asked for."""
     base, log = service_and_log
     errors: list[str] = []
-    page = _page(browser, errors)
-    _sign_in(page, base, log, "ada@example.com")
+    page = page_with_errors(browser, errors)
+    sign_in_by_mail(page, base, log, "ada@example.com")
 
     page.select_option("#create select[name=clock]", "bank")
     for name, value in {"bank_days": "2", "bank_hours": "12", "increment_days": "0", "increment_hours": "6"}.items():
@@ -103,7 +102,9 @@ def test_browser_a_rematch_offered_on_one_page_and_accepted_on_the_other_takes_b
     rematch, seat 1's page (each holds a seat token) sees the offer and accepts it, and both
     pages go to the new game, where each plays the same seat with its new token."""
     errors: list[str] = []
-    game, tokens = _scenario(server, figures=["courtyard", "courtyard"], crystals=[30, 0], obelisk=[0, 0, 0, 0, 0])
+    game, tokens = scenario_over_http(
+        server, figures=["courtyard", "courtyard"], crystals=[30, 0], obelisk=[0, 0, 0, 0, 0]
+    )
     status, _ = call(
         server,
         "POST",
@@ -112,7 +113,7 @@ def test_browser_a_rematch_offered_on_one_page_and_accepted_on_the_other_takes_b
         tokens[0],
     )
     assert status == 200
-    pages = [_page(browser, errors), _page(browser, errors)]
+    pages = [page_with_errors(browser, errors), page_with_errors(browser, errors)]
     for page, token in zip(pages, tokens):
         page.goto(f"{server}/play/{game}#token={token}")
     pages[0].click("#actions button[data-type=rematch]")

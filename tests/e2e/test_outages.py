@@ -19,8 +19,7 @@ import redis
 from cli.bluemoon import Child, supervise
 from events.embedded import EmbeddedRedis, free_port
 from tests.e2e.conftest import call
-from tests.integration.test_workers import gone, wait_until
-from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
+from tests.support.workers import assert_each_bot_command_applied_once_at_its_version, gone, wait_until
 
 
 def raw(base: str, path: str) -> tuple[int, dict[str, str], dict]:

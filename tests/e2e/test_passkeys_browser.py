@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.test_play_browser import browser  # noqa: F401 (the fixture)
+from tests.support.browser import browser  # noqa: F401 (the fixture)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 

@@ -11,7 +11,13 @@ import time
 import pytest
 
 from tests.e2e.conftest import call, wait_until
-from tests.e2e.test_play_browser import SHOTS, _page, _settled, _two_humans, browser  # noqa: F401 (the fixture)
+from tests.support.browser import (
+    SHOTS,
+    browser,  # noqa: F401 (the fixture)
+    page_with_errors,
+    settled,
+    two_humans_over_http,
+)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 
@@ -50,11 +56,11 @@ def test_browser_two_fingers_zoom_and_pan_the_board_and_one_finger_still_walks(s
     """Slow: a real Chromium with a touch screen against the whole service; gestures sent
     touch by touch."""
     errors: list[str] = []
-    game, tokens, first = _two_humans(server)
-    page = _page(browser, errors, **PHONE)
+    game, tokens, first = two_humans_over_http(server)
+    page = page_with_errors(browser, errors, **PHONE)
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
     page.wait_for_selector("#board g.target.step")
-    _settled(page, server, game)
+    settled(page, server, game)
     # the browser's own gestures are off over the city alone: the rest of the page scrolls
     assert page.evaluate("getComputedStyle(document.querySelector('#board .city')).touchAction") == "none"
     assert page.evaluate("getComputedStyle(document.querySelector('#hand')).touchAction") == "auto"

@@ -13,33 +13,22 @@ import pytest
 from playwright.sync_api import Error as PlaywrightError
 
 from tests.e2e.conftest import call, wait_until
+from tests.support.browser import (
+    SHOTS,
+    browser,  # noqa: F401 (the fixture)
+    page_with_errors,
+    scenario_over_http,
+    settled,
+    two_humans_over_http,
+    walk,
+)
 
 pytestmark = pytest.mark.slow  # each test drives a real Chromium against the whole service
 
-SHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 #: Where the test clicks a tile to see its choice: its top left corner, away from its spaces. On
 #: the player's own tile a click on a payable space starts paying it instead (the Main Hall's
 #: choice came up empty in 2 of 13 CI runs, always there; the cause is not proven).
 ON_THE_TILE = {"x": 12, "y": 12}
-
-
-@pytest.fixture
-def browser(_chromium):
-    """The module's Chromium, with no context open: every context a test opens (its pages,
-    its cookies, its service workers) is closed when the test ends, so the next test starts
-    from a browser as fresh as a new launch."""
-    launched = _chromium()
-    assert launched.contexts == []
-    yield launched
-    for context in launched.contexts:
-        context.close()
-
-
-def _page(browser, errors: list[str], **options):
-    page = browser.new_context(**options).new_page()
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
-    return page
 
 
 def _status(page) -> str:
@@ -68,11 +57,11 @@ def _one_move(page, rnd: random.Random) -> bool:
     return False
 
 
-def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_the_end(start_service, browser):
+def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_the_end(start_service, browser):  # noqa: F811
     # the test clicks far faster than a person (several commands a second): no rate limits
     server = start_service(RATE_LIMIT="0")
     errors: list[str] = []
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/")
     page.click("#create button[type=submit]")
     page.click("text=Play seat 0")
@@ -114,7 +103,7 @@ def test_browser_a_whole_game_against_a_greedy_bot_is_played_from_the_lobby_to_t
     page.click("#live")
     assert page.locator("#hand .card").count() > 0 and page.locator("input[name=discard]").count() == 0
     # a server that lies: two cards of the dealt deck swapped in the log it serves
-    liar = _page(browser, errors)
+    liar = page_with_errors(browser, errors)
     _lie(liar, _swap_deck)
     liar.goto(page.url)
     liar.wait_for_selector("#fairness li:has-text('UNFAIR')")
@@ -144,21 +133,6 @@ def _failed(page) -> set[str]:
     return {item[2:].split(":")[0] for item in items if item.startswith("✘")}
 
 
-def _settled(page, server: str, game: str) -> None:
-    """Wait until the page's log shows every event so far. The stream's opening burst arrives
-    just after the first drawing and lengthens the log, which moves what lies below it: a click
-    made meanwhile can land where the target no longer is, and do nothing."""
-    _, view = call(server, "GET", f"/games/{game}")
-    wait_until(page, f"document.querySelectorAll('#log li').length >= {view['version']}", timeout=10_000)
-
-
-def _walk(page) -> None:
-    """Click the first tile a step reaches; if a power reaches it too, choose the step."""
-    page.locator("#board g.target.step").first.click()
-    if page.locator("#choices button").count():
-        page.click("#choices button[data-type=move]")
-
-
 def _stored(page) -> list[dict]:
     """The seats this browser keeps (localStorage), as the lobby and the play page share them."""
     return page.evaluate("JSON.parse(localStorage.getItem('bluemoon.seats') || '[]')")
@@ -173,12 +147,12 @@ def _create_in_lobby(page) -> tuple[str, str]:
     return link.split("/play/")[1].split("#")[0], link
 
 
-def test_browser_the_lobby_invites_a_friend_and_lists_my_games_with_my_turn_first(server, browser):
+def test_browser_the_lobby_invites_a_friend_and_lists_my_games_with_my_turn_first(server, browser):  # noqa: F811
     """Two games are created in one browser, each with an invite link; a friend joins one from
     the link in another browser. One game is made to wait for the friend and the other for me:
     the lobby lists the one where it is my turn first. The tokens live only in localStorage."""
     errors: list[str] = []
-    me, friend = _page(browser, errors), _page(browser, errors)
+    me, friend = page_with_errors(browser, errors), page_with_errors(browser, errors)
     me.goto(f"{server}/")
     waiting, _ = _create_in_lobby(me)
     me.goto(f"{server}/")
@@ -205,7 +179,7 @@ def test_browser_the_lobby_invites_a_friend_and_lists_my_games_with_my_turn_firs
     assert errors == []
 
 
-def test_browser_a_name_with_markup_is_shown_as_text_and_runs_nothing(server, browser):
+def test_browser_a_name_with_markup_is_shown_as_text_and_runs_nothing(server, browser):  # noqa: F811
     """A display name is any Unicode text, so a player may join as a piece of HTML: the other
     seat's page shows it as text, and its script (which could read the tokens) never runs."""
     errors: list[str] = []
@@ -214,7 +188,7 @@ def test_browser_a_name_with_markup_is_shown_as_text_and_runs_nothing(server, br
     name = '<img src=x onerror="window.pwned=1">'
     invite = created["seats"][1]["invite"]
     assert call(server, "POST", f"/games/{created['game']}/seats/1/join", {"invite": invite, "name": name})[0] == 201
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/play/{created['game']}#token={created['seats'][0]['token']}")
     page.wait_for_selector("#table td")
     assert name in page.text_content("#table") and page.query_selector("#table img") is None
@@ -222,27 +196,19 @@ def test_browser_a_name_with_markup_is_shown_as_text_and_runs_nothing(server, br
     assert errors == []
 
 
-def _two_humans(server) -> tuple[str, list[str], int]:
-    status, created = call(server, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
-    assert status == 201
-    tokens = [s["token"] for s in created["seats"]]
-    _, view = call(server, "GET", f"/games/{created['game']}")
-    return created["game"], tokens, view["turn"]["seat"]
-
-
-def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, browser):
+def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, browser):  # noqa: F811
     """A step, then the page's take-back (P17): the watcher sees both, the figure is back."""
     errors: list[str] = []
-    game, tokens, first = _two_humans(server)
-    mover = _page(browser, errors)
-    watcher = _page(browser, errors)
+    game, tokens, first = two_humans_over_http(server)
+    mover = page_with_errors(browser, errors)
+    watcher = page_with_errors(browser, errors)
     mover.goto(f"{server}/play/{game}#token={tokens[first]}")
     watcher.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
     watcher.wait_for_selector("#log li")
     mover.wait_for_selector("#board g.target.step")
-    _settled(mover, server, game)
+    settled(mover, server, game)
     before = len(watcher.query_selector_all("#log li"))
-    _walk(mover)
+    walk(mover)
     wait_until(watcher, f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
     assert "steps to" in watcher.text_content("#log li:last-child")
     # the log is a live region: a screen reader says each move as it is added
@@ -257,14 +223,14 @@ def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, br
     assert errors == []
 
 
-def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, browser):
+def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, browser):  # noqa: F811
     """The watcher's stream is cut (its reconnections fail) while the other seat moves and ends
     the turn; once the network is back, the page resumes with Last-Event-ID and shows every
     event exactly once."""
     server = start_service(BLUEMOON_SSE_SECONDS="1")  # streams end each second: reconnections are frequent
     errors: list[str] = []
-    game, tokens, first = _two_humans(server)
-    watcher = _page(browser, errors)
+    game, tokens, first = two_humans_over_http(server)
+    watcher = page_with_errors(browser, errors)
     resumed: list[str] = []
     watcher.on("request", lambda r: resumed.append(r.headers.get("last-event-id", "")) if "/stream" in r.url else None)
     watcher.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
@@ -292,13 +258,13 @@ def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, b
     assert errors == [] or all("stream" in e or "ERR_FAILED" in e for e in errors), errors
 
 
-def test_browser_a_refused_command_shows_the_problem(server, browser):
+def test_browser_a_refused_command_shows_the_problem(server, browser):  # noqa: F811
     """The turn ends behind the page's back, so the page's buttons are stale; its event stream
     is held (routed and left unanswered) until the stale command has been refused, so the live
     event cannot redraw the page first. Once the stream is let through, the page catches up."""
     errors: list[str] = []
-    game, tokens, first = _two_humans(server)
-    page = _page(browser, errors)
+    game, tokens, first = two_humans_over_http(server)
+    page = page_with_errors(browser, errors)
     held: list = []
     page.route("**/stream", lambda route: held.append(route))  # left unanswered until released below
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
@@ -316,7 +282,7 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):
         token=tokens[first],
     )
     assert status == 200  # the turn ended behind the page's back: its buttons are stale
-    _walk(page)
+    walk(page)
     wait_until(page, "document.querySelector('#problem').textContent.length > 0", timeout=10_000)
     shown = page.text_content("#problem")
     assert "version" in shown or "turn" in shown, shown
@@ -327,13 +293,13 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):
     assert [e for e in errors if "409" not in e and "412" not in e] == []
 
 
-def test_browser_the_page_fits_a_390_pixel_phone(server, browser):
+def test_browser_the_page_fits_a_390_pixel_phone(server, browser):  # noqa: F811
     errors: list[str] = []
-    game, tokens, first = _two_humans(server)
-    page = _page(browser, errors, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
+    game, tokens, first = two_humans_over_http(server)
+    page = page_with_errors(browser, errors, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True)
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
-    _settled(page, server, game)
+    settled(page, server, game)
     assert page.evaluate("document.documentElement.scrollWidth") <= 390
     boxes = page.locator("input[name=discard]")
     for i in range(3):  # a third discard is refused on the page (at most 2)
@@ -350,13 +316,13 @@ def test_browser_the_page_fits_a_390_pixel_phone(server, browser):
     assert errors == []
 
 
-def test_browser_fairness_generator_matches_the_published_test_vectors(server, browser):
+def test_browser_fairness_generator_matches_the_published_test_vectors(server, browser):  # noqa: F811
     """The page's own generator (service/web/fairness.js), run in the browser, gives every value
     of docs/fairness.md's table of test vectors."""
     table = (Path(__file__).resolve().parents[2] / "docs" / "fairness.md").read_text()
     published = dict(re.findall(r"^\| (.+?) \| (.+?) \|$", table, re.M))
     errors: list[str] = []
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/")
     got = page.evaluate(
         """async () => {
@@ -377,44 +343,21 @@ def test_browser_fairness_generator_matches_the_published_test_vectors(server, b
     assert errors == []
 
 
-def _scenario(server, options: dict | None = None, **position) -> tuple[str, list[str]]:
-    base = {
-        "hands": [
-            ["red-2a", "brown-1a", "brown-2a", "green-1a", "white-1a", "blue-3a", "blue-2a", "yellow-1a"],
-            ["black-1a"],
-        ],
-        "figures": ["earth_temple", "courtyard"],
-        "crystals": [4, 9],
-        "scales": [0, 0],
-        "dragons": [],
-        "markers": [],
-        "obelisk": [],
-    }
-    status, created = call(
-        server,
-        "POST",
-        "/games",
-        {"seats": [{"kind": "human"}, {"kind": "human"}], "scenario": {**base, **position}, **(options or {})},
-    )
-    assert status == 201, created
-    return created["game"], [s["token"] for s in created["seats"]]
-
-
 #: the text on the n-th space of the Earth Temple: its value while open, its owner once paid
 _SPACE = "document.querySelectorAll('[data-tile=earth_temple] g.space')[%d - 1].querySelector('text').textContent"
 
 
-def test_browser_a_space_is_paid_by_ticking_cards_with_the_running_total_mimix_khind_and_hoax(server, browser):
+def test_browser_a_space_is_paid_by_ticking_cards_with_the_running_total_mimix_khind_and_hoax(server, browser):  # noqa: F811
     """Seat 0 stands on the Earth Temple (red 5, red 4, red 3) holding red 2, a Mimix pair, a
     Khind, a Hoax 1 and blues. Ticking cards shows the running total; a lone Mimix is refused;
     red 2 + the pair pays 5; then Hoax 1 recolouring blue 3, plus the Khind, pays 4."""
     errors: list[str] = []
-    game, tokens = _scenario(server)
-    page = _page(browser, errors)
+    game, tokens = scenario_over_http(server)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/play/{game}#token={tokens[0]}")
     # what completing it pays, from GET /catalogue, beside the spaces and as the tile's tooltip
     page.wait_for_selector(".group p:has-text('Earth Temple: completing it pays')")
-    _settled(page, server, game)
+    settled(page, server, game)
     assert "to the most markers" in page.text_content("[data-tile=earth_temple] > title")
     page.click("#board [data-tile=earth_temple] [data-space='0']")
     total = page.locator("#total")
@@ -441,15 +384,15 @@ def test_browser_a_space_is_paid_by_ticking_cards_with_the_running_total_mimix_k
     assert errors == []
 
 
-def test_browser_a_turn_is_played_with_the_keyboard_alone(server, browser):
+def test_browser_a_turn_is_played_with_the_keyboard_alone(server, browser):  # noqa: F811
     """Tab to a highlighted tile, Enter walks there (or opens the choice, where Enter takes the
     step); Tab to the end of the turn, Enter ends it."""
     errors: list[str] = []
-    game, tokens, first = _two_humans(server)
-    page = _page(browser, errors)
+    game, tokens, first = two_humans_over_http(server)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
-    _settled(page, server, game)
+    settled(page, server, game)
 
     def tab_to(selector: str) -> None:
         for _ in range(120):
@@ -478,19 +421,19 @@ def test_browser_a_turn_is_played_with_the_keyboard_alone(server, browser):
     assert errors == []
 
 
-def test_browser_fairness_check_catches_a_tampered_layout_and_seed(server, browser):
+def test_browser_fairness_check_catches_a_tampered_layout_and_seed(server, browser):  # noqa: F811
     """A scenario won by one offering, so finished at once. Its layout is drawn from the seed:
     the page agrees with the true log, and catches a served log with two tiles swapped, or with
     another seed revealed."""
     errors: list[str] = []
-    game, tokens = _scenario(
+    game, tokens = scenario_over_http(
         server, figures=["courtyard", "courtyard"], obelisk=[0, 0, 0, 0, 0], crystals=[20, 0], hands=[[], []]
     )
     _, legal = call(server, "GET", f"/games/{game}/legal", token=tokens[0])
     offer = next(c for c in legal["commands"] if c["type"] == "offer")
     match = {"If-Match": f'"{legal["version"]}"'}
     assert call(server, "POST", f"/games/{game}/commands", offer, token=tokens[0], headers=match)[0] == 200
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/play/{game}")
     page.wait_for_selector("#fairness li:has-text('Fair')")
     assert _failed(page) == set()
@@ -505,7 +448,7 @@ def test_browser_fairness_check_catches_a_tampered_layout_and_seed(server, brows
         return log
 
     for tamper, caught in ((swap_tiles, {"layout"}), (other_seed, {"seed copies", "commitment", "layout"})):
-        liar = _page(browser, errors)
+        liar = page_with_errors(browser, errors)
         _lie(liar, tamper)
         liar.goto(f"{server}/play/{game}")
         liar.wait_for_selector("#fairness li:has-text('UNFAIR')")
@@ -516,7 +459,7 @@ def test_browser_fairness_check_catches_a_tampered_layout_and_seed(server, brows
 TO_TILE = {"move", "fly_figure", "fly_dragon", "move_dragon", "use_action"}
 
 
-def test_browser_every_command_legal_lists_can_be_reached_on_the_page(server, browser):
+def test_browser_every_command_legal_lists_can_be_reached_on_the_page(server, browser):  # noqa: F811
     """On the Main Hall (expansion: any-colour spaces and its action) with Flit 1 and 2, Vulca 1
     and 2 (the red dragon in the city) and cards to pay with: each tile /legal names is a target
     whose choice lists exactly its commands; the powers without a tile are buttons; every way to
@@ -524,7 +467,7 @@ def test_browser_every_command_legal_lists_can_be_reached_on_the_page(server, br
     Build button for exactly that payment."""
     errors: list[str] = []
     hand = ["grey-1a", "grey-2a", "black-1a", "black-2a", "red-1a", "red-2a", "green-1a", "white-2a"]
-    game, tokens = _scenario(
+    game, tokens = scenario_over_http(
         server,
         {"expansion": True},
         hands=[hand, ["blue-1a"]],
@@ -532,10 +475,10 @@ def test_browser_every_command_legal_lists_can_be_reached_on_the_page(server, br
         dragons=[{"dragon": "red", "tile": "courtyard"}],
     )
     _, legal = call(server, "GET", f"/games/{game}/legal", token=tokens[0])
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/play/{game}#token={tokens[0]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
-    _settled(page, server, game)
+    settled(page, server, game)
     by_tile: dict[str, list[dict]] = {}
     for c in legal["commands"]:
         if c["type"] in TO_TILE and c.get("to"):
@@ -577,16 +520,16 @@ def test_browser_every_command_legal_lists_can_be_reached_on_the_page(server, br
     assert errors == []
 
 
-def test_browser_every_card_and_space_carries_its_peoples_symbol_not_its_colour_alone(server, browser):
+def test_browser_every_card_and_space_carries_its_peoples_symbol_not_its_colour_alone(server, browser):  # noqa: F811
     """Each people has its own symbol (service/web/peoples.js) on its cards and on the spaces of
     its colour, so nobody needs to tell the colours apart; the page is photographed as people
     with protanopia and deuteranopia see it (var/screenshots/vision-*.png)."""
     errors: list[str] = []
-    game, tokens = _scenario(server)
-    page = _page(browser, errors)
+    game, tokens = scenario_over_http(server)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/play/{game}#token={tokens[0]}")
     page.wait_for_selector("#hand .card")
-    _settled(page, server, game)
+    settled(page, server, game)
     peoples = page.evaluate("import('/web/peoples.js').then((m) => m.PEOPLES)")
     symbols = [p["symbol"] for p in peoples.values()]
     assert len(set(symbols)) == len(symbols) == 8
@@ -609,13 +552,13 @@ def test_browser_every_card_and_space_carries_its_peoples_symbol_not_its_colour_
     assert errors == []
 
 
-def test_browser_the_board_reads_at_a_glance(server, browser):
+def test_browser_the_board_reads_at_a_glance(server, browser):  # noqa: F811
     """Figures as pawns in their seat's colours (mine ringed), markers in the same colours,
     dragons drawn on their tiles, the obelisk drawn with its costs and offerings; rubble,
     rebuilt and reachable tell apart in all four combinations; the last move is framed."""
     errors: list[str] = []
     # seat 0 on the Courtyard: the four starting tiles next to it are the tiles a step reaches
-    game, tokens = _scenario(
+    game, tokens = scenario_over_http(
         server,
         hands=[["yellow-3a", "white-3a"], ["black-1a"]],
         figures=["courtyard", "courtyard"],
@@ -624,10 +567,10 @@ def test_browser_the_board_reads_at_a_glance(server, browser):
         obelisk=[1],
         rebuilt=["fire_temple", "water_temple", "mill"],
     )
-    page = _page(browser, errors)
+    page = page_with_errors(browser, errors)
     page.goto(f"{server}/play/{game}#token={tokens[0]}")
     page.wait_for_selector("#actions button[data-type=end_turn]")
-    _settled(page, server, game)
+    settled(page, server, game)
     colours = page.evaluate("import('/web/board.js').then((m) => m.SEAT_COLOURS)")
     pawns = page.eval_on_selector_all(
         "[data-tile=courtyard] g.figure",
@@ -662,7 +605,7 @@ def test_browser_the_board_reads_at_a_glance(server, browser):
     }
     assert len(set(combos.values())) == 4, combos
     assert all(fill != "url(#rubble)" for fill, *_ in (combos["rebuilt, reachable"], combos["rebuilt, not reachable"]))
-    _walk(page)
+    walk(page)
     page.wait_for_selector("[data-tile] rect.last")
     moved = call(server, "GET", f"/games/{game}")[1]["players"][0]["position"]
     assert page.eval_on_selector("rect.last", "r => r.closest('[data-tile]').dataset.tile") == moved

@@ -1,13 +1,24 @@
-"""A webhook receiver for the integration tests: a real HTTP server on 127.0.0.1."""
+"""The integration tests' fixtures: a webhook receiver (a real HTTP server on 127.0.0.1), a real
+SMTP server's inbox, and the API with one real worker for turn alerts."""
 
 from __future__ import annotations
 
 import json
 import threading
 import time
+import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import redis
+from aiosmtpd.controller import Controller
+
+from application.rq_handoff import RQHandoff
+from events.embedded import free_port
+from service.app import create_app
+from tests.api.client import CheckedClient
+from tests.support.mail import Inbox
+from tests.support.workers import Workers
 
 
 class Receiver:
@@ -55,3 +66,32 @@ def receivers():
     yield lambda *script: made.append(Receiver(*script)) or made[-1]
     for r in made:
         r.server.shutdown()
+
+
+@pytest.fixture
+def setting(redis_url, monkeypatch, tmp_path):
+    """The API in this process and one real worker on the test run's Redis, with local
+    receivers allowed and short retries."""
+    monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
+    queue = f"alerts-{uuid.uuid4().hex[:8]}"
+    client = redis.Redis.from_url(redis_url)
+    api = CheckedClient(
+        create_app({"REDIS_CLIENT": client, "HANDOFF": RQHandoff(client, queue=queue), "RATE_LIMIT": 0})
+    )
+    workers = Workers(redis_url, queue, logs=tmp_path)
+    workers.start(BLUEMOON_WEBHOOK_BACKOFF="0.3,0.5,1", PUBLIC_URL="https://bluemoon.example")  # the links' origin
+    yield api
+    workers.stop_all()
+    client.close()
+
+
+@pytest.fixture
+def inbox(monkeypatch):
+    box = Inbox()
+    port = free_port()
+    controller = Controller(box, hostname="127.0.0.1", port=port)
+    controller.start()
+    monkeypatch.setenv("SMTP_URL", f"smtp://127.0.0.1:{port}")
+    monkeypatch.setenv("MAIL_FROM", "Blue Moon City <games@bluemoon.example>")
+    yield box
+    controller.stop()

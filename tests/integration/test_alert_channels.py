@@ -8,27 +8,17 @@ from __future__ import annotations
 
 import base64
 import json
-import threading
 import time
-import uuid
-from email.message import Message
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import http_ece
 import pytest
-import redis
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
-from application.rq_handoff import RQHandoff
-from service.app import create_app
-from tests.api.client import CheckedClient
-from tests.api.test_accounts import _personal_token
-from tests.api.test_alerts import browser_keys
-from tests.conftest import made_with_first_turn
-from tests.integration.test_email_sign_in import inbox  # noqa: F401 (the fixture)
-from tests.integration.test_workers import Workers, wait_until
+from tests.support.alerts import PushService, browser_keys, end_the_turn, joined_game, parts_of, two_people
+from tests.support.games import made_with_first_turn
+from tests.support.workers import wait_until
 
 pytestmark = pytest.mark.slow  # real workers, real receivers, real waiting for a mail batch
 
@@ -37,100 +27,24 @@ def _b64decode(text: str) -> bytes:
     return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
 
 
-class PushService:
-    """A push service on 127.0.0.1: keeps each message's headers and encrypted body, and
-    answers from a script (201, or 410 for a subscription that is gone); the last repeats.
-    ``location``, when set, goes with every answer (a redirect's target)."""
-
-    def __init__(self, *script: int) -> None:
-        self.script, self.received = list(script) or [201], []
-        self.location: str | None = None
-        service = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                service.received.append(
-                    {"path": self.path, "headers": {k.lower(): v for k, v in self.headers.items()}, "body": body}
-                )
-                status = service.script.pop(0) if len(service.script) > 1 else service.script[0]
-                self.send_response(status)
-                if service.location:
-                    self.send_header("Location", service.location)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.endpoint = f"http://127.0.0.1:{self.server.server_address[1]}/push/{uuid.uuid4().hex}"
-        threading.Thread(target=self.server.serve_forever, daemon=True).start()
-
-
-@pytest.fixture
-def setting(redis_url, monkeypatch, tmp_path):
-    """The API in this process and one real worker on the test run's Redis, with local
-    receivers allowed and short retries."""
-    monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
-    queue = f"alerts-{uuid.uuid4().hex[:8]}"
-    client = redis.Redis.from_url(redis_url)
-    api = CheckedClient(
-        create_app({"REDIS_CLIENT": client, "HANDOFF": RQHandoff(client, queue=queue), "RATE_LIMIT": 0})
-    )
-    workers = Workers(redis_url, queue, logs=tmp_path)
-    workers.start(BLUEMOON_WEBHOOK_BACKOFF="0.3,0.5,1", PUBLIC_URL="https://bluemoon.example")  # the links' origin
-    yield api
-    workers.stop_all()
-    client.close()
-
-
-def _people(api) -> tuple[str, str]:
-    tag = uuid.uuid4().hex[:8]
-    return _personal_token(api, f"ada-{tag}@example.com"), _personal_token(api, f"bo-{tag}@example.com")
-
-
-def _game(api, ada: str, bo: str) -> tuple[str, str, str]:
-    """Ada's game (seat 0, her turn first) that Bo joined (seat 1)."""
-    made = made_with_first_turn(api, {"seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada)
-    game = made["game"]
-    joined = api.post(f"/games/{game}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo).json
-    return game, made["seats"][0]["token"], joined["token"]
-
-
-def _play(api, game: str, token: str, step: bool = False) -> None:
-    """End the seat's turn, after one step on the board if ``step``."""
-    version = api.get(f"/games/{game}", token=token).json["version"]
-    if step:
-        move = next(c for c in api.get(f"/games/{game}/legal", token=token).json["commands"] if c["type"] == "move")
-        stepped = api.post(f"/games/{game}/commands", json={**move, "expected_version": version}, token=token)
-        assert stepped.status_code == 200, stepped.json
-        version = stepped.json["view"]["version"]
-    answer = api.post(f"/games/{game}/commands", json={"type": "end_turn", "expected_version": version}, token=token)
-    assert answer.status_code == 200, answer.json
-
-
-def _parts(message: Message) -> dict[str, str]:
-    parts = (part for part in message.walk() if not part.is_multipart())
-    return {part.get_content_type(): part.get_payload(decode=True).decode() for part in parts}
-
-
-def test_one_mail_covers_the_games_within_the_delay_and_its_link_unsubscribes(inbox, setting):  # noqa: F811 (the SMTP server first: the worker takes its address)
+def test_one_mail_covers_the_games_within_the_delay_and_its_link_unsubscribes(
+    inbox, setting
+):  # (the SMTP server first: the worker takes its address)
     api = setting
-    ada, bo = _people(api)
+    ada, bo = two_people(api)
     bo_email = api.get("/me", token=bo).json["email"]
     api.patch("/me/alerts", json={"email": {"enabled": True, "delay_seconds": 3}}, token=bo)
-    first, ada_first, _ = _game(api, ada, bo)
-    second, ada_second, bo_second = _game(api, ada, bo)
-    _play(api, first, ada_first, step=True)
-    _play(api, second, ada_second)
+    first, ada_first, _ = joined_game(api, ada, bo)
+    second, ada_second, bo_second = joined_game(api, ada, bo)
+    end_the_turn(api, first, ada_first, step=True)
+    end_the_turn(api, second, ada_second)
     wait_until(lambda: [m for to, m in inbox.messages if bo_email in to], 20, "Bo's mail")
     time.sleep(4)  # a second mail would come within the delay: none does
     mails = [m for to, m in inbox.messages if bo_email in to]
     assert len(mails) == 1, [m["Subject"] for m in mails]
     mail = mails[0]
     assert mail["Subject"] == "Your turn in 2 Blue Moon City games"
-    parts = _parts(mail)
+    parts = parts_of(mail)
     assert set(parts) == {"text/plain", "text/html"}
     for game in (first, second):
         assert f"https://bluemoon.example/play/{game}" in parts["text/plain"]
@@ -142,8 +56,8 @@ def test_one_mail_covers_the_games_within_the_delay_and_its_link_unsubscribes(in
     clicked = api.post(link.removeprefix("https://bluemoon.example"), data="List-Unsubscribe=One-Click")
     assert clicked.status_code == 200  # no session, no token: the link alone
     assert api.get("/me/alerts", token=bo).json["email"]["enabled"] is False
-    _play(api, second, bo_second)
-    _play(api, second, ada_second)  # Bo's turn again: no mail now
+    end_the_turn(api, second, bo_second)
+    end_the_turn(api, second, ada_second)  # Bo's turn again: no mail now
     store = api.app.extensions["bluemoon"].store
     wait_until(lambda: store.outbox_entry(f"al:{second}:1") is None, 10, "the worker to be done with the alert")
     assert len([m for to, m in inbox.messages if bo_email in to]) == 1
@@ -153,7 +67,7 @@ def test_one_mail_covers_the_games_within_the_delay_and_its_link_unsubscribes(in
 
 def test_discord_slack_and_push_each_get_the_alert_once_and_a_failed_post_is_retried(setting, receivers):
     api = setting
-    ada, bo = _people(api)
+    ada, bo = two_people(api)
     discord, slack = receivers(500, 204), receivers(200)
     push_service = PushService(201, 410)
     private, keys_sent = browser_keys()
@@ -165,8 +79,8 @@ def test_discord_slack_and_push_each_get_the_alert_once_and_a_failed_post_is_ret
     assert api.patch("/me/alerts", json=changes, token=bo).status_code == 200
     made = api.post("/me/push-subscriptions", json={"endpoint": push_service.endpoint, "keys": keys_sent}, token=bo)
     assert made.status_code == 201, made.json
-    game, ada_seat, bo_seat = _game(api, ada, bo)
-    _play(api, game, ada_seat)
+    game, ada_seat, bo_seat = joined_game(api, ada, bo)
+    end_the_turn(api, game, ada_seat)
     wait_until(lambda: len(discord.requests) == 2, 20, "Discord's retried post")
     time.sleep(1)  # the retry must not send the others again
     assert len(slack.requests) == 1 and len(push_service.received) == 1
@@ -186,8 +100,8 @@ def test_discord_slack_and_push_each_get_the_alert_once_and_a_failed_post_is_ret
         push_service.endpoint,
     )
 
-    _play(api, game, bo_seat)
-    _play(api, game, ada_seat)  # Bo's turn again: the push service now says the subscription is gone
+    end_the_turn(api, game, bo_seat)
+    end_the_turn(api, game, ada_seat)  # Bo's turn again: the push service now says the subscription is gone
     wait_until(
         lambda: not api.get("/me/alerts", token=bo).json["push_subscriptions"], 20, "the gone subscription dropped"
     )
@@ -211,7 +125,7 @@ def _check_vapid(header: str, service_key: str, endpoint: str) -> None:
 
 def test_the_reminder_before_a_deadline_goes_out_once_per_turn(setting, receivers):
     api = setting
-    ada, bo = _people(api)
+    ada, bo = two_people(api)
     discord = receivers(204)
     changes = {"email": {"enabled": False, "delay_seconds": 0}, "discord": {"url": discord.url}}
     assert api.patch("/me/alerts", json=changes, token=bo).status_code == 200
@@ -221,7 +135,7 @@ def test_the_reminder_before_a_deadline_goes_out_once_per_turn(setting, receiver
     game = made["game"]
     bo_seat = api.post(f"/games/{game}/seats/1/join", json={"invite": made["seats"][1]["invite"]}, token=bo).json
     assert bo_seat["seat"] == 1
-    _play(api, game, made["seats"][0]["token"])
+    end_the_turn(api, game, made["seats"][0]["token"])
     started = time.monotonic()
     wait_until(lambda: len(discord.requests) == 2, 15, "the turn's alert and its reminder")
     assert time.monotonic() - started >= 2.5  # the reminder comes in the last quarter of Bo's 4 s

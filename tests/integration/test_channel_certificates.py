@@ -20,9 +20,8 @@ from cryptography.x509.oid import NameOID
 from py_vapid import Vapid02
 
 from events.embedded import free_port
-from tests.api.test_alerts import browser_keys
-from tests.integration.test_alert_channels import PushService
-from tests.integration.test_email_sign_in import Inbox
+from tests.support.alerts import PushService, browser_keys
+from tests.support.mail import Inbox
 from workers import alert_channels
 from workers.alert_channels import ChannelFailed
 

@@ -15,9 +15,9 @@ import redis
 from application.rq_handoff import RQHandoff
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.api.test_accounts import _personal_token
-from tests.conftest import made_with_first_turn
-from tests.integration.test_workers import Workers, wait_until
+from tests.support.accounts import personal_token
+from tests.support.games import made_with_first_turn
+from tests.support.workers import Workers, wait_until
 
 pytestmark = pytest.mark.slow  # real clocks must run out, played by a real worker
 
@@ -78,7 +78,7 @@ def test_a_bank_that_runs_out_is_played_for_the_seat_and_a_quick_turn_refills_it
 
 
 def test_a_vacation_pauses_the_persons_clock_is_shown_to_the_others_and_resumes_when_they_come_back(api):
-    ada = _personal_token(api, f"ada-{uuid.uuid4().hex[:8]}@example.com")
+    ada = personal_token(api, f"ada-{uuid.uuid4().hex[:8]}@example.com")
     clock = {"bank_seconds": 4, "increment_seconds": 1}
     made = made_with_first_turn(api, {"seats": [{"kind": "human"}, {"kind": "open"}], "clock": clock}, token=ada)
     game = made["game"]

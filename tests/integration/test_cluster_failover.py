@@ -29,8 +29,7 @@ from events.embedded import EmbeddedRedis
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.conftest import start_cluster, until
-from tests.integration.test_workers import Workers
-from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
+from tests.support.workers import Workers, assert_each_bot_command_applied_once_at_its_version
 
 CUT_OFF = "its replica stopped and cut off, then SIGKILL"
 

@@ -16,7 +16,7 @@ from domain import Options, legal_commands
 from events import keys
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.integration.test_workers import Workers, wait_until
+from tests.support.workers import Workers, wait_until
 
 
 @pytest.fixture

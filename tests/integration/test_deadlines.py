@@ -12,7 +12,7 @@ import redis
 from application.rq_handoff import RQHandoff
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.integration.test_workers import Workers, wait_until
+from tests.support.workers import Workers, wait_until
 
 
 @pytest.mark.slow

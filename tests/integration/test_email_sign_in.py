@@ -5,39 +5,14 @@ from __future__ import annotations
 
 import re
 import time
-from email import message_from_bytes
 
 import pytest
 import redis
-from aiosmtpd.controller import Controller
 
 from application.handoff import CallbackHandoff
 from events.embedded import free_port
 from service.app import create_app
 from tests.api.client import CheckedClient
-
-
-class Inbox:
-    """aiosmtpd's handler: keeps every message it is given."""
-
-    def __init__(self) -> None:
-        self.messages: list = []
-
-    async def handle_DATA(self, server, session, envelope):  # (aiosmtpd calls it by this name)
-        self.messages.append((envelope.rcpt_tos, message_from_bytes(envelope.content)))
-        return "250 OK"
-
-
-@pytest.fixture
-def inbox(monkeypatch):
-    box = Inbox()
-    port = free_port()
-    controller = Controller(box, hostname="127.0.0.1", port=port)
-    controller.start()
-    monkeypatch.setenv("SMTP_URL", f"smtp://127.0.0.1:{port}")
-    monkeypatch.setenv("MAIL_FROM", "Blue Moon City <games@bluemoon.example>")
-    yield box
-    controller.stop()
 
 
 def test_a_link_sent_by_smtp_is_followed_from_the_message_to_a_session(inbox, redis_url):

@@ -24,8 +24,7 @@ from events import keys
 from events.embedded import EmbeddedRedis
 from events.projection import entry
 from events.store import WrongExpectedVersion
-from tests.integration.test_workers import Workers, wait_until
-from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
+from tests.support.workers import Workers, assert_each_bot_command_applied_once_at_its_version, wait_until
 
 HOOK_URL = "http://127.0.0.1:9/hooks"  # never called: its deliveries are deadline warnings an hour away
 

@@ -9,27 +9,28 @@ import json
 import pytest
 
 from events import keys
-from tests.integration.test_alert_channels import _game, _people, _play, setting  # noqa: F401 (the fixture)
-from tests.integration.test_email_sign_in import inbox  # noqa: F401 (the fixture)
-from tests.integration.test_workers import wait_until
+from tests.support.alerts import end_the_turn, joined_game, two_people
+from tests.support.workers import wait_until
 from workers import alert_channels
 
 STORED = "Ada\r\nBcc: everyone@evil.example\u202e"
 
 
 @pytest.mark.slow
-def test_a_stored_name_with_a_line_break_does_not_stop_the_mail(inbox, setting):  # noqa: F811 (the SMTP server first: the worker takes its address)
+def test_a_stored_name_with_a_line_break_does_not_stop_the_mail(
+    inbox, setting
+):  # (the SMTP server first: the worker takes its address)
     """Slow: a real worker sends the mail."""
     api = setting
-    ada, bo = _people(api)
+    ada, bo = two_people(api)
     bo_email = api.get("/me", token=bo).json["email"]
     api.patch("/me/alerts", json={"email": {"enabled": True, "delay_seconds": 0}}, token=bo)
-    game, ada_seat, _ = _game(api, ada, bo)
+    game, ada_seat, _ = joined_game(api, ada, bo)
     client = api.app.extensions["bluemoon"].store.client
     seats = json.loads(client.hget(keys.meta(game), "seats"))
     seats[0]["name"] = STORED  # written as an old game holds it: no check stands in the way
     client.hset(keys.meta(game), "seats", json.dumps(seats))
-    _play(api, game, ada_seat)  # Bo's turn: his mail names Ada
+    end_the_turn(api, game, ada_seat)  # Bo's turn: his mail names Ada
     wait_until(lambda: [m for to, m in inbox.messages if bo_email in to], 20, "Bo's mail")
     ((recipients, mail),) = [(to, m) for to, m in inbox.messages if bo_email in to]
     assert recipients == [bo_email]  # the Bcc in the name added no one
@@ -39,7 +40,7 @@ def test_a_stored_name_with_a_line_break_does_not_stop_the_mail(inbox, setting):
     assert [d["outcome"] for d in log if d["channel"] == "email"] == ["delivered"]
 
 
-def test_a_subject_kept_in_a_mail_batch_from_before_the_check_is_sent_on_one_line(inbox):  # noqa: F811
+def test_a_subject_kept_in_a_mail_batch_from_before_the_check_is_sent_on_one_line(inbox):
     """A batch's items keep their words (application/mail_batches.py): one made before names were
     shown safely still carries the raw name to the header, where it is made one line."""
     alert_channels.mail(

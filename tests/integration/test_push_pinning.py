@@ -13,8 +13,7 @@ import pytest
 from py_vapid import Vapid02
 
 from application.webhook_subscriptions import check_url
-from tests.api.test_alerts import browser_keys
-from tests.integration.test_alert_channels import PushService
+from tests.support.alerts import PushService, browser_keys
 from workers import alert_channels, webhook_delivery
 from workers.alert_channels import ChannelFailed
 

@@ -18,8 +18,8 @@ from events import keys
 from events.embedded import EmbeddedRedis, free_port
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.integration.test_webhooks import WORKER_ENV, end_turn, two_humans
-from tests.integration.test_workers import Workers, wait_until
+from tests.support.games import end_turn, two_humans
+from tests.support.workers import WORKER_ENV, Workers, wait_until
 
 
 @pytest.mark.slow

@@ -19,7 +19,7 @@ from events import keys
 from events.outbox import Outbox
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.integration.test_workers import Workers, wait_until
+from tests.support.workers import Workers, wait_until
 from workers import webhook_delivery
 
 

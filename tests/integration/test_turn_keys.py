@@ -15,8 +15,7 @@ from domain.commands import EndTurn
 from domain.decide import decide_and_apply
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.integration.test_workers import Workers, wait_until
-from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
+from tests.support.workers import Workers, assert_each_bot_command_applied_once_at_its_version, wait_until
 
 
 @pytest.fixture

@@ -12,18 +12,19 @@ import pytest
 import redis
 
 from events import keys
-from tests.integration.test_alert_channels import _parts, _people, _play, setting  # noqa: F401 (the fixture)
-from tests.integration.test_email_sign_in import inbox  # noqa: F401 (the fixture)
-from tests.integration.test_workers import wait_until
+from tests.support.alerts import end_the_turn, parts_of, two_people
+from tests.support.workers import wait_until
 
 pytestmark = pytest.mark.slow  # a real worker plays the bot, and the test waits out a mail delay
 
 DELAY = 6  #: the person's mail delay (s): long enough for a turn to go and come back inside it, on a busy machine
 
 
-def test_a_turn_that_came_back_within_the_delay_is_mailed(inbox, setting, redis_url):  # noqa: F811 (the SMTP server first: the worker takes its address)
+def test_a_turn_that_came_back_within_the_delay_is_mailed(
+    inbox, setting, redis_url
+):  # (the SMTP server first: the worker takes its address)
     api = setting
-    _, bo = _people(api)
+    _, bo = two_people(api)
     bo_email = api.get("/me", token=bo).json["email"]
     api.patch("/me/alerts", json={"email": {"enabled": True, "delay_seconds": DELAY}}, token=bo)
     made = api.post(
@@ -44,7 +45,7 @@ def test_a_turn_that_came_back_within_the_delay_is_mailed(inbox, setting, redis_
 
     first = wait_until(alerted_turn, 15, "Bo's turn alerted and waiting in his mail batch")
     opened = time.monotonic()
-    _play(api, game, token)  # Bo ends his turn; the bot plays and gives it back
+    end_the_turn(api, game, token)  # Bo ends his turn; the bot plays and gives it back
     wait_until(lambda: (alerted_turn() or 0) > first, 10, "the bot to give the turn back, alerted again")
     assert time.monotonic() - opened < DELAY, "the turn came back after the delay: the test proves nothing"
     wait_until(lambda: store.outbox_entry(f"al:{game}:0") is None, DELAY + 10, "the worker to be done with the alert")
@@ -52,6 +53,6 @@ def test_a_turn_that_came_back_within_the_delay_is_mailed(inbox, setting, redis_
     mails = [m for to, m in inbox.messages if bo_email in to]
     log = api.get("/me/alerts/deliveries", token=bo).json["deliveries"]
     assert len(mails) == 1, [(d["outcome"], d["attempt"]) for d in log]
-    assert f"/play/{game}" in _parts(mails[0])["text/plain"]
+    assert f"/play/{game}" in parts_of(mails[0])["text/plain"]
     assert [d["outcome"] for d in log if d["channel"] == "email"] == ["delivered"]
     client.close()

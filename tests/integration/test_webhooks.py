@@ -14,7 +14,8 @@ from standardwebhooks.webhooks import Webhook
 from application.rq_handoff import RQHandoff
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.integration.test_workers import Workers, wait_until
+from tests.support.games import end_turn, two_humans
+from tests.support.workers import WORKER_ENV, Workers, wait_until
 
 
 @pytest.fixture
@@ -31,27 +32,6 @@ def hooks_env(redis_url, monkeypatch):
     yield api, workers
     workers.stop_all()
     client.close()
-
-
-WORKER_ENV = {"WEBHOOK_ALLOW_HOSTS": "127.0.0.1", "BLUEMOON_WEBHOOK_BACKOFF": "0.4,0.8"}
-
-
-def two_humans(api):
-    created = api.post(
-        "/games", json={"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
-    ).json
-    return created["game"], [s["token"] for s in created["seats"]], created["version"]
-
-
-def end_turn(api, game, token, version):
-    r = api.post(
-        f"/games/{game}/commands",
-        token=token,
-        json={"type": "end_turn", "discards": []},
-        headers={"If-Match": f'"{version}"', "Idempotency-Key": f"end-{version}"},
-    )
-    assert r.status_code == 200, r.json
-    return r.json["version"]
 
 
 def one_turn_started_delivery(hooks_env, receiver, **worker_env):

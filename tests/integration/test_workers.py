@@ -5,13 +5,8 @@ fails after the append, or a dispatcher that dies after its claim, loses nothing
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
-from pathlib import Path
 
 import pytest
 import redis
@@ -24,7 +19,7 @@ from domain import Options
 from domain.options import Layout
 from domain.peoples import CANONICAL_DECK
 from events.outbox import Outbox
-from tests.unit.test_jobs import assert_each_bot_command_applied_once_at_its_version
+from tests.support.workers import Workers, assert_each_bot_command_applied_once_at_its_version, gone, wait_until
 
 
 @pytest.fixture
@@ -39,72 +34,11 @@ def service(redis_url, queue_name):
     client.close()
 
 
-def gone(pid: int) -> bool:
-    """No such process any more (or only its zombie, waiting to be reaped)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
-
-
-class Workers:
-    """Start and kill worker processes as an operator (or bluemoon's supervisor) would."""
-
-    def __init__(self, url: str, queue: str, logs: Path | None = None) -> None:
-        self.url, self.queue, self.procs = url, queue, []
-        self.logs = logs  #: a folder for the workers' output (worker-<n>.log), kept to tell why a test failed
-
-    def start(self, queues: str = "turns,deliveries", **env: str) -> subprocess.Popen:
-        """One ``bluemoon-worker`` taking ``queues`` (turns, deliveries, or both: the default)."""
-        output = (self.logs / f"worker-{len(self.procs)}.log").open("wb") if self.logs else subprocess.DEVNULL
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "cli.bluemoon_worker", "--queue", self.queue, "--queues", queues],
-            env={**os.environ, "REDIS_URL": self.url, "BLUEMOON_QUEUE": self.queue, **env},
-            start_new_session=True,
-            stdout=output,
-            stderr=subprocess.STDOUT,
-        )
-        self.procs.append(proc)
-        return proc
-
-    def kill_with_horse(self, proc: subprocess.Popen) -> int:
-        """SIGKILL the worker and the work-horse it forked (RQ puts the horse in a process
-        group of its own, so killing the worker's group alone would spare it); returns the
-        horse's pid once both are gone."""
-        horses = Path(f"/proc/{proc.pid}/task/{proc.pid}/children").read_text().split()
-        assert len(horses) == 1, f"expected one work-horse busy with the turn, found {horses}"
-        horse = int(horses[0])
-        os.kill(proc.pid, signal.SIGKILL)
-        os.kill(horse, signal.SIGKILL)
-        proc.wait()
-        wait_until(lambda: gone(horse), 5, "the horse to die")
-        return horse
-
-    def stop_all(self) -> None:
-        for proc in self.procs:
-            if proc.poll() is None:
-                os.killpg(proc.pid, signal.SIGTERM)
-                try:
-                    proc.wait(10)
-                except subprocess.TimeoutExpired:
-                    os.killpg(proc.pid, signal.SIGKILL)
-
-
 @pytest.fixture
 def workers(redis_url, queue_name):
     w = Workers(redis_url, queue_name)
     yield w
     w.stop_all()
-
-
-def wait_until(condition, seconds: float, what: str):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        result = condition()
-        if result:
-            return result
-        time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def test_one_human_and_three_bots_reach_the_humans_turn_by_themselves(service, workers):

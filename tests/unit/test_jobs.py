@@ -18,6 +18,7 @@ from application.wiring import build
 from domain import Edition, Options
 from domain.commands import EndTurn
 from domain.decide import decide_and_apply
+from tests.support.workers import assert_each_bot_command_applied_once_at_its_version
 from workers.turn_jobs import command_key, play
 
 
@@ -61,17 +62,6 @@ def test_a_job_for_a_finished_or_superseded_turn_is_a_no_op(rq_env):
     assert play(service, created.game, 1, 1, "greedy", "bot") == "done"  # not seat 1's turn
     assert play(service, created.game, 0, 7, "greedy", "bot") == "done"  # not turn 7
     assert service.store.version(created.game) == created.version
-
-
-def assert_each_bot_command_applied_once_at_its_version(service, game):
-    """A bot command id names the version it was chosen at; its events must follow it."""
-    by_command: dict[str, list[int]] = {}
-    for s in service.store.read(game):
-        if s.command.startswith("bot:"):
-            by_command.setdefault(s.command, []).append(s.seq)
-    for command, seqs in by_command.items():
-        version = int(command.split(":")[2])
-        assert seqs == list(range(version + 1, version + 1 + len(seqs))), command
 
 
 def test_a_retried_job_resumes_a_turn_half_played(rq_env):

@@ -2,14 +2,12 @@
 
 from dataclasses import replace
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from domain import (
-    Edition,
     IllegalCommand,
     InvalidCommand,
-    Options,
     decide,
     evolve,
     fold,
@@ -21,15 +19,7 @@ from domain import (
 from domain import commands as cmd
 from domain.options import MARKERS_PER_PLAYER
 from domain.peoples import CARDS
-
-games = st.builds(
-    lambda players, edition, expansion, seed: (Options(players, edition, expansion and edition is Edition.CMON), seed),
-    st.integers(2, 4),
-    st.sampled_from(Edition),
-    st.booleans(),
-    st.binary(min_size=8, max_size=8),
-)
-SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+from tests.support.properties import SETTINGS, games
 
 
 def _invariants(g, options):

@@ -17,7 +17,7 @@ from domain.bots.observation import observe
 from domain.decide import TAKE_BACKS_PER_TURN
 from events.snapshots import decode_state, encode_state
 from tests.situations import arrange, dragons, explicit_game, play, site
-from tests.unit.test_properties import SETTINGS, games
+from tests.support.properties import SETTINGS, games
 
 #: What closes a turn to take-backs, as the ruling words it: a card drawn, the deck shuffled,
 #: a building completed (others score), an offering made.

@@ -1,0 +1,35 @@
+"""Open games and ratings as the API tests reach them: people with tokens, an open game, a
+game made to have ended a given way."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from domain.state import EndReason, Result
+from tests.support.accounts import personal_token
+
+
+def auth(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"}
+
+
+def people(api, *names: str) -> list[str]:
+    return [personal_token(api, f"{name}@example.com") for name in names]
+
+
+def open_game(api, token, **body):
+    answer = api.post("/open-games", json={"players": 2, **body}, headers=auth(token))
+    assert answer.status_code == 201, answer.json
+    return answer.json
+
+
+def account_of(api, token: str) -> str:
+    return api.get("/me", headers=auth(token)).json["account"]
+
+
+def finished_as(api, game: str, reason: EndReason, winners: tuple[int, ...], points: list[tuple[int, int]]):
+    """The game as if it had ended so: each seat's offerings and crystals and the result (the
+    final order is all that ratings read)."""
+    state = api.app.extensions["bluemoon"].service.state(game)
+    players = tuple(replace(p, offerings=o, crystals=c) for p, (o, c) in zip(state.players, points))
+    return replace(state, players=players, result=Result(reason, winners))
