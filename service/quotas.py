@@ -37,8 +37,8 @@ from .ratelimit import Limit, client_address
 DEFAULTS = {
     "QUOTA_GAMES_PER_ADDRESS": "60 per hour",
     "QUOTA_GAMES_PER_ACCOUNT": "30 per hour",
-    "QUOTA_STREAMS_PER_ADDRESS": "20",
-    "QUOTA_STREAMS_PER_TOKEN": "4",
+    "QUOTA_STREAMS_PER_ADDRESS": "100",  # a household or a school behind one address
+    "QUOTA_STREAMS_PER_TOKEN": "16",  # a closed page keeps its slot until a write finds it gone (<= 15 s)
 }
 PREFIX = "quota"  #: no hash tag: the counters spread over every slot of a cluster
 
