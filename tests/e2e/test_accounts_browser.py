@@ -7,14 +7,19 @@ confirms it, and another origin's page refused the session cookie's use and refu
 from __future__ import annotations
 
 import json
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from events.embedded import free_port
 from tests.e2e.conftest import call, wait_until
-from tests.support.browser import browser, link_in, links_so_far, page_with_errors, service_and_log, sign_in_by_mail  # noqa: F401 (the fixture)
+from tests.support.browser import (  # noqa: F401 (the fixture)
+    another_site,
+    browser,
+    link_in,
+    links_so_far,
+    page_with_errors,
+    service_and_log,
+    sign_in_by_mail,
+)
 
 pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 
@@ -88,18 +93,7 @@ PAGE = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><t
 def test_browser_a_page_of_another_origin_cannot_use_the_session(service_and_log, browser, tmp_path):  # noqa: F811
     base, log = service_and_log
     (tmp_path / "index.html").write_text(PAGE)
-    port = free_port()
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(tmp_path), **kwargs)
-
-        def log_message(self, *args):
-            pass
-
-    other = ThreadingHTTPServer(("127.0.0.1", port), Quiet)
-    threading.Thread(target=other.serve_forever, daemon=True).start()
-    try:
+    with another_site(tmp_path) as port:
         errors: list[str] = []
         context_page = page_with_errors(browser, errors)
         sign_in_by_mail(context_page, base, log, "cy@example.com")
@@ -111,8 +105,6 @@ def test_browser_a_page_of_another_origin_cannot_use_the_session(service_and_log
         requests = [line for line in log.read_text().splitlines() if '"/me/tokens"' in line]  # the request log's
         refusals = [r for r in map(json.loads, requests) if r["path"] == "/me/tokens" and r["status"] == 403]
         assert refusals, "the server saw the request and refused it (the browser did send it)"
-    finally:
-        other.shutdown()
 
 
 FORM = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"><title>a game forum</title>
@@ -129,18 +121,7 @@ def test_browser_another_sites_form_cannot_sign_the_visitor_in_to_its_account(se
     assert call(base, "POST", "/auth/email-link", {"email": "mallory@example.com"})[0] == 202
     token = link_in(log, before).split("token=", 1)[1].split("&")[0]
     (tmp_path / "index.html").write_text(FORM.format(action=base + "/signin", token=token))
-    port = free_port()
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(tmp_path), **kwargs)
-
-        def log_message(self, *args):
-            pass
-
-    other = ThreadingHTTPServer(("127.0.0.1", port), Quiet)
-    threading.Thread(target=other.serve_forever, daemon=True).start()
-    try:
+    with another_site(tmp_path) as port:
         errors: list[str] = []
         visitor = page_with_errors(browser, errors)
         visitor.goto(f"http://127.0.0.1:{port}/")  # another site: the form posts itself at once
@@ -149,5 +130,3 @@ def test_browser_another_sites_form_cannot_sign_the_visitor_in_to_its_account(se
         visitor.goto(base + "/")
         assert visitor.evaluate("async () => (await (await fetch('/auth/session')).json()).signed_in") is False
         assert call(base, "POST", "/auth/email-link/use", {"token": token})[0] == 200  # the link was not spent
-    finally:
-        other.shutdown()

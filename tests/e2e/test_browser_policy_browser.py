@@ -4,13 +4,10 @@ which fails on any console error (a refused script or style is one)."""
 
 from __future__ import annotations
 
-import threading
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
-from events.embedded import free_port
 from tests.support.browser import (
+    another_site,
     browser,  # noqa: F401 (the fixture)
     page_with_errors,
 )
@@ -39,18 +36,7 @@ FRAMING = """<!doctype html><meta charset="utf-8"><link rel="icon" href="data:,"
 def test_browser_no_other_site_may_frame_a_page(server, browser, tmp_path):  # noqa: F811
     """Clickjacking: a page of another site frames the lobby under a decoy; the browser refuses."""
     (tmp_path / "index.html").write_text(FRAMING.format(src=server + "/"))
-    port = free_port()
-
-    class Quiet(SimpleHTTPRequestHandler):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, directory=str(tmp_path), **kwargs)
-
-        def log_message(self, *args):
-            pass
-
-    other = ThreadingHTTPServer(("127.0.0.1", port), Quiet)
-    threading.Thread(target=other.serve_forever, daemon=True).start()
-    try:
+    with another_site(tmp_path) as port:
         errors: list[str] = []
         page = page_with_errors(browser, errors)
         page.goto(f"http://localhost:{port}/")
@@ -58,5 +44,3 @@ def test_browser_no_other_site_may_frame_a_page(server, browser, tmp_path):  # n
         framed = page.frame_locator("#f")
         assert framed.locator("#account-title").count() == 0  # the lobby never drew inside the frame
         assert any("frame-ancestors" in e or "refused" in e.lower() for e in errors), errors
-    finally:
-        other.shutdown()

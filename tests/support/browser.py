@@ -7,11 +7,16 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
+import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
+from events.embedded import free_port
 from tests.e2e.conftest import call, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -158,3 +163,24 @@ SMALL = """() => [...document.querySelectorAll("button, a[href], select, input, 
   .map((el) => [el, el.getBoundingClientRect()])
   .filter(([, r]) => r.width < 44 || r.height < 44)
   .map(([el, r]) => `${el.tagName.toLowerCase()}${el.id ? "#" + el.id : ""}[${(el.textContent || el.name || "").trim().slice(0, 20)}] ${Math.round(r.width)}x${Math.round(r.height)}`)"""
+
+
+@contextmanager
+def another_site(directory: Path) -> Iterator[int]:
+    """A web server on 127.0.0.1 serving ``directory`` (an attacker's page), on a port of its
+    own: another origin than the service's. Yields the port; stopped at the end."""
+
+    class Quiet(SimpleHTTPRequestHandler):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, directory=str(directory), **kwargs)
+
+        def log_message(self, *args):
+            pass
+
+    port = free_port()
+    other = ThreadingHTTPServer(("127.0.0.1", port), Quiet)
+    threading.Thread(target=other.serve_forever, daemon=True).start()
+    try:
+        yield port
+    finally:
+        other.shutdown()
