@@ -56,6 +56,15 @@ def _move(api, game: str, token: str, version: int, key: str):
     )
 
 
+def _retried_until_confirmed(api, game, token, version):
+    """The same command retried (same key) until the replica, resumed, confirms it (15 s at most)."""
+    deadline = time.monotonic() + 15
+    while (retried := _move(api, game, token, version, "one")).status_code == 503:
+        assert time.monotonic() < deadline, "the replica did not come back"
+        time.sleep(0.2)
+    return retried
+
+
 def test_an_acknowledged_command_is_on_the_replica_and_an_unconfirmed_one_is_retried_once(api, primary_and_replica):
     primary, replica = primary_and_replica
     on_replica = redis.Redis.from_url(replica.url)
@@ -103,10 +112,7 @@ def test_a_primary_whose_replica_is_cut_off_takes_no_write_until_it_is_back(api,
     assert on_primary.xlen(keys.stream(game)) == version  # nothing written
 
     os.kill(replica.process.pid, signal.SIGCONT)
-    deadline = time.monotonic() + 15
-    while (retried := _move(api, game, tokens[0], version, "one")).status_code == 503:
-        assert time.monotonic() < deadline, "the replica did not come back"
-        time.sleep(0.2)
+    retried = _retried_until_confirmed(api, game, tokens[0], version)
     assert retried.status_code == 200 and retried.get_json()["duplicate"] is False
     on_replica = redis.Redis.from_url(replica.url)
     assert on_replica.xlen(keys.stream(game)) == retried.get_json()["version"]  # acknowledged: on the replica
@@ -136,10 +142,7 @@ def test_the_retry_of_an_unconfirmed_command_is_not_acknowledged_while_no_replic
     assert retried.status_code == 503 and retried.headers["Retry-After"]
 
     os.kill(replica.process.pid, signal.SIGCONT)
-    deadline = time.monotonic() + 15
-    while (retried := _move(api, game, tokens[0], version, "one")).status_code == 503:
-        assert time.monotonic() < deadline, "the replica did not come back"
-        time.sleep(0.2)
+    retried = _retried_until_confirmed(api, game, tokens[0], version)
     assert retried.status_code == 200 and retried.get_json()["duplicate"] is True
     on_replica = redis.Redis.from_url(replica.url)
     assert on_replica.xlen(keys.stream(game)) == retried.get_json()["version"]  # acknowledged: on the replica
