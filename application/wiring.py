@@ -17,18 +17,17 @@ from typing import Any
 import redis
 from redis.cluster import RedisCluster
 
+from application.accounts.account_service import Accounts
+from application.alerts.channel_settings import AlertSettings
+from application.background.handoff import Handoff
+from application.games.game_service import GameService
+from application.games.vacations import Vacations
+from application.lobby.open_games import Tables
+from application.lobby.ratings import Ratings
+from application.lobby.rematches import Rematches
 from events.cluster_feed import ClusterFeed
 from events.feed import BLOCK_MS, Feed
 from events.redis_store import RedisStore
-
-from .accounts import Accounts
-from .alert_settings import AlertSettings
-from .games import GameService
-from .handoff import Handoff
-from .ratings import Ratings
-from .rematches import Rematches
-from .tables import Tables
-from .vacations import Vacations
 
 #: Socket timeouts of the service's own calls (short reads and Lua appends): during an outage
 #: they fail within seconds, and the API answers 503 instead of hanging.
@@ -147,7 +146,7 @@ def store_for(client: Any, publish: bool) -> RedisStore:
 def build(url: str | None = None, client: Any = None, handoff: Handoff | None = None) -> Components:
     """Everything the web and worker processes need. ``client`` is used as given (fakeredis in
     unit tests); otherwise one is made for ``url`` (by default REDIS_URL, else the embedded
-    server). ``handoff`` takes the work the outbox hands on (RQ: application/rq_handoff.py);
+    server). ``handoff`` takes the work the outbox hands on (RQ: application/background/rq_handoff.py);
     without one, the work waits in the outbox for a process that has one."""
     if client is None:
         url = url or redis_url()

@@ -42,7 +42,7 @@ import redis
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from application.rq_handoff import QUEUE  # noqa: E402
+from application.background.rq_handoff import QUEUE  # noqa: E402
 from bench.capacity_load import player_process, watcher_process  # noqa: E402
 from bench.measure import children, cpu_seconds  # noqa: E402
 from bench.server import serve, start_worker  # noqa: E402

@@ -33,10 +33,10 @@ from rq import Queue
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from application.games import SeatSpec  # noqa: E402
-from application.outbound_limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT  # noqa: E402
-from application.rq_handoff import RQHandoff, delivery_queue  # noqa: E402
-from application.webhook_subscriptions import Webhooks  # noqa: E402
+from application.background.rq_handoff import RQHandoff, delivery_queue  # noqa: E402
+from application.games.game_service import SeatSpec  # noqa: E402
+from application.outbound.limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT  # noqa: E402
+from application.outbound.webhooks import Webhooks  # noqa: E402
 from application.wiring import build  # noqa: E402
 from bench.bot_speed import wait_for_turn  # noqa: E402
 from bench.measure import percentiles  # noqa: E402

@@ -26,9 +26,9 @@ from rq import Queue
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from application.games import SeatSpec  # noqa: E402
-from application.rq_handoff import RQHandoff  # noqa: E402
-from application.webhook_subscriptions import Webhooks  # noqa: E402
+from application.background.rq_handoff import RQHandoff  # noqa: E402
+from application.games.game_service import SeatSpec  # noqa: E402
+from application.outbound.webhooks import Webhooks  # noqa: E402
 from application.wiring import build  # noqa: E402
 from bench.measure import percentiles  # noqa: E402
 from bench.noop import noop_rate  # noqa: E402

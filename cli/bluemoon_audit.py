@@ -10,7 +10,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
-from application.log_audit import audit_log
+from application.games.log_audit import audit_log
 
 
 class NotPublished(Exception):

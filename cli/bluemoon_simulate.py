@@ -17,7 +17,7 @@ same games, but for mcts, whose search depends on the clock unless ``--iteration
 ``--ratings PATH`` also rates the levels as players (openskill's Plackett-Luce, its defaults)
 from the games' finishing orders, in seed order, and writes them with the commands that made
 them; ``--ratings-from PATH`` starts from an earlier file, so that several matchups chain into
-one. application/bot_ratings.json, the bots' starting ratings, is made so (docs/bots.md).
+one. application/lobby/bot_ratings.json, the bots' starting ratings, is made so (docs/bots.md).
 """
 
 from __future__ import annotations

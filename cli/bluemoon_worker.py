@@ -35,7 +35,7 @@ import workers.alert_jobs
 import workers.rating_jobs
 import workers.turn_jobs
 import workers.webhook_delivery
-from application.rq_handoff import QUEUE, RQHandoff, delivery_queue
+from application.background.rq_handoff import QUEUE, RQHandoff, delivery_queue
 from application.wiring import build, connect, queue_url, store_url
 from domain import Edition, Options, bots, fold, new_game
 from domain.decide import decide_and_apply

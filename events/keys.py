@@ -124,7 +124,7 @@ def seat_accounts(game: str) -> str:
 
 
 def clock(game: str) -> str:
-    """The game's clock record (application/clocks.py): a hash of ``banks`` (each seat's time
+    """The game's clock record (application/games/clocks.py): a hash of ``banks`` (each seat's time
     bank, ms), ``turn`` (the turn under way and its start) and ``away`` (seats whose person is
     on vacation, and until when)."""
     return _key(game, "clock")
@@ -138,13 +138,13 @@ def watchers(game: str) -> str:
 
 def finished_document(game: str, part: str) -> str:
     """A finished game's published ``log`` or its ``audit``, as computed once (a JSON document,
-    expiring: application/finished_documents.py)."""
+    expiring: application/games/finished_documents.py)."""
     return _key(game, f"finished:{part}")
 
 
 def unstarted(shard_no: int) -> str:
     """The shard's games made by ``POST /games`` not yet looked at by the sweep: a sorted set of
-    game id -> when it is due (epoch ms; application/sweeps.py)."""
+    game id -> when it is due (epoch ms; application/games/sweeps.py)."""
     return "{" + SHARD_TAGS[shard_no] + "}:unstarted"
 
 
@@ -295,7 +295,7 @@ RATING_LOCK = "{ratings}:lock"  #: held while a game's ratings are computed from
 LOBBY_OPEN = "{lobby}:open"  #: a sorted set: open table id -> when it closes unless filled (epoch ms)
 LOBBY_SUMMARIES = "{lobby}:summaries"  #: a hash: open table id -> JSON summary
 LOBBY_VERSION = "{lobby}:version"  #: a counter: each change of the open tables adds one (ETag)
-#: a sorted set: table id -> when it is removed unless it started (epoch ms; application/sweeps.py)
+#: a sorted set: table id -> when it is removed unless it started (epoch ms; application/games/sweeps.py)
 LOBBY_UNSTARTED = "{lobby}:unstarted"
 
 
@@ -304,7 +304,7 @@ def table(table_id: str) -> str:
     return "{table:" + table_id + "}:table"
 
 
-#: Turn alerts (application/alerts.py): a person's channels and what went out, in the account's slot.
+#: Turn alerts (application/alerts/entries.py): a person's channels and what went out, in the account's slot.
 def alert_settings(account_id: str) -> str:
     """A hash: ``settings`` (JSON: channels, quiet hours), ``unsubscribe`` (the token an
     email's one-click unsubscribe carries)."""
@@ -359,7 +359,7 @@ VAPID_KEY = "{alerts}:vapid"  #: the service's Web Push (VAPID) key pair, made o
 
 def game_deliveries(game: str) -> str:
     """How many deliveries (webhooks, turn alerts) the game has sent in its current minute
-    (a counter that expires with the minute: application/outbound_limits.py)."""
+    (a counter that expires with the minute: application/outbound/limits.py)."""
     return _key(game, "deliveries")
 
 

@@ -202,7 +202,7 @@ class EventStore(ABC):
         snapshot once SNAPSHOT_EVERY events follow it; ``snapshots=False`` folds from the start
         and writes nothing. A snapshot newer than the stream (Redis lost its last writes in a
         crash, a failover or a restore) is passed over, and the game is folded from the start.
-        Keeping recent states between requests is the application's (application/repository.py)."""
+        Keeping recent states between requests is the application's (application/games/repository.py)."""
         snap = self.snapshot(game) if snapshots else None
         if snap is None:
             state, snapshotted = self._fold_all(game), 0

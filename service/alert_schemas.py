@@ -1,5 +1,5 @@
 """The shapes of turn alerts' settings, push subscriptions and delivery logs
-(application/alert_settings.py), for the API and openapi.yaml."""
+(application/alerts/channel_settings.py), for the API and openapi.yaml."""
 
 from __future__ import annotations
 

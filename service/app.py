@@ -16,9 +16,9 @@ import orjson
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import RequestURITooLarge
 
+from application.background.rq_handoff import RQHandoff
 from application.redis_checks import LiveCheck, refuse_unsafe_redis
 from application.refusals import NotFound
-from application.rq_handoff import RQHandoff
 from application.wiring import build, connect, queue_url, store_url
 
 from . import browser_policy, http_extras, live, problems, quotas, ratelimit, sessions
@@ -32,7 +32,7 @@ DEFAULTS: dict[str, Any] = {
     "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", "0")),  # proxies whose X-Forwarded-For is believed
     "REDIS_URL": None,
     "REDIS_CLIENT": None,  # a client to use instead (fakeredis in unit tests)
-    "HANDOFF": None,  # where the outbox's work goes instead of RQ (tests: application.handoff.CallbackHandoff)
+    "HANDOFF": None,  # where the outbox's work goes instead of RQ (tests: application.background.handoff.CallbackHandoff)
     "MAX_WAIT": live.MAX_WAIT,  # the longest long poll, seconds
     "SSE_SECONDS": live.SSE_SECONDS,  # an SSE response's lifetime (BLUEMOON_SSE_SECONDS)
     "SSE_KEEPALIVE": live.SSE_KEEPALIVE,  # seconds between keep-alive comments (BLUEMOON_SSE_KEEPALIVE)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import redis
 
-from application.codec import dumps, event_to_json
+from application.games.codec import dumps, event_to_json
 from domain import redact
 from events import keys
 from events.serialization import StoredEvent

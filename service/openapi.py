@@ -71,8 +71,8 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
 
 
 def _limits_text() -> str:
-    from application.sweeps import UNSTARTED_GAME_SECONDS
-    from application.tables import OPEN_GAMES_PER_ACCOUNT
+    from application.games.sweeps import UNSTARTED_GAME_SECONDS
+    from application.lobby.open_games import OPEN_GAMES_PER_ACCOUNT
 
     from .quotas import DEFAULTS as QUOTAS
     from .ratelimit import LIMITS

@@ -19,8 +19,8 @@ from flask import Blueprint, Response, current_app, request
 from marshmallow import EXCLUDE, Schema, fields
 from marshmallow.validate import Range, Regexp
 
-from application.codec import dumps
-from application.game_reads import GameRead
+from application.games.codec import dumps
+from application.games.reads import GameRead
 from events.projection import CURSOR
 
 from . import schemas

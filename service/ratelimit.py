@@ -28,8 +28,8 @@ from flask import Blueprint, Flask, Response, current_app, g, request
 from werkzeug.middleware.proxy_fix import ProxyFix
 
 from application import counters
-from application.accounts import TOKEN_PREFIX
-from application.games import digest
+from application.accounts.account_service import TOKEN_PREFIX
+from application.games.game_service import digest
 from application.refusals import ServiceError
 from events import keys
 

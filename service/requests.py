@@ -17,11 +17,11 @@ from flask import current_app, g, request
 from marshmallow import Schema
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
-from application.accounts import TOKEN_PREFIX, Accounts
-from application.clocks import Bank, Clocks
-from application.codec import event_to_json
-from application.game_reads import GameRead
-from application.games import NOT_A_SEAT, GameService
+from application.accounts.account_service import TOKEN_PREFIX, Accounts
+from application.games.clocks import Bank, Clocks
+from application.games.codec import event_to_json
+from application.games.game_service import NOT_A_SEAT, GameService
+from application.games.reads import GameRead
 from application.refusals import Forbidden, ServiceError, Unauthorized
 from application.wiring import Components
 from domain import redact

@@ -15,7 +15,7 @@ from marshmallow import (
     validates_schema,
 )
 
-from application.shown_text import hidden_characters
+from application.accounts.shown_text import hidden_characters
 from application.words import LANGUAGES
 from domain import COMMAND_TYPES
 from domain.catalogue import BUILDINGS, COURTYARD
@@ -55,7 +55,7 @@ class Strict(Schema):
         unknown = RAISE
 
 
-#: How a name others see is described: application/shown_text.py has the exact set refused.
+#: How a name others see is described: application/accounts/shown_text.py has the exact set refused.
 NAME_RULE = (
     "1-40 characters of Unicode text, without control characters (tab, CR, LF, ...), line "
     "separators or invisible formatting (bidi overrides and isolates, zero-width spaces, U+FEFF, ...)."
@@ -916,7 +916,7 @@ class WebhookMessage(Schema):
     )
 
 
-# -- accounts (application/accounts.py) ---------------------------------------------------
+# -- accounts (application/accounts/account_service.py) ---------------------------------------------------
 
 
 class EmailLinkRequest(Strict):
@@ -1029,7 +1029,7 @@ class Claimed(Schema):
     )
 
 
-# -- passkeys (application/passkeys.py) ---------------------------------------------------
+# -- passkeys (application/accounts/passkeys.py) ---------------------------------------------------
 
 
 class PasskeyBegin(Strict):

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 from flask import Flask, Response, request
 
-from application.accounts import SESSION_SECONDS
-from application.codec import dumps
+from application.accounts.account_service import SESSION_SECONDS
+from application.games.codec import dumps
 
 from . import schemas
 from .origin import origin_of, own_origin, secure, session_cookie

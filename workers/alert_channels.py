@@ -22,12 +22,12 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.util.connection import create_connection
 
-from application.alert_settings import check_channel_url
-from application.mail import send
-from application.outbound_limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT
+from application.accounts.shown_text import shown
+from application.accounts.sign_in_mail import send
+from application.alerts.channel_settings import check_channel_url
+from application.outbound.limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT
+from application.outbound.webhooks import Target
 from application.refusals import ServiceError
-from application.shown_text import shown
-from application.webhook_subscriptions import Target
 from workers.webhook_delivery import post
 
 TIMEOUT = (

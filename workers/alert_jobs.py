@@ -1,6 +1,6 @@
 """The RQ job that tells a person it is their turn, on each channel they chose.
 
-The alert is an outbox entry written by the append that started the turn (application/alerts.py);
+The alert is an outbox entry written by the append that started the turn (application/alerts/entries.py);
 the dispatcher leases it to this job, which removes it only when every channel has it or gave up.
 Nothing goes out for a turn that is already over, a muted game, or a seat the person is watching
 (an open stream of it); during the person's quiet hours the entry waits until they end. Each
@@ -22,13 +22,13 @@ from typing import Any
 
 from rq import get_current_job
 
-from application.alert_messages import discord, item_for, mail, push, slack
-from application.alert_settings import AlertSettings, quiet_until
-from application.games import GameService, digest
-from application.mail import delivery
-from application.mail_batches import MailBatches
-from application.outbound_limits import DeliveryBudget
-from application.vapid import vapid_key
+from application.accounts.sign_in_mail import delivery
+from application.alerts.channel_settings import AlertSettings, quiet_until
+from application.alerts.mail_batches import MailBatches
+from application.alerts.messages import discord, item_for, mail, push, slack
+from application.alerts.vapid import vapid_key
+from application.games.game_service import GameService, digest
+from application.outbound.limits import DeliveryBudget
 from application.wiring import Components, build, connect, store_client_for_job, store_url
 from events import keys
 from events.outbox import now_ms
@@ -175,7 +175,7 @@ def _send(
 def _mail(
     c: Components, alerts: AlertSettings, account: str, settings: dict[str, Any], item: dict[str, Any], alert_id: str
 ) -> str | int:
-    """Join the account's mail batch; send it when it is due (module doc of application/mail_batches.py)."""
+    """Join the account's mail batch; send it when it is due (module doc of application/alerts/mail_batches.py)."""
     email = c.accounts.profile(account)["email"]
     if not email:
         return "no email address in this account"

@@ -1,4 +1,4 @@
-"""The RQ job that rates a finished rated game, exactly once (application/ratings.py).
+"""The RQ job that rates a finished rated game, exactly once (application/lobby/ratings.py).
 
 The append that ends the game wrote the outbox entry ``rt:<game>``; the dispatcher leases it
 to this job, which removes it only once every seat's rating is applied. A job that dies lets
@@ -11,8 +11,8 @@ import json
 
 from rq import get_current_job
 
-from application.games import GameService
-from application.ratings import Ratings
+from application.games.game_service import GameService
+from application.lobby.ratings import Ratings
 from application.wiring import build, connect, store_client_for_job, store_url
 
 

@@ -2,7 +2,7 @@
 
 Each command is appended at the version it was chosen against, with the key
 ``<game>:<version>:<seat>`` in the turn jobs' own scope (stored as ``bot:<game>:<version>:<seat>``,
-application/command_ids.py): a retried or duplicated job finds the commands already applied and
+application/games/command_ids.py): a retried or duplicated job finds the commands already applied and
 carries on from there, never moving twice. A job for a turn that is over (the game ended, or
 someone else is to move) does nothing.
 
@@ -26,10 +26,10 @@ from collections.abc import Iterator
 
 from rq import get_current_job
 
-from application.command_ids import TURN_JOBS
-from application.game_reads import GameRead
-from application.games import GameService
-from application.rq_handoff import RQHandoff
+from application.background.rq_handoff import RQHandoff
+from application.games.command_ids import TURN_JOBS
+from application.games.game_service import GameService
+from application.games.reads import GameRead
 from application.wiring import build, connect, queue_url, store_client_for_job
 from domain import Command, Game, bots, legal_commands, view
 from domain.commands import EndTurn

@@ -5,7 +5,7 @@ caused it; the dispatcher leases it to this job, which removes it only after a 2
 A timeout, a refused connection or any other answer is retried with exponential back-off
 and the same ``webhook-id``, until the last try marks it failed; a webhook whose deliveries
 keep failing, or whose receiver keeps timing out, is disabled. A delivery over its game's or
-account's budget (application/outbound_limits.py) waits for the next minute. A worker killed
+account's budget (application/outbound/limits.py) waits for the next minute. A worker killed
 mid-delivery lets the lease run out, and the delivery is claimed and sent again. Every attempt
 is logged for the API.
 """
@@ -25,8 +25,8 @@ from typing import Any
 from rq import get_current_job
 from standardwebhooks.webhooks import Webhook
 
-from application.outbound_limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT, DeliveryBudget
-from application.webhook_subscriptions import LOG_SIZE, Target, UnsafeUrl, check_url
+from application.outbound.limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT, DeliveryBudget
+from application.outbound.webhooks import LOG_SIZE, Target, UnsafeUrl, check_url
 from application.wiring import connect, store_client_for_job, store_url
 from events import keys
 from events.outbox import Outbox, now_ms

@@ -1,5 +1,5 @@
 """Accounts: sign in with an email link, the page's session, personal access tokens for
-programs, the person's profile, seats and games (application/accounts.py)."""
+programs, the person's profile, seats and games (application/accounts/account_service.py)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from html import escape
 
 from flask import Blueprint, Response, request
 
-from application.accounts import DEVICE_CODE_SECONDS, SignInRefused
-from application.mail import delivery, send_sign_in_link
+from application.accounts.account_service import DEVICE_CODE_SECONDS, SignInRefused
+from application.accounts.sign_in_mail import delivery, send_sign_in_link
 from application.refusals import ServiceError, Unauthorized
 from application.words import LANGUAGES
 from events.projection import entry, page_of

@@ -1,5 +1,5 @@
 """Turn alerts: a person's channels, quiet hours, muted games and push subscriptions, what was
-sent, and the unsubscribe link a mail carries (application/alert_settings.py; the deliveries
+sent, and the unsubscribe link a mail carries (application/alerts/channel_settings.py; the deliveries
 are workers/alert_jobs.py's)."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from html import escape
 from flask import Blueprint, Response
 from marshmallow import fields, validate
 
-from application.alert_settings import AlertSettings
+from application.alerts.channel_settings import AlertSettings
+from application.alerts.vapid import public_key, vapid_key
 from application.refusals import Forbidden, NotFound
-from application.vapid import public_key, vapid_key
 from application.words import LANGUAGES
 
 from .. import alert_schemas

@@ -10,7 +10,7 @@ from flask import Blueprint, Response, current_app, stream_with_context
 from marshmallow import ValidationError, fields
 from marshmallow.validate import Range
 
-from application.games import digest
+from application.games.game_service import digest
 
 from .. import live, schemas
 from ..operation import MAX_VERSION, OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply

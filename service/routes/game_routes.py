@@ -9,9 +9,9 @@ from flask import Blueprint, Response, current_app
 from marshmallow import ValidationError, fields
 from marshmallow.validate import OneOf
 
-from application.games import SeatSpec
+from application.games.game_service import SeatSpec
+from application.games.sweeps import Sweeper
 from application.refusals import Unauthorized
-from application.sweeps import Sweeper
 from domain import Edition, Layout, Options
 from domain.scenario import Position
 from events.projection import Page, entry, page_of

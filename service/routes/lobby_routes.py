@@ -1,5 +1,5 @@
 """Finding a game and seeing how you play: open games in the lobby, rematches, ratings and the
-leaderboard (application/tables.py, rematches.py, ratings.py)."""
+leaderboard (application/lobby/open_games.py, rematches.py, ratings.py)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from flask import Blueprint, Response
 from marshmallow import fields
 from marshmallow.validate import OneOf, Range
 
-from application.ratings import BOT, Rating
+from application.lobby.open_games import TableSpec
+from application.lobby.ratings import BOT, Rating
 from application.refusals import NotFound
-from application.tables import TableSpec
 
 from .. import schemas
 from ..operation import (

@@ -1,4 +1,4 @@
-"""Passkeys: sign up or add one, sign in with any, list and remove them (application/passkeys.py).
+"""Passkeys: sign up or add one, sign in with any, list and remove them (application/accounts/passkeys.py).
 Each ceremony is two calls: the options for the browser's ``navigator.credentials``, then its
 answer."""
 
@@ -8,8 +8,8 @@ from urllib.parse import urlsplit
 
 from flask import Blueprint, Response
 
-from application.codec import dumps
-from application.passkeys import Passkeys, RelyingParty
+from application.accounts.passkeys import Passkeys, RelyingParty
+from application.games.codec import dumps
 
 from .. import schemas
 from ..operation import PERSON, SESSION_ONLY, SESSION_ONLY_TEXT, SESSION_SET, Answer, Body, Operation, Reply

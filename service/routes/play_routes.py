@@ -9,7 +9,7 @@ from flask import Blueprint
 from marshmallow import ValidationError, fields
 from marshmallow.validate import Length
 
-from application.codec import command_from_json, legal_document
+from application.games.codec import command_from_json, legal_document
 from application.refusals import PreconditionRequired
 
 from .. import schemas

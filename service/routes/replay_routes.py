@@ -6,8 +6,8 @@ from typing import Any
 
 from flask import Blueprint
 
-from application.finished_documents import finished_document
-from application.log_audit import audit_log
+from application.games.finished_documents import finished_document
+from application.games.log_audit import audit_log
 from application.refusals import NotFinished, NotFound
 from events.serialization import StoredEvent
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from application.webhook_subscriptions import Webhooks
+from application.outbound.webhooks import Webhooks
 
 from .. import schemas
 from ..operation import AUTH, Answer, Body, Caller, Operation, Reply, location

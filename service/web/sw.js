@@ -1,5 +1,5 @@
 // The pages' service worker, served at /sw.js (scope /): it shows the turn alerts the service
-// pushes (application/alert_messages.py: {title, body, url, game, tag}) and, when one is clicked,
+// pushes (application/alerts/messages.py: {title, body, url, game, tag}) and, when one is clicked,
 // opens its game. No fetch handler and no cache: the pages stay exactly as fresh as without it.
 self.addEventListener("install", () => self.skipWaiting());
 self.addEventListener("activate", (event) => event.waitUntil(self.clients.claim())); // the open pages too

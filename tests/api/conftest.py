@@ -7,7 +7,7 @@ import fakeredis
 import pytest
 import redis
 
-from application.handoff import CallbackHandoff
+from application.background.handoff import CallbackHandoff
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.support.games import game_and_tokens

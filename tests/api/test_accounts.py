@@ -1,4 +1,4 @@
-"""Accounts without a password (application/accounts.py), through the API: an email link signs in,
+"""Accounts without a password (application/accounts/account_service.py), through the API: an email link signs in,
 the page holds a session cookie that other origins cannot use, programs use personal access
 tokens, and a person's seats follow them to every device."""
 
@@ -32,7 +32,7 @@ def test_an_email_link_signs_in_once_and_makes_the_account_on_first_use(api):
 def test_a_link_lives_15_minutes_and_an_expired_one_is_refused_like_a_used_one(api):
     (token,) = sign_in_links(api, "ada@example.com")
     client = api.app.extensions["bluemoon"].client
-    from application.games import digest
+    from application.games.game_service import digest
 
     key = keys.sign_in_link(digest(token))
     assert 890 <= client.ttl(key) <= 900

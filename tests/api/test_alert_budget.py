@@ -1,11 +1,11 @@
-"""A turn alert past its account's delivery budget (application/outbound_limits.py) waits for the
+"""A turn alert past its account's delivery budget (application/outbound/limits.py) waits for the
 next minute, sends nothing now, and says so in the person's delivery log."""
 
 from __future__ import annotations
 
 import json
 
-from application.outbound_limits import PER_ACCOUNT
+from application.outbound.limits import PER_ACCOUNT
 from events import keys
 from events.outbox import now_ms
 from tests.support.accounts import personal_token

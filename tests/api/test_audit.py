@@ -10,8 +10,8 @@ from unittest import mock
 
 import pytest
 
-from application.handoff import CallbackHandoff
-from application.log_audit import audit_log
+from application.background.handoff import CallbackHandoff
+from application.games.log_audit import audit_log
 from events import keys
 from tests.support.games import play_to_the_end
 

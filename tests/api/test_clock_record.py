@@ -4,7 +4,7 @@ seat that ended its turn charged, the next turn's start noted)."""
 
 from __future__ import annotations
 
-from application import clocks
+from application.games import clocks
 from events import keys
 
 

@@ -11,7 +11,7 @@ from unittest import mock
 
 import pytest
 
-from application import tables
+from application.lobby import open_games as tables
 from tests.support.lobby import auth, open_game, people
 
 

@@ -11,7 +11,7 @@ import pytest
 from redis._parsers.resp3 import _RESP3Parser
 from redis._parsers.socket import SocketBuffer
 
-from application.games import GameService
+from application.games.game_service import GameService
 
 
 def _read_from_a_closed_connection(*_args, **_kwargs):

@@ -53,8 +53,8 @@ def test_a_given_setup_among_the_creators_own_seats_is_taken_and_every_view_says
 
 
 def test_a_given_setup_is_never_rated():
-    from application.fair_setup import GivenSetupNeedsOwnSeats, refuse_unfair_setup
-    from application.games import SeatSpec
+    from application.games.fair_setup import GivenSetupNeedsOwnSeats, refuse_unfair_setup
+    from application.games.game_service import SeatSpec
 
     seats = [SeatSpec("human", None, None), SeatSpec("human", None, None)]
     refuse_unfair_setup(seats, rated=False, deck=list(CANONICAL_DECK))  # the creator's own seats: taken

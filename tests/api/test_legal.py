@@ -6,7 +6,7 @@ import json
 import random
 from dataclasses import replace
 
-from application.codec import dumps, legal_document
+from application.games.codec import dumps, legal_document
 from domain import Options, fold, new_game
 from domain.peoples import CANONICAL_DECK
 

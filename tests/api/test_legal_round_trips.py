@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-import application.games
+import application.games.game_service
 from domain import events as ev
 from domain.options import HAND_SIZE
 
@@ -105,7 +105,7 @@ def test_every_kind_of_command_legal_lists_is_accepted_posted_back_unchanged(
     game on 2 busy cores)."""
     api, rnd = api_real, random.Random(seed)
     seeds = random.Random(-seed)  # the games' secret seeds too, so that a run is played again as it was
-    monkeypatch.setattr(application.games, "os", SimpleNamespace(urandom=seeds.randbytes))
+    monkeypatch.setattr(application.games.game_service, "os", SimpleNamespace(urandom=seeds.randbytes))
     made = api.post("/games", json={"seats": [{"kind": "human"}] * players, "edition": edition, "expansion": expansion})
     game, tokens = made.json["game"], [s["token"] for s in made.json["seats"]]
     seat = api.get(f"/games/{game}").json["turn"]["seat"]

@@ -1,4 +1,4 @@
-"""Open games, rematches and ratings through the API (application/tables.py, rematches.py,
+"""Open games, rematches and ratings through the API (application/lobby/open_games.py, rematches.py,
 ratings.py): listed until full, joined once per person, started when full, closed when late or
 cancelled; rated games rate every seat from the final order, once, with openskill's numbers."""
 
@@ -10,7 +10,7 @@ import time
 import pytest
 from openskill.models import PlackettLuce
 
-from application import tables
+from application.lobby import open_games as tables
 from domain.state import EndReason
 from events import keys
 from tests.support.lobby import account_of, auth, finished_as, open_game, people

@@ -12,7 +12,7 @@ import socket
 import pytest
 from py_vapid import Vapid02
 
-from application.outbound_addresses import embedded_ipv4, why_not_public
+from application.outbound.addresses import embedded_ipv4, why_not_public
 from events import keys
 from events.outbox import Outbox
 from tests.support.accounts import personal_token

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from application.webhook_subscriptions import MAX_PER_SEAT
+from application.outbound.webhooks import MAX_PER_SEAT
 from tests.support.accounts import OWN, personal_token
 from tests.support.games import game_and_tokens
 

@@ -1,4 +1,4 @@
-"""Quotas from the abuser's side (service/quotas.py, application/tables.py): games created an
+"""Quotas from the abuser's side (service/quotas.py, application/lobby/open_games.py): games created an
 hour per address and per account, open games per account, event streams open at once per address
 and per token. Each refusal is a 429 problem naming its setting, with Retry-After, and changes
 nothing; a stream's slot comes back when it ends, also when its client goes away."""
@@ -8,7 +8,7 @@ from __future__ import annotations
 import fakeredis
 import pytest
 
-from application.handoff import CallbackHandoff
+from application.background.handoff import CallbackHandoff
 from events import keys
 from service import live
 from service.app import create_app
@@ -62,7 +62,7 @@ def test_an_account_creates_at_most_its_quota_of_games_and_open_games_an_hour_fr
 
 
 def test_an_account_holds_at_most_its_quota_of_open_games_and_one_that_closes_frees_its_place(monkeypatch):
-    from application import tables
+    from application.lobby import open_games as tables
 
     monkeypatch.setattr(tables, "OPEN_GAMES_PER_ACCOUNT", 2)
     api = _api()
@@ -137,7 +137,7 @@ def test_a_slot_lapses_by_itself_unless_its_stream_renews_it(streaming):
 
 
 def test_games_never_started_are_removed_when_due_keys_and_all_and_started_ones_are_kept(api, monkeypatch):
-    from application import sweeps
+    from application.games import sweeps
 
     monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "receiver.example")  # resolves nowhere, and is not checked
     monkeypatch.setattr("socket.getaddrinfo", lambda host, port, **kw: [(2, 1, 6, "", ("192.0.2.1", port))])
@@ -184,7 +184,7 @@ def test_games_never_started_are_removed_when_due_keys_and_all_and_started_ones_
 
 
 def test_open_games_never_started_are_removed_when_due_and_started_ones_are_kept(api, monkeypatch):
-    from application import sweeps
+    from application.games import sweeps
 
     client = api.app.extensions["bluemoon"].client
     ada, bo = (personal_token(api, f"{name}@example.com") for name in ("ada", "bo"))

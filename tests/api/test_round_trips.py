@@ -1,5 +1,5 @@
 """What a request costs Redis: a seat's view of a game this process knows is one round trip
-(application/game_reads.py), and a command one read and one append, the append writing the
+(application/games/reads.py), and a command one read and one append, the append writing the
 lobby's summary with the events (events/redis_store.py)."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ import pytest
 from redis.connection import AbstractConnection
 from redis.crc import key_slot
 
-from application.game_reads import read_keys
+from application.games.reads import read_keys
 from events.projection import GameIndex
 from tests.support.games import game_and_tokens
 

@@ -3,7 +3,7 @@ scenario in the view, the index and the audit, and played on under the ordinary 
 
 from __future__ import annotations
 
-from application.log_audit import audit_log
+from application.games.log_audit import audit_log
 from tests.support.scenarios import BUILDING, paying, scenario_body, scenario_game
 
 

@@ -8,7 +8,7 @@ import json
 import fakeredis
 import pytest
 
-from application.handoff import CallbackHandoff
+from application.background.handoff import CallbackHandoff
 
 
 def _turn(api, game):

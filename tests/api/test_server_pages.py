@@ -9,7 +9,7 @@ from unittest import mock
 
 import pytest
 
-from application import mail
+from application.accounts import sign_in_mail as mail
 from tests.support.accounts import OWN, sign_in
 
 

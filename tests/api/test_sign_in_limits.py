@@ -1,4 +1,4 @@
-"""Sign-in limits from the attacker's side (application/accounts.py): they count an email per
+"""Sign-in limits from the attacker's side (application/accounts/account_service.py): they count an email per
 client address, and count failures only, so that nobody can lock another person out."""
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ def test_an_ipv6_client_is_counted_per_64_so_it_cannot_rotate_addresses_past_the
 
 
 def test_device_codes_that_sign_in_are_not_counted(api):
-    from application.accounts import CODES_PER_ADDRESS
+    from application.accounts.account_service import CODES_PER_ADDRESS
 
     with mock.patch("service.routes.account_routes.send_sign_in_link", lambda e, link, lang: sent.append(link)):
         sent: list[str] = []
@@ -66,7 +66,7 @@ def test_every_per_address_limit_counts_an_ipv6_client_per_64():
 def test_the_rate_limits_refusal_names_its_setting():
     import fakeredis
 
-    from application.handoff import CallbackHandoff
+    from application.background.handoff import CallbackHandoff
     from service.app import create_app
 
     api = CheckedClient(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from application.log_audit import audit_log
+from application.games.log_audit import audit_log
 from tests.api.client import pick
 from tests.support.games import play_to_the_end
 

@@ -1,4 +1,4 @@
-"""A vacation as a span (application/vacations.py): asked for again while away, it moves the
+"""A vacation as a span (application/games/vacations.py): asked for again while away, it moves the
 end of the same span and is charged its days once; refused, it changes nothing; ended early in
 a new year, it gives the days back to the year that paid for them."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from unittest import mock
 
-import application.vacations as vacations
+import application.games.vacations as vacations
 from tests.support.accounts import personal_token
 
 

@@ -1,4 +1,4 @@
-"""The account store (application/accounts.py, application/passkeys.py) behaves the same on every
+"""The account store (application/accounts/account_service.py, application/accounts/passkeys.py) behaves the same on every
 backend: fakeredis, one real Redis, and a Redis Cluster (where each account is one slot and each
 lookup a key of its own)."""
 
@@ -9,8 +9,8 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from application.accounts import Accounts, SignInRefused
-from application.passkeys import PasskeyRefused, Passkeys, RelyingParty
+from application.accounts.account_service import Accounts, SignInRefused
+from application.accounts.passkeys import PasskeyRefused, Passkeys, RelyingParty
 from cli.soft_authenticator import SoftPasskey
 from events.redis_store import RedisStore
 

@@ -7,7 +7,7 @@ installable.
 
 Headless Chromium has no push service, so ``pushManager.subscribe`` fails there (the page says
 so); the push message is delivered to the service worker through the DevTools Protocol instead,
-with the payload the workers send (application/alert_messages.py ``push``). The DevTools
+with the payload the workers send (application/alerts/messages.py ``push``). The DevTools
 Protocol cannot click a system notification either, so the worker's own click handler is run
 from inside it."""
 
@@ -239,7 +239,7 @@ def test_browser_the_service_worker_shows_a_pushed_turn_alert_and_its_click_open
         page.wait_for_timeout(100)
     registration = running[-1]["registrationId"]
 
-    payload = {  # as application/alert_messages.py push() words it
+    payload = {  # as application/alerts/messages.py push() words it
         "title": "Blue Moon City",
         "body": f"Bo, it is your turn in {game}",
         "url": f"{base}/play/{game}",

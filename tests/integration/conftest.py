@@ -13,7 +13,7 @@ import pytest
 import redis
 from aiosmtpd.controller import Controller
 
-from application.rq_handoff import RQHandoff
+from application.background.rq_handoff import RQHandoff
 from events.embedded import free_port
 from service.app import create_app
 from tests.api.client import CheckedClient

@@ -18,10 +18,10 @@ import pytest
 import redis
 from redis.crc import key_slot
 
-from application.command_ids import scoped
-from application.games import SeatSpec
-from application.handoff import CallbackHandoff
-from application.rq_handoff import RQHandoff
+from application.background.handoff import CallbackHandoff
+from application.background.rq_handoff import RQHandoff
+from application.games.command_ids import scoped
+from application.games.game_service import SeatSpec
 from application.wiring import connect
 from domain import Options
 from events import keys

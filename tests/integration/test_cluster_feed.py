@@ -10,7 +10,7 @@ import threading
 import pytest
 import redis
 
-from application.handoff import CallbackHandoff
+from application.background.handoff import CallbackHandoff
 from events import cluster_feed, keys
 from service.app import create_app
 from tests.api.client import CheckedClient

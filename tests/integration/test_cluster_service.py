@@ -9,8 +9,8 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from application.games import SeatSpec
-from application.rq_handoff import RQHandoff
+from application.background.rq_handoff import RQHandoff
+from application.games.game_service import SeatSpec
 from application.wiring import connect
 from domain import Options, legal_commands
 from events import keys

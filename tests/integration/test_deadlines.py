@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 import redis
 
-from application.rq_handoff import RQHandoff
+from application.background.rq_handoff import RQHandoff
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.support.workers import Workers, wait_until

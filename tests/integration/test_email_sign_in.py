@@ -9,7 +9,7 @@ import time
 import pytest
 import redis
 
-from application.handoff import CallbackHandoff
+from application.background.handoff import CallbackHandoff
 from events.embedded import free_port
 from service.app import create_app
 from tests.api.client import CheckedClient

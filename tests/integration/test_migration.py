@@ -13,9 +13,9 @@ import uuid
 
 import pytest
 
-from application.games import SeatSpec
-from application.rq_handoff import RQHandoff
-from application.webhook_subscriptions import Webhooks
+from application.background.rq_handoff import RQHandoff
+from application.games.game_service import SeatSpec
+from application.outbound.webhooks import Webhooks
 from application.wiring import build
 from cli.bluemoon_migrate import LEGACY_OUTBOX, LEGACY_TOKENS, legacy_key, main, new_key
 from domain import Options, legal_commands

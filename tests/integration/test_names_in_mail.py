@@ -41,7 +41,7 @@ def test_a_stored_name_with_a_line_break_does_not_stop_the_mail(
 
 
 def test_a_subject_kept_in_a_mail_batch_from_before_the_check_is_sent_on_one_line(inbox):
-    """A batch's items keep their words (application/mail_batches.py): one made before names were
+    """A batch's items keep their words (application/alerts/mail_batches.py): one made before names were
     shown safely still carries the raw name to the header, where it is made one line."""
     alert_channels.mail(
         "bo@example.com", f"Your turn in {STORED}, Bo (CMON)", "text", "<p>html</p>", "batch-1", "https://b.example/u"

@@ -12,7 +12,7 @@ import time
 
 import redis
 
-from application.tables import TableClosed, TableFull, TableSpec
+from application.lobby.open_games import TableClosed, TableFull, TableSpec
 from application.wiring import build
 from events import keys
 

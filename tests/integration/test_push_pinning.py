@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 import pytest
 from py_vapid import Vapid02
 
-from application.webhook_subscriptions import check_url
+from application.outbound.webhooks import check_url
 from tests.support.alerts import PushService, browser_keys
 from workers import alert_channels, webhook_delivery
 from workers.alert_channels import ChannelFailed

@@ -11,8 +11,8 @@ import uuid
 import pytest
 import redis
 
-from application.games import SeatSpec
-from application.rq_handoff import RQHandoff, delivery_queue
+from application.background.rq_handoff import RQHandoff, delivery_queue
+from application.games.game_service import SeatSpec
 from domain import Options
 from events import keys
 from events.embedded import EmbeddedRedis, free_port

@@ -10,8 +10,8 @@ import pytest
 import redis
 from redis.cluster import RedisCluster
 
-from application import sweeps
-from application.handoff import CallbackHandoff
+from application.background.handoff import CallbackHandoff
+from application.games import sweeps
 from service.app import create_app
 from tests.api.client import CheckedClient
 

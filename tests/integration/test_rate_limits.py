@@ -10,7 +10,7 @@ import uuid
 import redis
 
 from application import counters
-from application.handoff import CallbackHandoff
+from application.background.handoff import CallbackHandoff
 from service.app import create_app
 from tests.api.client import CheckedClient
 

@@ -11,7 +11,7 @@ import sys
 import pytest
 import redis
 
-from application.handoff import CallbackHandoff
+from application.background.handoff import CallbackHandoff
 from application.redis_checks import LiveCheck, UnsafeRedis, refuse_unsafe_redis
 from events.embedded import EmbeddedRedis
 from service.app import create_app

@@ -12,7 +12,7 @@ import time
 import pytest
 import redis
 
-from application.handoff import CallbackHandoff
+from application.background.handoff import CallbackHandoff
 from events import keys, redis_store
 from events.embedded import EmbeddedRedis
 from events.store import Appended

@@ -12,8 +12,8 @@ import pytest
 import redis
 from rq import Queue
 
-from application.handoff import CallbackHandoff
-from application.rq_handoff import RQHandoff, delivery_queue
+from application.background.handoff import CallbackHandoff
+from application.background.rq_handoff import RQHandoff, delivery_queue
 from bench.slow_receiver import Silent
 from events import keys
 from events.outbox import Outbox

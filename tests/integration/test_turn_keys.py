@@ -9,7 +9,7 @@ import uuid
 import pytest
 import redis
 
-from application.rq_handoff import RQHandoff
+from application.background.rq_handoff import RQHandoff
 from application.wiring import build
 from domain.commands import EndTurn
 from domain.decide import decide_and_apply

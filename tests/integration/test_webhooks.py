@@ -11,7 +11,7 @@ import pytest
 import redis
 from standardwebhooks.webhooks import Webhook
 
-from application.rq_handoff import RQHandoff
+from application.background.rq_handoff import RQHandoff
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.support.games import end_turn, two_humans

@@ -11,9 +11,9 @@ import uuid
 import pytest
 import redis
 
-from application.games import SeatSpec
-from application.handoff import CallbackHandoff
-from application.rq_handoff import RQHandoff
+from application.background.handoff import CallbackHandoff
+from application.background.rq_handoff import RQHandoff
+from application.games.game_service import SeatSpec
 from application.wiring import build
 from domain import Options
 from domain.options import Layout

@@ -4,7 +4,10 @@ operations reference's limits, or a fixed cap added to the code, without it fail
 import re
 from pathlib import Path
 
-from application import accounts, alert_settings, passkeys, webhook_subscriptions
+from application.accounts import account_service as accounts
+from application.accounts import passkeys
+from application.alerts import channel_settings as alert_settings
+from application.outbound import webhooks as webhook_subscriptions
 
 ROOT = Path(__file__).resolve().parents[2]
 SECURITY = (ROOT / "docs" / "security.md").read_text()

@@ -3,7 +3,7 @@ an event that lands between its look and its read is waited past (up to a blocke
 
 from __future__ import annotations
 
-from application.games import SeatSpec
+from application.games.game_service import SeatSpec
 from application.wiring import build
 from bench.bot_speed import wait_for_turn
 from domain import Options

@@ -1,4 +1,4 @@
-"""The delivery budget (application/outbound_limits.py) on fakeredis: a game and an account
+"""The delivery budget (application/outbound/limits.py) on fakeredis: a game and an account
 each have so many deliveries a minute; past that a delivery waits for the next minute, its
 try uncounted, and its webhook says how many waited. Another game's budget is its own."""
 
@@ -8,10 +8,10 @@ import json
 
 import fakeredis
 
-from application.games import SeatSpec
-from application.handoff import CallbackHandoff
-from application.outbound_limits import PER_GAME, WINDOW_MS, DeliveryBudget
-from application.webhook_subscriptions import Webhooks
+from application.background.handoff import CallbackHandoff
+from application.games.game_service import SeatSpec
+from application.outbound.limits import PER_GAME, WINDOW_MS, DeliveryBudget
+from application.outbound.webhooks import Webhooks
 from application.wiring import build
 from domain import Options
 from domain.commands import EndTurn

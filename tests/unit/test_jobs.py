@@ -10,10 +10,10 @@ import fakeredis
 import pytest
 from rq import Queue, SimpleWorker
 
-from application.command_ids import TURN_JOBS
-from application.games import SeatSpec
-from application.handoff import CallbackHandoff
-from application.rq_handoff import RQHandoff
+from application.background.handoff import CallbackHandoff
+from application.background.rq_handoff import RQHandoff
+from application.games.command_ids import TURN_JOBS
+from application.games.game_service import SeatSpec
 from application.wiring import build
 from domain import Edition, Options
 from domain.commands import EndTurn

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import fakeredis
 
-from application.mail_batches import REPLACED, MailBatches
+from application.alerts.mail_batches import REPLACED, MailBatches
 
 
 def _item(game: str, turn: int) -> dict:

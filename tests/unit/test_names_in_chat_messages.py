@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import re
 
-from application.alert_messages import discord, item_for, mail, push, slack
-from application.shown_text import for_discord, for_slack, hidden_characters, shown
+from application.accounts.shown_text import for_discord, for_slack, hidden_characters, shown
+from application.alerts.messages import discord, item_for, mail, push, slack
 from domain import Options, fold, new_game
 from domain.events import FigureMoved, TurnEnded
 from events.serialization import StoredEvent

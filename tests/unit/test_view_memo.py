@@ -7,7 +7,7 @@ import dataclasses
 
 import fakeredis
 
-from application.views import ViewMemo
+from application.games.views import ViewMemo
 from domain import Options, fold, new_game, view
 from service.app import create_app
 
@@ -16,7 +16,7 @@ STATE = fold(new_game(Options(2), b"memo"))
 
 def test_the_same_state_object_is_drawn_once_per_seat(monkeypatch):
     drawn = []
-    monkeypatch.setattr("application.views.view", lambda state, seat: drawn.append(seat) or view(state, seat))
+    monkeypatch.setattr("application.games.views.view", lambda state, seat: drawn.append(seat) or view(state, seat))
     memo = ViewMemo()
     first = memo.view("g", STATE, 0)
     assert memo.view("g", STATE, 0) is first

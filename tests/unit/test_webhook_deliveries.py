@@ -6,9 +6,9 @@ import json
 
 import fakeredis
 
-from application.games import SeatSpec
-from application.handoff import CallbackHandoff
-from application.webhook_subscriptions import Webhooks, deliveries
+from application.background.handoff import CallbackHandoff
+from application.games.game_service import SeatSpec
+from application.outbound.webhooks import Webhooks, deliveries
 from application.wiring import build
 from domain import Options
 from domain.commands import EndTurn

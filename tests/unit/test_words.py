@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from application.alert_messages import item_for, mail
+from application.alerts.messages import item_for, mail
 from application.words import LANGUAGES, catalogue, plural, say
 from domain import Options, fold, new_game
 from domain.events import ContributionMade, FigureMoved, TurnEnded

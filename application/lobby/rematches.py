@@ -17,13 +17,12 @@ import secrets
 import uuid
 from typing import Any
 
+from application.accounts.account_service import Accounts
+from application.games.game_service import GameService, SeatSpec, digest
+from application.refusals import NotFinished, ServiceError
 from domain import Edition, Layout, Options
 from events import keys
 from events.redis_store import RedisStore, text
-
-from .accounts import Accounts
-from .games import GameService, SeatSpec, digest
-from .refusals import NotFinished, ServiceError
 
 GAME = "game"  #: the rematch hash's field naming the new game
 INVITES = "invites"  #: the field keeping the invites to the new game's open seats (seat -> invite)

@@ -14,8 +14,8 @@ from email.message import EmailMessage
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from .outbound_limits import CONNECT_TIMEOUT, MAIL_TIMEOUT
-from .words import say
+from application.outbound.limits import CONNECT_TIMEOUT, MAIL_TIMEOUT
+from application.words import say
 
 log = logging.getLogger("bluemoon.mail")
 

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from application.games.codec import command_from_json
 from domain.audit import Check, Move, audit, explicit_parts
 from events.serialization import decode
-
-from .codec import command_from_json
 
 
 def moves(events: list[dict[str, Any]]) -> list[Move]:

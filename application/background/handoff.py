@@ -15,18 +15,17 @@ from typing import Protocol
 
 import redis
 
+from application.background.turns import TurnTicket, fallback_level
 from events.outbox import Claim, Outbox
-
-from .turns import TurnTicket, fallback_level
 
 log = logging.getLogger("bluemoon.handoff")
 DELIVERY_PREFIX = "wh:"  #: outbox entries of webhook deliveries
 RATING_PREFIX = "rt:"  #: the outbox entry of a finished rated game's rating; the others are games' turns
-ALERT_PREFIX = "al:"  #: a person's turn alert (application/alerts.py)
+ALERT_PREFIX = "al:"  #: a person's turn alert (application/alerts/entries.py)
 
 
 class Handoff(Protocol):
-    """Where claimed work goes: RQ in the service (application/rq_handoff.py), a list in tests."""
+    """Where claimed work goes: RQ in the service (application/background/rq_handoff.py), a list in tests."""
 
     def play(self, ticket: TurnTicket) -> None: ...
 

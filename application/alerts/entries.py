@@ -5,7 +5,7 @@ so none is lost, and it is named by the game and seat (``al:<game>:<seat>``), so
 of the same seat replaces one not yet sent; a deadline reminder is one entry per game
 (``al:<game>:deadline``), set when a turn with a deadline starts and cleared by the next turn.
 Only seats kept in an account are alerted: the account holds the person's channels
-(application/alert_settings.py), and workers/alert_jobs.py delivers.
+(application/alerts/channel_settings.py), and workers/alert_jobs.py delivers.
 """
 
 from __future__ import annotations
@@ -14,13 +14,12 @@ import json
 import uuid
 from typing import Any
 
+from application.games import clocks
+from application.outbound.webhooks import DEADLINE_WARNING
 from domain import Event, Game
 from domain.events import GameEnded, TurnStarted
 from events.outbox import now_ms
 from events.store import OutboxWrite
-
-from . import clocks
-from .webhook_subscriptions import DEADLINE_WARNING
 
 PREFIX = "al:"
 KINDS = ("turn.started", "turn.deadline_near")

@@ -21,17 +21,16 @@ from typing import Any
 
 import redis
 
+from application.accounts.account_service import Accounts
+from application.games import sweeps
+from application.games.game_service import GameService, SeatSpec
+from application.lobby.ratings import Ratings
+from application.refusals import Forbidden, NotFound, ServiceError
 from domain import Edition, Layout, Options
 from events import keys
 from events.projection import entry, page_of
 from events.redis_store import RedisStore, text
 from events.serialization import now
-
-from . import sweeps
-from .accounts import Accounts
-from .games import GameService, SeatSpec
-from .ratings import Ratings
-from .refusals import Forbidden, NotFound, ServiceError
 
 log = logging.getLogger("bluemoon.tables")
 #: How long a table waits to fill before it is cancelled and its seats released.
@@ -80,7 +79,7 @@ class TableSpec:
     rating_range: tuple[float, float] | None = None  #: the shown ratings that may join
     turn_deadline: int | None = None
     deadline_level: str | None = None
-    clock: dict[str, int] | None = None  #: a time bank (application/clocks.py), instead of a deadline
+    clock: dict[str, int] | None = None  #: a time bank (application/games/clocks.py), instead of a deadline
 
 
 class Tables:

@@ -12,6 +12,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
+from application.accounts.shown_text import for_discord, for_slack, shown
+from application.words import say
 from domain import Game
 from domain.events import (
     ActionUsed,
@@ -25,9 +27,6 @@ from domain.events import (
     TurnEnded,
 )
 from events.serialization import StoredEvent
-
-from .shown_text import for_discord, for_slack, shown
-from .words import say
 
 MAX_MOVES = 12  #: the opponents' moves an alert lists, the latest ones
 
@@ -86,7 +85,7 @@ def last_moves(stored: list[StoredEvent], seat: int, names: list[str], language:
 
 def _seat_name(seat: dict[str, Any], language: str) -> str:
     """The seat's name as others see it: one stored before names were checked may hold line
-    breaks or bidi controls, which ``shown`` turns into spaces (application/shown_text.py)."""
+    breaks or bidi controls, which ``shown`` turns into spaces (application/accounts/shown_text.py)."""
     if seat.get("name") and shown(str(seat["name"])):
         return shown(str(seat["name"]))
     if seat["kind"] == "bot":

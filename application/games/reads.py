@@ -2,8 +2,8 @@
 
 A request on a game needs the caller's seat (the owner of their token), the game's settings
 (its meta, webhooks, the accounts that keep its seats, its clock, its pending turn), the events
-after the state this process kept (application/repository.py) and, for a command, the records
-of its Idempotency-Key (one for each seat it may be sent by: application/command_ids.py). The game's own keys share one slot (events/keys.py), so one script reads
+after the state this process kept (application/games/repository.py) and, for a command, the records
+of its Idempotency-Key (one for each seat it may be sent by: application/games/command_ids.py). The game's own keys share one slot (events/keys.py), so one script reads
 them all and answers with one JSON document: redis-py's parser costs per reply element, and the
 replies of seven commands cost it twice what one document does. The token's owner is a key of
 its own slot, read in the same pipeline the first time this process meets the token; a token

@@ -29,13 +29,12 @@ from webauthn.helpers.structs import (
     UserVerificationRequirement,
 )
 
+from application.accounts.account_service import Accounts
+from application.games.game_service import digest
+from application.refusals import NotFound, ServiceError
 from events import keys
 from events.redis_store import text
 from events.serialization import now
-
-from .accounts import Accounts
-from .games import digest
-from .refusals import NotFound, ServiceError
 
 T = TypeVar("T")
 CEREMONY_SECONDS = 300  #: a ceremony's challenge is good for five minutes, once

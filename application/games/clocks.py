@@ -10,7 +10,7 @@ it, ``deadline:<level>``), and the bank starts again from the increment.
 The game's clock record (events/keys.py ``clock``, in the game's slot) holds each seat's bank,
 the turn under way (its seat and start), both written by the append that ends or starts a
 turn, and the seats whose person is **away**: a vacation
-writes its time into each game of the person's (application/vacations.py), so a turn's deadline
+writes its time into each game of the person's (application/games/vacations.py), so a turn's deadline
 is computed from the game's own record, and the other seats see it in the view. Time away is
 not charged to a bank, and a deadline that falls in it moves by its length.
 """

@@ -20,14 +20,13 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from application import counters
+from application.games.clocks import Clocks, current_away
+from application.games.game_service import digest
+from application.refusals import NotFound, ServiceError
 from events import keys
 from events.redis_store import RedisStore, text
 from events.serialization import now
-
-from . import counters
-from .clocks import Clocks, current_away
-from .games import digest
-from .refusals import NotFound, ServiceError
 
 LINK_SECONDS = 15 * 60  #: a sign-in link is good for 15 minutes, once
 SESSION_SECONDS = 30 * 24 * 3600  #: a page's session lasts 30 days
@@ -152,7 +151,7 @@ class Accounts:
         return account
 
     def create_without_email(self, account: str, name: str) -> None:
-        """An account made by signing up with a passkey alone (application/passkeys.py)."""
+        """An account made by signing up with a passkey alone (application/accounts/passkeys.py)."""
         record = keys.account(account)
         fields = {"email": "", "name": name, "created": now()}
         self.store.durably(record, lambda c: c.hset(record, mapping=fields))

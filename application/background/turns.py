@@ -14,12 +14,11 @@ from typing import Any
 
 import orjson
 
+from application.games.clocks import deadline_ms
 from domain import Event, Game
 from domain.events import TurnStarted
 from events.outbox import now_ms
 from events.store import OutboxWrite
-
-from .clocks import deadline_ms
 
 
 @dataclass(frozen=True)

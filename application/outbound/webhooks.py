@@ -18,6 +18,10 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from application.games import clocks
+from application.games.codec import event_to_json
+from application.outbound.addresses import WEB_PORTS, why_not_public, why_not_web_port
+from application.refusals import NotFound, ServiceError
 from domain import Game, redact
 from domain.events import GameEnded, TurnStarted
 from events import keys
@@ -25,11 +29,6 @@ from events.outbox import now_ms
 from events.redis_store import RedisStore
 from events.serialization import StoredEvent, now
 from events.store import OutboxWrite
-
-from . import clocks
-from .codec import event_to_json
-from .outbound_addresses import WEB_PORTS, why_not_public, why_not_web_port
-from .refusals import NotFound, ServiceError
 
 KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
 MAX_PER_SEAT = 10
@@ -65,7 +64,7 @@ class Target:
 def check_url(url: str) -> Target:
     """Refuse a URL whose host is, or resolves to, a loopback, private, link-local, multicast,
     reserved or cloud-metadata address (an IPv4 one inside an IPv6 one included), or that names
-    a port other than its scheme's (application/outbound_addresses.py), unless the host is in
+    a port other than its scheme's (application/outbound/addresses.py), unless the host is in
     WEBHOOK_ALLOW_HOSTS. Called at creation and again before every delivery (a host may be
     re-pointed: DNS rebinding); the sender connects to ``Target.address``, the address checked."""
     try:

@@ -1,4 +1,4 @@
-"""Vacations: days away that pause every clock of a person's (application/clocks.py).
+"""Vacations: days away that pause every clock of a person's (application/games/clocks.py).
 
 A person has ``VACATION_DAYS`` a calendar year (14 unless the operator sets otherwise). Going
 away until a time spends the days it touches (a day begun counts whole), from the days of the
@@ -16,14 +16,13 @@ import os
 from datetime import UTC, datetime
 from typing import Any
 
+from application.accounts.account_service import Accounts
+from application.background.turns import TurnTicket
+from application.games.clocks import Clocks
+from application.refusals import ServiceError
 from events import keys
 from events.outbox import Outbox, now_ms
 from events.redis_store import RedisStore, text
-
-from .accounts import Accounts
-from .clocks import Clocks
-from .refusals import ServiceError
-from .turns import TurnTicket
 
 DAY_MS = 86_400_000
 VACATION_DAYS = int(os.environ.get("BLUEMOON_VACATION_DAYS", "14"))  #: days away a person has a year

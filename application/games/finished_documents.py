@@ -15,9 +15,8 @@ from typing import Any
 
 import orjson
 
+from application.games.codec import dumps
 from events import keys
-
-from .codec import dumps
 
 FINISHED_DOCUMENT_SECONDS = int(os.environ.get("FINISHED_DOCUMENT_SECONDS", str(24 * 3600)))
 

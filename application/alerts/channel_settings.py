@@ -3,7 +3,7 @@
 Kept in the account's slot (events/keys.py): the channels (email with its gathering delay, Web
 Push, a Discord or Slack channel's incoming webhook), quiet hours in the person's time zone, the
 games they muted, their push subscriptions and the log of what was sent. Channel addresses pass
-the same SSRF check as webhooks (application/webhook_subscriptions.py), and must be https.
+the same SSRF check as webhooks (application/outbound/webhooks.py), and must be https.
 """
 
 from __future__ import annotations
@@ -20,13 +20,12 @@ from zoneinfo import ZoneInfo
 
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from application.games.game_service import digest
+from application.outbound.webhooks import Target, UnsafeUrl, allowed_hosts, check_url
+from application.refusals import NotFound, ServiceError
 from events import keys
 from events.redis_store import RedisStore, text
 from events.serialization import now
-
-from .games import digest
-from .refusals import NotFound, ServiceError
-from .webhook_subscriptions import Target, UnsafeUrl, allowed_hosts, check_url
 
 DEFAULTS: dict[str, Any] = {
     "email": {"enabled": True, "delay_seconds": 600},

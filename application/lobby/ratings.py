@@ -1,11 +1,11 @@
 """Ratings of people and bot levels from whole finishing orders (ruling P18).
 
-A rated game (made from an open game, application/tables.py) rates every seat from the game's
+A rated game (made from an open game, application/lobby/open_games.py) rates every seat from the game's
 final order (``domain.standings.places``, ties shared) with openskill's Plackett-Luce model, in
 one step for the whole table rather than as one-against-one duels. A seat belongs to its
 account even when a bot played its turns at a timeout: the place is the person's. Bot levels
 are players ``bot:<level>``, starting from the ratings ``bluemoon-simulate`` measured
-(application/bot_ratings.json). Only games that end by the rules are rated.
+(application/lobby/bot_ratings.json). Only games that end by the rules are rated.
 
 Exactly once: the append that ends a rated game writes the outbox entry ``rt:<game>``; its job
 computes the ratings once under a lock, records them with the game (``SET NX``), then applies
@@ -24,6 +24,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from application.background.handoff import RATING_PREFIX
 from domain import Game
 from domain.standings import places
 from events import keys
@@ -31,8 +32,6 @@ from events.outbox import now_ms
 from events.redis_store import RedisStore, text
 from events.serialization import now
 from events.store import OutboxWrite
-
-from .handoff import RATING_PREFIX
 
 log = logging.getLogger("bluemoon.ratings")
 MODEL = PlackettLuce()  #: openskill's defaults: mu 25, sigma 25/3

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from .refusals import ServiceError
+from application.refusals import ServiceError
 
 
 class Seat(Protocol):

@@ -3,7 +3,7 @@
 It is the only caller of ``decide`` (``decide_and_apply``) outside tests and bots, and it owns what is not a rule
 of the game: seat tokens and invites, idempotency keys, the index, and the work the events
 start (a bot's turn, a deadline, webhook deliveries), written with them to the outbox and
-handed to the workers (application/handoff.py).
+handed to the workers (application/background/handoff.py).
 """
 
 from __future__ import annotations
@@ -20,6 +20,19 @@ from typing import Any
 
 import orjson
 
+from application.alerts.entries import alert_entries
+from application.background.handoff import ALERT_PREFIX, DELIVERY_PREFIX, Dispatcher, Handoff
+from application.background.turns import TurnTicket, starts_work, turn_entry
+from application.games import clocks, command_ids
+from application.games.clocks import Clocks
+from application.games.codec import command_to_json
+from application.games.fair_setup import refuse_unfair_setup
+from application.games.reads import GameRead, GameReader
+from application.games.repository import GameRepository
+from application.games.views import ViewMemo
+from application.lobby.ratings import rating_entry
+from application.outbound import webhooks as webhooks
+from application.refusals import Forbidden, GameOver, NotFound, SeatTaken, Unauthorized
 from domain import Command, Game, Options, fold, new_game
 from domain.city import Cell
 from domain.decide import decide_and_apply
@@ -36,20 +49,6 @@ from events.store import (
     OutboxWrite,
     WrongExpectedVersion,
 )
-
-from . import clocks, command_ids
-from . import webhook_subscriptions as webhooks
-from .alerts import alert_entries
-from .clocks import Clocks
-from .codec import command_to_json
-from .fair_setup import refuse_unfair_setup
-from .game_reads import GameRead, GameReader
-from .handoff import ALERT_PREFIX, DELIVERY_PREFIX, Dispatcher, Handoff
-from .ratings import rating_entry
-from .refusals import Forbidden, GameOver, NotFound, SeatTaken, Unauthorized
-from .repository import GameRepository
-from .turns import TurnTicket, starts_work, turn_entry
-from .views import ViewMemo
 
 log = logging.getLogger("bluemoon.games")
 NOT_A_SEAT = "the token is not a seat of this game"
@@ -136,7 +135,7 @@ class GameService:
         game: str | None = None,
         clock: dict[str, int] | None = None,
     ) -> Created:
-        """A new game. ``rated``: a finished game rates its seats (application/ratings.py);
+        """A new game. ``rated``: a finished game rates its seats (application/lobby/ratings.py);
         ``origin``: where it came from (its open game, or the game it is a rematch of);
         ``game``: an id chosen beforehand, so that a retried start makes the same game."""
         refuse_unfair_setup(seats, rated, grid=grid, deck=deck, first_player=first_player, scenario=scenario)
@@ -275,7 +274,7 @@ class GameService:
         return read.seat, read.settings
 
     def read(self, game: str, token: str | None, key: str | None = None, sender: str | None = None) -> GameRead:
-        """What a request on ``game`` needs, in one round trip (application/game_reads.py):
+        """What a request on ``game`` needs, in one round trip (application/games/reads.py):
         ``token``'s seat, the settings, the events after the state this process kept, and the
         records of the Idempotency-Key ``key`` as ``sender`` sent it (command_ids.scoped), or as
         any seat did when the sender is not known yet. 404 for an unknown game, 403 for a token

@@ -1,4 +1,4 @@
-"""The hand-off to RQ: one job per claim of an outbox entry (application/handoff.py). The web
+"""The hand-off to RQ: one job per claim of an outbox entry (application/background/handoff.py). The web
 process and the workers each build one on their own connection and hand it to the wiring.
 
 Two queues, served by different worker processes (cli/bluemoon_worker.py ``--queues``): the
@@ -16,9 +16,8 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
+from application.background.turns import TurnTicket
 from events.outbox import Claim
-
-from .turns import TurnTicket
 
 QUEUE = os.environ.get("BLUEMOON_QUEUE", "bluemoon")  #: turns and ratings
 

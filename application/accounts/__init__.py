@@ -1,0 +1,1 @@
+"""Accounts: people, their sign-in (links, codes, passkeys) and tokens, and the names others see."""

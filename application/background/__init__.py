@@ -1,0 +1,1 @@
+"""Background work: turns and other outbox entries handed to the workers, and RQ's adapter."""

@@ -1,0 +1,1 @@
+"""The lobby: open games, rematches and ratings."""
