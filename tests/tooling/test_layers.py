@@ -73,3 +73,18 @@ def test_nothing_outside_events_reaches_into_the_stores_private_parts(path):
         and ast.unparse(node.value).split(".")[-1].endswith("store")
     ]
     assert private == []
+
+
+SHARED = {"__init__", "wiring", "redis_checks", "counters", "words", "refusals", "settings"}
+"""What every feature of ``application/`` shares; anything else belongs to a feature package."""
+
+
+def test_every_application_module_is_in_a_feature_package_or_shared():
+    loose = sorted(p.stem for p in (ROOT / "application").glob("*.py") if p.stem not in SHARED)
+    assert loose == []
+
+
+def test_the_architecture_doc_shows_where_each_feature_package_lives():
+    packages = sorted(p.parent.name for p in (ROOT / "application").glob("*/__init__.py"))
+    doc = (ROOT / "docs" / "architecture.md").read_text()
+    assert packages and [name for name in packages if f"`{name}/`" not in doc] == []
