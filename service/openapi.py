@@ -20,11 +20,12 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
-from . import alert_schemas, openapi_components, openapi_types, schemas
+from . import openapi_components, openapi_types, schemas
 from .browser_policy import PAGE_HEADERS
 from .operation import ETAG, PROBLEM, SESSION_CLEARED, SESSION_SET, VIEW_ETAG, Operation, PathParameters, Reply
 from .requests import instance
 from .routes import OPERATIONS, pages
+from .schemas import alerts as alert_schemas
 
 
 def _json(schema: str) -> dict[str, Any]:

@@ -14,9 +14,9 @@ from application.refusals import Forbidden, NotFound
 from application.vapid import public_key, vapid_key
 from application.words import LANGUAGES
 
-from .. import alert_schemas
 from ..operation import PERSON, Answer, Body, Operation, Parameters, Reply
 from ..requests import components, person, service
+from ..schemas import alerts as alert_schemas
 from ..server_pages import page_language, server_page, words
 from .meta_routes import HTML, pages
 

@@ -12,7 +12,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from application.words import LANGUAGES
 
-from .schemas import Flag, Strict, Whole
+from .games import Flag, Strict, Whole
 
 CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 MAX_DELAY_SECONDS = 24 * 3600
