@@ -1,7 +1,8 @@
 """The OpenAPI document (written to openapi.yaml by ``python -m cli.write_openapi``).
 
 The operations are those declared next to their views (service/routes/, by service/operation.py),
-their shapes the marshmallow schemas; this module adds what every operation shares (problems,
+their shapes the marshmallow schemas of service/schemas/ (a schema is a component, named after
+its class, when the document refers to it: there is no list to keep); this module adds what every operation shares (problems,
 X-Request-ID, examples recorded from the real API, links) and the webhooks section; what many
 operations share is then written once under ``components`` (service/openapi_components.py).
 tests/api/test_openapi.py fails when the committed file is out of date.
@@ -20,11 +21,12 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
-from . import alert_schemas, openapi_components, openapi_types, schemas
+from . import openapi_components, openapi_types, schemas
 from .browser_policy import PAGE_HEADERS
 from .operation import ETAG, PROBLEM, SESSION_CLEARED, SESSION_SET, VIEW_ETAG, Operation, PathParameters, Reply
 from .requests import instance
 from .routes import OPERATIONS, pages
+from .schemas.webhooks import WEBHOOK_KINDS
 
 
 def _json(schema: str) -> dict[str, Any]:
@@ -181,68 +183,40 @@ def _reply(reply: Reply) -> dict[str, Any]:
     return doc
 
 
-COMPONENTS = [
-    "CreateGame",
-    "Created",
-    "Join",
-    "Joined",
-    "GameList",
-    "GameView",
-    "Command",
-    "CommandRequest",
-    "Legal",
-    "CommandResult",
-    "EventPage",
-    "Log",
-    "Audit",
-    "Problem",
-    "Health",
-    "Catalogue",
-    "WebhookRequest",
-    "WebhookCreated",
-    "WebhookList",
-    "DeliveryLog",
-    "WebhookMessage",
-    "EmailLinkRequest",
-    "EmailLinkSent",
-    "EmailLinkUse",
-    "Profile",
-    "ProfileChange",
-    "TokenRequest",
-    "TokenList",
-    "NewToken",
-    "SeatClaim",
-    "Claimed",
-    "PasskeyBegin",
-    "Ceremony",
-    "PasskeyFinish",
-    "PasskeyList",
-    "PasskeyRegistered",
-    "DeviceCode",
-    "DeviceCodeUse",
-    "SessionState",
-    "OpenGameRequest",
-    "OpenGame",
-    "OpenGameList",
-    "RematchStatus",
-    "PlayerRating",
-    "Leaderboard",
-]
-#: The alerts' and vacations' schemas, in a module of their own.
-ALERT_COMPONENTS = [
-    "AlertChanges",
-    "PushSubscriptionShown",
-    "AlertSettingsDoc",
-    "PushSubscriptionRequest",
-    "AlertLog",
-    "VacationRequest",
-    "VacationStatus",
-]
+def referred_to(*parts: Any) -> list[str]:
+    """The names of the schemas ``parts`` of the document refer to (``$ref``), each once, in the
+    order they first do."""
+    found: dict[str, None] = {}
+
+    def visit(node: Any) -> None:
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith(openapi_types.REF):
+                found[ref.removeprefix(openapi_types.REF)] = None
+            for value in node.values():
+                visit(value)
+        elif isinstance(node, list | tuple):
+            for value in node:
+                visit(value)
+
+    visit(parts)
+    return list(found)
 
 
-def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """The document, with ``recorded`` (operationId -> request and response bodies, from
-    cli/openapi_examples.py) as examples."""
+def _components(spec: APISpec, *parts: Any) -> None:
+    """Make the schemas that ``parts`` refer to components, under their class names; apispec adds
+    the schemas they nest as it meets them."""
+    declared = schemas.declared()
+    for name in referred_to(*parts):
+        if name not in declared:
+            raise LookupError(f"the document refers to the schema {name}, which service/schemas does not declare")
+        if name not in spec.components.schemas:  # unless met nested in an earlier one
+            spec.components.schema(name, schema=declared[name])
+
+
+def described() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
+    """The operations and the schemas they refer to, as apispec writes them, and the webhooks
+    (added last: build_spec's later steps are about the operations)."""
     marshmallow = MarshmallowPlugin()
     spec = APISpec(
         title="Blue Moon City",
@@ -281,14 +255,19 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
             "session authenticates, must come from the service's own origin (else 403 cross_origin).",
         },
     )
-    for name in COMPONENTS:
-        spec.components.schema(name, schema=getattr(schemas, name))
-    for name in ALERT_COMPONENTS:
-        spec.components.schema(name, schema=getattr(alert_schemas, name))
     assert marshmallow.converter is not None  # set up by APISpec
-    for path, operations in paths(marshmallow.converter).items():
-        spec.path(path=path, operations=operations)
-    document = spec.to_dict()
+    operations = paths(marshmallow.converter)
+    webhooks = {kind: _webhook(kind) for kind in WEBHOOK_KINDS}
+    _components(spec, operations, webhooks, _problems(limited=False))  # the problems every operation may answer
+    for path, item in operations.items():
+        spec.path(path=path, operations=item)
+    return spec.to_dict(), webhooks
+
+
+def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """The document, with ``recorded`` (operationId -> request and response bodies, from
+    cli/openapi_examples.py) as examples."""
+    document, webhooks = described()
     _tags_and_examples(document, recorded)
     _links(document)
     openapi_types.command_variants(document)
@@ -297,7 +276,7 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
     openapi_components.pages_apart(document)
     openapi_components.share(document, shared_headers())
     openapi_components.examples_apart(document, lambda example: len(_dump(example).splitlines()))
-    document["webhooks"] = {kind: _webhook(kind) for kind in schemas.WEBHOOK_KINDS}
+    document["webhooks"] = webhooks
     return document
 
 

@@ -18,9 +18,12 @@ import typing
 from typing import Any
 
 from domain import EVENT_TYPES
+from domain.catalogue import BUILDINGS
 from domain.commands import COMMAND_FIELDS as FIELD_RULES
 
-from .schemas import BUILDINGS, CARD_IDS, COLOURS, COMMAND_FIELDS, LEVELS, TILES, EventMeta
+from .schemas.common import CARD_IDS, COLOURS, LEVELS, TILES
+from .schemas.feeds import EventMeta
+from .schemas.play import COMMAND_FIELDS
 
 REF = "#/components/schemas/"
 

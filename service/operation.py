@@ -23,8 +23,11 @@ from application.games.codec import dumps
 from application.games.reads import GameRead
 from events.projection import CURSOR
 
-from . import schemas
 from .requests import access, instance, json_body
+from .schemas.audit import Log
+from .schemas.feeds import EventPage
+from .schemas.game_view import GameView
+from .schemas.play import CommandResult, Legal
 
 Body = dict[str, Any]
 #: What a view returns: a body (written through the declared success schema), a body with
@@ -86,7 +89,7 @@ ETAG = {
 }
 #: Bodies the domain builds JSON-ready (views, event pages): written as they are, since the
 #: contract tests check every one against openapi.yaml.
-_PREBUILT = (schemas.GameView, schemas.CommandResult, schemas.EventPage, schemas.Log, schemas.Legal)
+_PREBUILT = (GameView, CommandResult, EventPage, Log, Legal)
 
 
 class Caller(NamedTuple):

@@ -27,10 +27,10 @@ from flask import Flask, Response, request
 from application.accounts.account_service import SESSION_SECONDS
 from application.games.codec import dumps
 
-from . import schemas
 from .origin import origin_of, own_origin, secure, session_cookie
 from .problems import problem
 from .requests import accounts
+from .schemas.accounts import Profile
 
 SAFE = {"GET", "HEAD", "OPTIONS"}
 #: The requests that start a session (method, route): each must come from the service's own pages.
@@ -93,7 +93,7 @@ def set_session(response: Response, token: str) -> Response:
 
 def signed_in_as(account: str) -> Response:
     """The answer to a sign-in (by link, code or passkey): the profile, and a new session's cookie."""
-    profile = schemas.Profile().dump(accounts().profile(account))
+    profile = Profile().dump(accounts().profile(account))
     response = Response(dumps(profile), status=200, mimetype="application/json")
     return set_session(response, accounts().open_session(account))
 

@@ -13,7 +13,6 @@ from application.refusals import ServiceError, Unauthorized
 from application.words import LANGUAGES
 from events.projection import entry, page_of
 
-from .. import schemas
 from ..operation import (
     OPTIONAL_PERSON,
     PERSON,
@@ -31,6 +30,22 @@ from ..operation import (
 from ..origin import own_origin, session_cookie
 from ..ratelimit import client_address
 from ..requests import accounts, components, person, service, session_person, signed_in
+from ..schemas.accounts import (
+    Claimed,
+    DeviceCode,
+    DeviceCodeUse,
+    EmailLinkRequest,
+    EmailLinkSent,
+    EmailLinkUse,
+    NewToken,
+    Profile,
+    ProfileChange,
+    SeatClaim,
+    SessionState,
+    TokenList,
+    TokenRequest,
+)
+from ..schemas.games import GameList
 from ..server_pages import page_language, server_page, words
 from ..sessions import clear_session, set_session, signed_in_as
 from .game_routes import with_seat
@@ -50,8 +65,8 @@ class NotThisAccount(ServiceError):
     id="askEmailLink",
     tag="accounts",
     summary="Send a sign-in link (valid 15 minutes, once) to an email; the answer is the same for any address.",
-    body=schemas.EmailLinkRequest,
-    responses={202: Reply("Sent, or logged when the service has no SMTP server.", schemas.EmailLinkSent)},
+    body=EmailLinkRequest,
+    responses={202: Reply("Sent, or logged when the service has no SMTP server.", EmailLinkSent)},
     problems=(400, 413, 415, 422, 429),
 )
 def ask_email_link(body: Body) -> Answer:
@@ -74,8 +89,8 @@ def ask_email_link(body: Body) -> Answer:
     id="useEmailLink",
     tag="accounts",
     summary="Sign in with a link's token: the account is made on first use; sets the page's session cookie.",
-    body=schemas.EmailLinkUse,
-    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile, headers=SESSION_SET)},
+    body=EmailLinkUse,
+    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", Profile, headers=SESSION_SET)},
     problems=(400, 401, 403, 413, 415, 422, 429),
 )
 def use_email_link(body: Body) -> Answer:
@@ -92,7 +107,7 @@ def use_email_link(body: Body) -> Answer:
     summary="A one-time code (10 minutes) to sign in on another device without email or passkey.",
     description=SESSION_ONLY_TEXT,
     security=SESSION_ONLY,
-    responses={201: Reply("Show it, or its link, on the other device.", schemas.DeviceCode)},
+    responses={201: Reply("Show it, or its link, on the other device.", DeviceCode)},
     problems=(401, 403, 404),
 )
 def make_device_code() -> Answer:
@@ -107,8 +122,8 @@ def make_device_code() -> Answer:
     id="useDeviceCode",
     tag="accounts",
     summary="Sign in with a code shown on a signed-in device; sets the session cookie.",
-    body=schemas.DeviceCodeUse,
-    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile, headers=SESSION_SET)},
+    body=DeviceCodeUse,
+    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", Profile, headers=SESSION_SET)},
     problems=(400, 401, 403, 413, 415, 422, 429),
 )
 def use_device_code(body: Body) -> Answer:
@@ -124,7 +139,7 @@ def use_device_code(body: Body) -> Answer:
     tag="accounts",
     summary="Whether the caller is signed in, and as whom: signed out is an answer, not a 401 (a revoked token is).",
     security=OPTIONAL_PERSON,
-    responses={200: Reply("Signed in or not.", schemas.SessionState)},
+    responses={200: Reply("Signed in or not.", SessionState)},
     problems=(401,),
 )
 def get_session() -> Answer:
@@ -177,7 +192,7 @@ def sign_out_everywhere() -> Answer:
     tag="accounts",
     summary="Your profile: the display name others see, and your email, which only you see.",
     security=PERSON,
-    responses={200: Reply("Your profile.", schemas.Profile)},
+    responses={200: Reply("Your profile.", Profile)},
     problems=(401, 404),
 )
 def get_profile() -> Answer:
@@ -192,8 +207,8 @@ def get_profile() -> Answer:
     tag="accounts",
     summary="Change your display name (seats you take from now on carry it).",
     security=PERSON,
-    body=schemas.ProfileChange,
-    responses={200: Reply("Your profile.", schemas.Profile)},
+    body=ProfileChange,
+    responses={200: Reply("Your profile.", Profile)},
     problems=(400, 401, 403, 404, 413, 415, 422),
 )
 def change_profile(body: Body) -> Answer:
@@ -227,7 +242,7 @@ def delete_account() -> Answer:
     tag="accounts",
     summary="Your personal access tokens, with their last use (never their secrets).",
     security=PERSON,
-    responses={200: Reply("Your tokens.", schemas.TokenList)},
+    responses={200: Reply("Your tokens.", TokenList)},
     problems=(401,),
 )
 def list_tokens() -> Answer:
@@ -243,8 +258,8 @@ def list_tokens() -> Answer:
     summary="Make a personal access token for a program; its secret is shown this once.",
     description=SESSION_ONLY_TEXT,
     security=SESSION_ONLY,
-    body=schemas.TokenRequest,
-    responses={201: Reply("Made.", schemas.NewToken)},
+    body=TokenRequest,
+    responses={201: Reply("Made.", NewToken)},
     problems=(400, 401, 403, 413, 415, 422),
 )
 def create_token(body: Body) -> Answer:
@@ -277,8 +292,8 @@ def revoke_token(token: str) -> Answer:
     summary="Keep seats in the account named (yours, shown to you and confirmed): each seat token sent proves its "
     "seat (the tokens keep working).",
     security=PERSON,
-    body=schemas.SeatClaim,
-    responses={200: Reply("The seats now in your account.", schemas.Claimed)},
+    body=SeatClaim,
+    responses={200: Reply("The seats now in your account.", Claimed)},
     problems=(400, 401, 403, 409, 413, 415, 422),
 )
 def claim_seats(body: Body) -> Answer:
@@ -319,7 +334,7 @@ def claim_seats(body: Body) -> Answer:
     summary="Your games on every device: those where it is your turn first, then by last move, newest first.",
     security=PERSON,
     query=Paging,
-    responses={200: Reply("Your games.", schemas.GameList)},
+    responses={200: Reply("Your games.", GameList)},
     problems=(401, 422),
 )
 def my_games(query: Body) -> Answer:

@@ -14,9 +14,18 @@ from application.alerts.vapid import public_key, vapid_key
 from application.refusals import Forbidden, NotFound
 from application.words import LANGUAGES
 
-from .. import alert_schemas
 from ..operation import PERSON, Answer, Body, Operation, Parameters, Reply
 from ..requests import components, person, service
+from ..schemas.alerts import (
+    AlertChanges,
+    AlertLog,
+    AlertSettingsDoc,
+    PushSubscriptionRequest,
+    PushSubscriptionShown,
+    VacationRequest,
+    VacationStatus,
+    settings_doc,
+)
 from ..server_pages import page_language, server_page, words
 from .meta_routes import HTML, pages
 
@@ -30,9 +39,7 @@ def alerts() -> AlertSettings:
 def _doc(account: str) -> Body:
     settings = alerts()
     key = public_key(vapid_key(components().client))
-    return alert_schemas.settings_doc(
-        settings.get(account), settings.muted(account), settings.subscriptions(account), key
-    )
+    return settings_doc(settings.get(account), settings.muted(account), settings.subscriptions(account), key)
 
 
 @Operation(
@@ -43,7 +50,7 @@ def _doc(account: str) -> Body:
     tag="alerts",
     summary="Your turn alerts: channels, quiet hours, muted games, push subscriptions, and the VAPID key to subscribe with.",
     security=PERSON,
-    responses={200: Reply("Your alert settings.", alert_schemas.AlertSettingsDoc)},
+    responses={200: Reply("Your alert settings.", AlertSettingsDoc)},
     problems=(401, 404),
 )
 def get_alert_settings() -> Answer:
@@ -60,8 +67,8 @@ def get_alert_settings() -> Answer:
     description="A Discord or Slack address must be https and public (the same checks as webhooks): "
     "a private, loopback or metadata address is refused with `unsafe_webhook_url` naming the field.",
     security=PERSON,
-    body=alert_schemas.AlertChanges,
-    responses={200: Reply("Your alert settings.", alert_schemas.AlertSettingsDoc)},
+    body=AlertChanges,
+    responses={200: Reply("Your alert settings.", AlertSettingsDoc)},
     problems=(400, 401, 403, 404, 413, 415, 422),
 )
 def change_alert_settings(body: Body) -> Answer:
@@ -79,8 +86,8 @@ def change_alert_settings(body: Body) -> Answer:
     tag="alerts",
     summary="Keep a browser's push subscription (PushSubscription.toJSON()); the same endpoint again replaces its keys.",
     security=PERSON,
-    body=alert_schemas.PushSubscriptionRequest,
-    responses={201: Reply("Kept.", alert_schemas.PushSubscriptionShown)},
+    body=PushSubscriptionRequest,
+    responses={201: Reply("Kept.", PushSubscriptionShown)},
     problems=(400, 401, 403, 413, 415, 422),
 )
 def subscribe_push(body: Body) -> Answer:
@@ -155,7 +162,7 @@ def _own_game(account: str, game: str) -> None:
     tag="alerts",
     summary="Your alerts' last deliveries, failures and skips on every channel, newest first.",
     security=PERSON,
-    responses={200: Reply("What was sent.", alert_schemas.AlertLog)},
+    responses={200: Reply("What was sent.", AlertLog)},
     problems=(401,),
 )
 def alert_deliveries() -> Answer:
@@ -220,7 +227,7 @@ def unsubscribe_one_click(query: Body) -> Answer:
     tag="alerts",
     summary="Your vacation: until when you are away, and the days you have left this year.",
     security=PERSON,
-    responses={200: Reply("Your vacation.", alert_schemas.VacationStatus)},
+    responses={200: Reply("Your vacation.", VacationStatus)},
     problems=(401,),
 )
 def get_vacation() -> Answer:
@@ -239,8 +246,8 @@ def get_vacation() -> Answer:
     "moves the end of the vacation under way, which keeps its start: its days are charged once, so the same "
     "request repeated changes nothing. A refusal (too few days left) changes nothing either.",
     security=PERSON,
-    body=alert_schemas.VacationRequest,
-    responses={200: Reply("Away.", alert_schemas.VacationStatus)},
+    body=VacationRequest,
+    responses={200: Reply("Away.", VacationStatus)},
     problems=(400, 401, 403, 413, 415, 422),
 )
 def go_away(body: Body) -> Answer:
@@ -255,7 +262,7 @@ def go_away(body: Body) -> Answer:
     tag="alerts",
     summary="Come back early: the whole days not begun are yours again, and your deadlines move back.",
     security=PERSON,
-    responses={200: Reply("Back.", alert_schemas.VacationStatus)},
+    responses={200: Reply("Back.", VacationStatus)},
     problems=(401, 403),
 )
 def come_back() -> Answer:

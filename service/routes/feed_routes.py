@@ -12,10 +12,11 @@ from marshmallow.validate import Range
 
 from application.games.game_service import digest
 
-from .. import live, schemas
+from .. import live
 from ..operation import MAX_VERSION, OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply
 from ..quotas import quotas
 from ..requests import service, tokens
+from ..schemas.feeds import EventPage
 
 feeds = Blueprint("feeds", __name__)
 _NOT_A_VERSION = f"must be a version: a whole number from 0 to {MAX_VERSION}"
@@ -91,7 +92,7 @@ class Page(Parameters):
     "none comes.",
     security=OPTIONAL_AUTH,
     query=Page,
-    responses={200: Reply("A page of events (empty when `wait` passed with none).", schemas.EventPage)},
+    responses={200: Reply("A page of events (empty when `wait` passed with none).", EventPage)},
     problems=(403, 404, 422),
 )
 def list_events(game: str, caller: Caller, query: Body) -> Answer:

@@ -16,7 +16,6 @@ from domain import Edition, Layout, Options
 from domain.scenario import Position
 from events.projection import Page, entry, page_of
 
-from .. import schemas
 from ..operation import (
     ETAG,
     OPTIONAL_AUTH,
@@ -34,6 +33,8 @@ from ..operation import (
 )
 from ..quotas import quotas
 from ..requests import accounts, etag, game_view, same_etag, service, signed_in, stored_clock, tokens, view_etag
+from ..schemas.game_view import GameView
+from ..schemas.games import Created, CreateGame, GameList, Join, Joined
 
 games = Blueprint("games", __name__)
 
@@ -46,8 +47,8 @@ games = Blueprint("games", __name__)
     tag="games",
     summary="Create a game; human seats get their secret token now (signed in: your seat is the first human one).",
     security=OPTIONAL_PERSON,
-    body=schemas.CreateGame,
-    responses={201: Reply("Created.", schemas.Created, headers={**ETAG, **location("The game.")})},
+    body=CreateGame,
+    responses={201: Reply("Created.", Created, headers={**ETAG, **location("The game.")})},
     problems=(400, 413, 415, 422, 429),
 )
 def create_game(body: Body) -> Answer:
@@ -123,7 +124,7 @@ class GameFilter(Paging):
     summary="List games, newest first, a page at a time; with seat tokens (comma-separated), your games.",
     security=OPTIONAL_AUTH,
     query=GameFilter,
-    responses={200: Reply("Games.", schemas.GameList)},
+    responses={200: Reply("Games.", GameList)},
     problems=(401, 422),
 )
 def list_games(query: Body) -> Answer:
@@ -178,7 +179,7 @@ class Conditional(Parameters):
     security=OPTIONAL_AUTH,
     headers=Conditional,
     responses={
-        200: Reply("The view.", schemas.GameView, headers=VIEW_ETAG),
+        200: Reply("The view.", GameView, headers=VIEW_ETAG),
         304: Reply("Not modified since the If-None-Match ETag.", headers=VIEW_ETAG),
     },
     problems=(403, 404),
@@ -199,8 +200,8 @@ def get_game(game: str, caller: Caller, headers: Body) -> Answer:
     tag="games",
     summary="Take an open seat with its invite; returns the seat token (signed in: the seat is yours).",
     security=OPTIONAL_PERSON,
-    body=schemas.Join,
-    responses={201: Reply("Joined.", schemas.Joined)},
+    body=Join,
+    responses={201: Reply("Joined.", Joined)},
     problems=(400, 403, 404, 409, 413, 415, 422, 429),
 )
 def join(game: str, seat: int, body: Body) -> Answer:

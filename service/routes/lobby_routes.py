@@ -14,7 +14,6 @@ from application.lobby.open_games import TableSpec
 from application.lobby.ratings import BOT, Rating
 from application.refusals import NotFound
 
-from .. import schemas
 from ..operation import (
     AUTH,
     OPTIONAL_AUTH,
@@ -30,6 +29,8 @@ from ..operation import (
 )
 from ..quotas import quotas
 from ..requests import accounts, components, etag, etag_version, person, shown_clock, signed_in, stored_clock
+from ..schemas.common import LEVELS
+from ..schemas.lobby import Leaderboard, OpenGame, OpenGameList, OpenGameRequest, PlayerRating, RematchStatus
 
 lobby = Blueprint("lobby", __name__)
 
@@ -62,8 +63,8 @@ def public(doc: dict[str, Any]) -> dict[str, Any]:
     tag="lobby",
     summary="Open a game in the lobby with yourself in the first seat; it starts when every seat is taken.",
     security=PERSON,
-    body=schemas.OpenGameRequest,
-    responses={201: Reply("Listed in the lobby.", schemas.OpenGame, headers=location("The open game."))},
+    body=OpenGameRequest,
+    responses={201: Reply("Listed in the lobby.", OpenGame, headers=location("The open game."))},
     problems=(400, 401, 403, 409, 413, 415, 422, 429),
 )
 def open_game(body: Body) -> Answer:
@@ -107,7 +108,7 @@ class LobbyConditional(Parameters):
     query=LobbyFilter,
     headers=LobbyConditional,
     responses={
-        200: Reply("Open games.", schemas.OpenGameList, headers={"ETag": {"schema": {"type": "string"}}}),
+        200: Reply("Open games.", OpenGameList, headers={"ETag": {"schema": {"type": "string"}}}),
         304: Reply(
             "Nothing opened, filled or closed since the If-None-Match ETag.",
             headers={"ETag": {"schema": {"type": "string"}}},
@@ -132,7 +133,7 @@ def list_open_games(query: Body, headers: Body) -> Answer:
     id="getOpenGame",
     tag="lobby",
     summary="An open game: its seats, and its game once every seat is taken.",
-    responses={200: Reply("The open game.", schemas.OpenGame)},
+    responses={200: Reply("The open game.", OpenGame)},
     problems=(404,),
 )
 def get_open_game(table: str) -> Answer:
@@ -147,7 +148,7 @@ def get_open_game(table: str) -> Answer:
     tag="lobby",
     summary="Take a free seat; the last seat taken starts the game, which is then in each person's games.",
     security=PERSON,
-    responses={200: Reply("Seated (and, when full, started).", schemas.OpenGame)},
+    responses={200: Reply("Seated (and, when full, started).", OpenGame)},
     problems=(401, 403, 404, 409),
 )
 def join_open_game(table: str) -> Answer:
@@ -162,7 +163,7 @@ def join_open_game(table: str) -> Answer:
     tag="lobby",
     summary="Cancel an open game you opened, before it starts; its seats are released.",
     security=PERSON,
-    responses={200: Reply("Cancelled.", schemas.OpenGame)},
+    responses={200: Reply("Cancelled.", OpenGame)},
     problems=(401, 403, 404, 409),
 )
 def cancel_open_game(table: str) -> Answer:
@@ -177,7 +178,7 @@ def cancel_open_game(table: str) -> Answer:
     tag="lobby",
     summary="Offer or accept a rematch of a finished game: the same seats and options, once every person accepts.",
     security=AUTH,
-    responses={200: Reply("Accepted; the new game once every human seat has.", schemas.RematchStatus)},
+    responses={200: Reply("Accepted; the new game once every human seat has.", RematchStatus)},
     problems=(401, 403, 404, 409),
 )
 def accept_rematch(game: str, caller: Caller) -> Answer:
@@ -194,7 +195,7 @@ def accept_rematch(game: str, caller: Caller) -> Answer:
     summary="Who has accepted a rematch, and the new game once every person has; its invites only to this "
     "game's seats.",
     security=OPTIONAL_AUTH,
-    responses={200: Reply("The rematch so far.", schemas.RematchStatus)},
+    responses={200: Reply("The rematch so far.", RematchStatus)},
     problems=(403, 404),
 )
 def get_rematch(game: str, caller: Caller) -> Answer:
@@ -213,7 +214,7 @@ def rated(player: str, rating: Rating) -> dict[str, Any]:
     id="playerRating",
     tag="lobby",
     summary="A player's rating (a person's, or bot:<level>), its uncertainty and its history of rated games.",
-    responses={200: Reply("The rating.", schemas.PlayerRating)},
+    responses={200: Reply("The rating.", PlayerRating)},
     problems=(404,),
 )
 def player_rating(player: str) -> Answer:
@@ -222,7 +223,7 @@ def player_rating(player: str) -> Answer:
 
 def _rating_of(player: str) -> dict[str, Any]:
     ratings = components().ratings
-    if not (player.startswith(BOT) and player[len(BOT) :] in schemas.LEVELS) and not accounts().exists(player):
+    if not (player.startswith(BOT) and player[len(BOT) :] in LEVELS) and not accounts().exists(player):
         raise NotFound(f"no player {player}")
     return {**rated(player, ratings.current(player)), "history": ratings.history(player)}
 
@@ -235,7 +236,7 @@ def _rating_of(player: str) -> dict[str, Any]:
     tag="lobby",
     summary="Your rating, its uncertainty and its history.",
     security=PERSON,
-    responses={200: Reply("The rating.", schemas.PlayerRating)},
+    responses={200: Reply("The rating.", PlayerRating)},
     problems=(401, 403),
 )
 def my_rating() -> Answer:
@@ -254,7 +255,7 @@ class Top(Parameters):
     tag="lobby",
     summary="The best rated people, and each bot level's rating to measure yourself against.",
     query=Top,
-    responses={200: Reply("The leaderboard.", schemas.Leaderboard)},
+    responses={200: Reply("The leaderboard.", Leaderboard)},
     problems=(422,),
 )
 def leaderboard(query: Body) -> Answer:
@@ -266,7 +267,7 @@ def leaderboard(query: Body) -> Answer:
         except NotFound:  # an account deleted while its last game was being rated
             ratings.forget(player)
     bots = sorted(
-        (rated(f"{BOT}{level}", ratings.current(f"{BOT}{level}")) for level in schemas.LEVELS),
+        (rated(f"{BOT}{level}", ratings.current(f"{BOT}{level}")) for level in LEVELS),
         key=lambda r: r["rating"],
         reverse=True,
     )

@@ -17,10 +17,10 @@ from flask import Blueprint, Response, current_app, send_from_directory
 
 from domain.catalogue import BUILDINGS
 
-from .. import schemas
 from ..operation import PROBLEM, Answer, Operation, Reply
 from ..problems import unavailable
 from ..requests import service
+from ..schemas.meta import Catalogue, Health
 
 meta = Blueprint("meta", __name__)
 pages = Blueprint("pages", __name__)
@@ -60,7 +60,7 @@ def _catalogue() -> dict[str, Any]:
     responses={
         200: Reply(
             "The building catalogue",
-            schemas.Catalogue,
+            Catalogue,
             headers={"Cache-Control": {"schema": {"type": "string"}, "example": A_DAY}},
         )
     },
@@ -77,7 +77,7 @@ def catalogue() -> Answer:
     id="health",
     tag="service",
     summary="The process is up.",
-    responses={200: Reply("OK", schemas.Health)},
+    responses={200: Reply("OK", Health)},
 )
 def healthz() -> Answer:
     return {"status": "ok"}
@@ -90,7 +90,7 @@ def healthz() -> Answer:
     id="ready",
     tag="service",
     summary="Redis is reachable; `redis` says whether every node is configured to keep games, as it is now.",
-    responses={200: Reply("Ready", schemas.Health)},
+    responses={200: Reply("Ready", Health)},
     problems=(503,),
     rate_limited=False,
 )

@@ -11,10 +11,11 @@ from flask import Blueprint, Response
 from application.accounts.passkeys import Passkeys, RelyingParty
 from application.games.codec import dumps
 
-from .. import schemas
 from ..operation import PERSON, SESSION_ONLY, SESSION_ONLY_TEXT, SESSION_SET, Answer, Body, Operation, Reply
 from ..origin import own_origin
 from ..requests import accounts, person, session_person, signed_in
+from ..schemas.accounts import Profile
+from ..schemas.passkeys import Ceremony, PasskeyBegin, PasskeyFinish, PasskeyList, PasskeyRegistered
 from ..sessions import set_session, signed_in_as
 
 passkey_api = Blueprint("passkeys", __name__)
@@ -45,8 +46,8 @@ def _by_session() -> str | None:
     summary="Options to make a passkey: for your account when signed in, else for a new account (sign-up).",
     description=SESSION_ONLY_TEXT,
     security=[{}, *SESSION_ONLY],
-    body=schemas.PasskeyBegin,
-    responses={200: Reply("Pass `options` to navigator.credentials.create.", schemas.Ceremony)},
+    body=PasskeyBegin,
+    responses={200: Reply("Pass `options` to navigator.credentials.create.", Ceremony)},
     problems=(400, 401, 403, 413, 415, 422),
 )
 def begin_registration(body: Body) -> Answer:
@@ -64,11 +65,11 @@ def begin_registration(body: Body) -> Answer:
     summary="Keep the new passkey; a sign-up is signed in at once (the session cookie is set).",
     description=SESSION_ONLY_TEXT,
     security=[{}, *SESSION_ONLY],
-    body=schemas.PasskeyFinish,
+    body=PasskeyFinish,
     responses={
         201: Reply(
             "Registered; a sign-up's session is in the Set-Cookie header.",
-            schemas.PasskeyRegistered,
+            PasskeyRegistered,
             headers=SESSION_SET,
         )
     },
@@ -90,7 +91,7 @@ def register(body: Body) -> Answer:
     id="beginPasskeySignIn",
     tag="accounts",
     summary="Options to sign in with any passkey of this service (no name or email needed).",
-    responses={200: Reply("Pass `options` to navigator.credentials.get.", schemas.Ceremony)},
+    responses={200: Reply("Pass `options` to navigator.credentials.get.", Ceremony)},
     problems=(403,),
 )
 def begin_sign_in() -> Answer:
@@ -104,8 +105,8 @@ def begin_sign_in() -> Answer:
     id="signInWithPasskey",
     tag="accounts",
     summary="Sign in with the passkey's answer; sets the session cookie. A replayed or cloned answer is refused.",
-    body=schemas.PasskeyFinish,
-    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", schemas.Profile, headers=SESSION_SET)},
+    body=PasskeyFinish,
+    responses={200: Reply("Signed in; the session is in the Set-Cookie header.", Profile, headers=SESSION_SET)},
     problems=(400, 401, 403, 413, 415, 422),
 )
 def sign_in(body: Body) -> Answer:
@@ -120,7 +121,7 @@ def sign_in(body: Body) -> Answer:
     tag="accounts",
     summary="Your passkeys, with their last use.",
     security=PERSON,
-    responses={200: Reply("Your passkeys.", schemas.PasskeyList)},
+    responses={200: Reply("Your passkeys.", PasskeyList)},
     problems=(401,),
 )
 def list_passkeys() -> Answer:

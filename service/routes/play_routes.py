@@ -12,9 +12,9 @@ from marshmallow.validate import Length
 from application.games.codec import command_from_json, legal_document
 from application.refusals import PreconditionRequired
 
-from .. import schemas
 from ..operation import AUTH, ETAG, Answer, Body, Caller, Operation, Parameters, Reply, TrueOrFalse
 from ..requests import etag, etag_version, game_view, served_events, service
+from ..schemas.play import CommandRequest, CommandResult, Legal
 
 play = Blueprint("play", __name__)
 
@@ -38,7 +38,7 @@ class Expand(Parameters):
     "cards it may discard, instead of every combination of them.",
     security=AUTH,
     query=Expand,
-    responses={200: Reply("Legal commands (empty when it is not your turn).", schemas.Legal, headers=ETAG)},
+    responses={200: Reply("Legal commands (empty when it is not your turn).", Legal, headers=ETAG)},
     problems=(401, 403, 404, 422),
 )
 def legal(game: str, caller: Caller, query: Body) -> Answer:
@@ -88,8 +88,8 @@ class Precondition(Parameters):
     summary="Play a command, exactly once per Idempotency-Key.",
     security=AUTH,
     headers=Precondition,
-    body=schemas.CommandRequest,
-    responses={200: Reply("Applied (or replayed).", schemas.CommandResult, headers=ETAG)},
+    body=CommandRequest,
+    responses={200: Reply("Applied (or replayed).", CommandResult, headers=ETAG)},
     problems=(400, 401, 403, 404, 409, 412, 413, 415, 422, 428, 429),
 )
 def post_command(game: str, caller: Caller, body: Body, headers: Body) -> Answer:

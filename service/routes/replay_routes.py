@@ -11,9 +11,10 @@ from application.games.log_audit import audit_log
 from application.refusals import NotFinished, NotFound
 from events.serialization import StoredEvent
 
-from .. import schemas
 from ..operation import ETAG, OPTIONAL_AUTH, Answer, Caller, Operation, Reply
 from ..requests import etag, game_view, served_events, service
+from ..schemas.audit import Audit, Log
+from ..schemas.game_view import GameView
 
 replay = Blueprint("replay", __name__)
 
@@ -26,7 +27,7 @@ replay = Blueprint("replay", __name__)
     tag="follow",
     summary="The game as you saw it at a past version (time travel).",
     security=OPTIONAL_AUTH,
-    responses={200: Reply("The view then.", schemas.GameView, headers=ETAG)},
+    responses={200: Reply("The view then.", GameView, headers=ETAG)},
     problems=(403, 404),
 )
 def at_version(game: str, version: int, caller: Caller) -> Answer:
@@ -54,7 +55,7 @@ def _finished_log(game: str) -> tuple[Any, list[StoredEvent]]:
     id="getLog",
     tag="audit",
     summary="The full, unredacted event log and the seed, once the game has ended.",
-    responses={200: Reply("The log.", schemas.Log)},
+    responses={200: Reply("The log.", Log)},
     problems=(404, 409),
 )
 def log(game: str) -> Answer:
@@ -81,7 +82,7 @@ def _log_of(game: str) -> dict[str, Any]:
     description="Each event's `meta.command` (with `meta.seat` and `meta.version`) records the command "
     "that caused it; the audit replays the rules on each and compares the events, checks "
     "every copy of the seed, and says whether the setup was drawn or given explicitly.",
-    responses={200: Reply("The checks.", schemas.Audit)},
+    responses={200: Reply("The checks.", Audit)},
     problems=(404, 409),
 )
 def audit_game(game: str) -> Answer:

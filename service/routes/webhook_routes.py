@@ -7,9 +7,9 @@ from flask import Blueprint, Response
 
 from application.outbound.webhooks import Webhooks
 
-from .. import schemas
 from ..operation import AUTH, Answer, Body, Caller, Operation, Reply, location
 from ..requests import service
+from ..schemas.webhooks import DeliveryLog, Webhook, WebhookCreated, WebhookList, WebhookRequest
 
 webhooks = Blueprint("webhooks", __name__)
 
@@ -33,11 +33,11 @@ def _hooks() -> Webhooks:
     "disabled and says why (`disabled_reason`). A game has at most 120 deliveries a minute, and "
     "a signed-in seat's account 300: past that they wait for the next minute (`deferred`).",
     security=AUTH,
-    body=schemas.WebhookRequest,
+    body=WebhookRequest,
     responses={
         201: Reply(
             "Created; keep the secret.",
-            schemas.WebhookCreated,
+            WebhookCreated,
             headers=location("The webhook (getWebhook)."),
         )
     },
@@ -56,7 +56,7 @@ def create_webhook(game: str, caller: Caller, body: Body) -> Answer:
     tag="webhooks",
     summary="Your seat's webhooks (without their secrets).",
     security=AUTH,
-    responses={200: Reply("Webhooks.", schemas.WebhookList)},
+    responses={200: Reply("Webhooks.", WebhookList)},
     problems=(401, 403, 404),
 )
 def list_webhooks(game: str, caller: Caller) -> Answer:
@@ -71,7 +71,7 @@ def list_webhooks(game: str, caller: Caller) -> Answer:
     tag="webhooks",
     summary="One of your seat's webhooks (without its secret): where its Location points.",
     security=AUTH,
-    responses={200: Reply("The webhook.", schemas.Webhook)},
+    responses={200: Reply("The webhook.", Webhook)},
     problems=(401, 403, 404),
 )
 def get_webhook(game: str, hook: str, caller: Caller) -> Answer:
@@ -102,7 +102,7 @@ def delete_webhook(game: str, hook: str, caller: Caller) -> Answer:
     tag="webhooks",
     summary="The webhook's last delivery attempts: time, status, duration.",
     security=AUTH,
-    responses={200: Reply("Attempts, newest first.", schemas.DeliveryLog)},
+    responses={200: Reply("Attempts, newest first.", DeliveryLog)},
     problems=(401, 403, 404),
 )
 def webhook_deliveries(game: str, hook: str, caller: Caller) -> Answer:

@@ -82,6 +82,25 @@ def test_the_document_is_served_as_json_too_and_is_openapi_3_1_with_webhooks(api
     }
 
 
+def test_every_schema_an_operation_or_a_webhook_names_is_a_component_made_from_its_class():
+    """The components are derived from the document (service/openapi.py), not listed by hand:
+    each schema an operation takes or answers with, the problem and the webhooks' message is a
+    component under its class name, with that class's fields, and every reference finds one."""
+    from service.openapi import described, referred_to
+    from service.routes import OPERATIONS
+    from service.schemas.common import Problem
+    from service.schemas.webhooks import WebhookMessage
+
+    document, webhooks = described()
+    components = document["components"]["schemas"]
+    named = [operation.body for operation in OPERATIONS]
+    named += [reply.body for operation in OPERATIONS for reply in operation.responses.values()]
+    for schema in {s for s in named if isinstance(s, type)} | {Problem, WebhookMessage}:
+        fields = {field.data_key or name for name, field in schema().fields.items()}
+        assert set(components.get(schema.__name__, {}).get("properties", {"missing"})) == fields, schema.__name__
+    assert set(referred_to(document, webhooks)) <= set(components)
+
+
 # -- a typed contract (what generated clients rely on) ----------------------------------------
 
 
@@ -120,7 +139,7 @@ def _document():
 
 
 def test_the_command_body_is_a_oneof_discriminated_on_type_with_each_commands_own_fields():
-    from service.schemas import COMMAND_FIELDS
+    from service.schemas.play import COMMAND_FIELDS
 
     schemas = _document()["components"]["schemas"]
     command = schemas["Command"]

@@ -1,5 +1,5 @@
-"""The shapes of turn alerts' settings, push subscriptions and delivery logs
-(application/alerts/channel_settings.py), for the API and openapi.yaml."""
+"""Turn alerts (application/alerts/channel_settings.py, service/routes/alert_routes.py): their settings,
+push subscriptions and delivery logs, and a person's vacation, for the API and openapi.yaml."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from marshmallow import Schema, ValidationError, fields, validate
 
 from application.words import LANGUAGES
 
-from .schemas import Flag, Strict, Whole
+from .common import Flag, Strict, Whole
 
 CLOCK = re.compile(r"^([01][0-9]|2[0-3]):[0-5][0-9]$")
 MAX_DELAY_SECONDS = 24 * 3600

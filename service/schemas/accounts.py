@@ -1,0 +1,135 @@
+"""Accounts (application/accounts/account_service.py, service/routes/account_routes.py): signing in by an email
+link or from another device, the profile, personal access tokens, and seats claimed into the account."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from application.words import LANGUAGES
+
+from .common import NAME_RULE, Flag, Strict, Whole, shown_to_others
+
+
+class EmailLinkRequest(Strict):
+    email = fields.Email(
+        required=True,
+        validate=validate.Length(max=254),
+        metadata={"description": "Where to send the sign-in link. Never shown to anyone else."},
+    )
+    language = fields.String(
+        validate=validate.OneOf(LANGUAGES),
+        metadata={
+            "description": "The language of the mail and of the page its link opens (else the request's "
+            "Accept-Language, else English)."
+        },
+    )
+
+
+class EmailLinkSent(Schema):
+    delivery = fields.String(
+        required=True,
+        validate=validate.OneOf(["email", "server log"]),
+        metadata={"description": "How links travel on this service: by email, or (without SMTP) in its log."},
+    )
+    detail = fields.String(required=True)
+
+
+class EmailLinkUse(Strict):
+    token = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "The `token` of the link's query (`/signin?token=...`)."},
+    )
+
+
+class Profile(Schema):
+    account = fields.String(required=True)
+    display_name = fields.String(required=True, metadata={"description": "Shown to others."})
+    email = fields.String(
+        required=True, allow_none=True, metadata={"description": "Shown to you alone; null for a passkey-only account."}
+    )
+    created = fields.String(required=True)
+
+
+class ProfileChange(Strict):
+    display_name = fields.String(
+        required=True,
+        validate=[validate.Length(min=1, max=40), shown_to_others],
+        metadata={"description": NAME_RULE},
+    )
+
+
+class TokenRequest(Strict):
+    name = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=60),
+        metadata={"description": "What the token is for, to tell it apart in the list."},
+    )
+
+
+class TokenInfo(Schema):
+    id = fields.String(required=True)
+    name = fields.String(required=True)
+    created = fields.String(required=True)
+    last_used = fields.String(required=True, allow_none=True, metadata={"description": "To the minute."})
+
+
+class NewToken(TokenInfo):
+    token = fields.String(
+        required=True,
+        metadata={"description": "The secret, shown this once: send it as 'Authorization: Bearer <token>'."},
+    )
+
+
+class TokenList(Schema):
+    tokens = fields.List(fields.Nested(TokenInfo), required=True)
+
+
+class SeatClaim(Strict):
+    tokens = fields.List(
+        fields.String(validate=validate.Length(min=1, max=200)),
+        required=True,
+        validate=validate.Length(min=1, max=100),
+        metadata={"description": "Seat tokens held by this browser or program: each proves its seat."},
+    )
+    account = fields.String(
+        required=True,
+        validate=validate.Length(min=1, max=64),
+        metadata={
+            "description": "The account the seats go to, as shown to the person who confirmed it (GET /auth/session): "
+            "refused (409 not_this_account) unless the caller is signed in to it."
+        },
+    )
+
+
+class ClaimedSeat(Schema):
+    game = fields.String(required=True)
+    seat = Whole(required=True)
+
+
+class Claimed(Schema):
+    claimed = fields.List(fields.Nested(ClaimedSeat), required=True)
+    unmatched = Whole(required=True, metadata={"description": "How many tokens named no seat."})
+    kept_elsewhere = fields.List(
+        fields.Nested(ClaimedSeat),
+        required=True,
+        metadata={
+            "description": "Seats not claimed because your account keeps another seat of the same game "
+            "(an account keeps one seat a game; its token still plays it)."
+        },
+    )
+
+
+class DeviceCode(Schema):
+    code = fields.String(required=True, metadata={"description": "Type it on the other device (ABCD-EFGH)."})
+    link = fields.String(required=True, metadata={"description": "Or open this there (a QR code of it, say)."})
+    expires_in = Whole(required=True, metadata={"description": "Seconds it stays good (once)."})
+
+
+class DeviceCodeUse(Strict):
+    code = fields.String(required=True, validate=validate.Length(min=8, max=20))
+
+
+class SessionState(Schema):
+    signed_in = Flag(required=True)
+    profile = fields.Nested(Profile, required=True, allow_none=True)
