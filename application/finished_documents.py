@@ -9,7 +9,6 @@ again, the same, by the first request after that.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
@@ -17,9 +16,10 @@ import orjson
 
 from events import keys
 
+from . import settings
 from .codec import dumps
 
-FINISHED_DOCUMENT_SECONDS = int(os.environ.get("FINISHED_DOCUMENT_SECONDS", str(24 * 3600)))
+FINISHED_DOCUMENT_SECONDS = settings.FINISHED_DOCUMENT_SECONDS.read()
 
 
 def finished_document(client: Any, game: str, part: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -48,6 +48,7 @@ from .handoff import ALERT_PREFIX, DELIVERY_PREFIX, Dispatcher, Handoff
 from .ratings import rating_entry
 from .refusals import Forbidden, GameOver, NotFound, SeatTaken, Unauthorized
 from .repository import GameRepository
+from .settings import BLUEMOON_TURN_LEASE_MS
 from .turns import TurnTicket, starts_work, turn_entry
 from .views import ViewMemo
 
@@ -112,7 +113,7 @@ class GameService:
         self.reader = GameReader(client)
         self.views = ViewMemo()
         self.index = GameIndex(client)
-        self.outbox = Outbox(client)
+        self.outbox = Outbox(client, lease_ms=BLUEMOON_TURN_LEASE_MS.read())
         self.dispatcher = Dispatcher(self.outbox, handoff)
         self._swap_seats = client.register_script(SWAP_SEATS)
         self.on_append = on_append  #: told of every append (the live feed of this process)

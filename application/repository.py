@@ -7,7 +7,6 @@ keeps the events and the snapshots; this cache of recent states belongs to the a
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 
@@ -15,11 +14,13 @@ from domain import Game, evolve
 from events.serialization import StoredEvent
 from events.store import SNAPSHOT_EVERY, EventStore
 
+from .settings import BLUEMOON_STATE_CACHE
+
 #: Games whose latest state a process keeps in memory (about 20 KiB each). Every web worker
 #: serves commands of every game, played in turn, so a least-recently-used cache smaller than
 #: the games in play misses every time and each command decodes the game's snapshot: it holds
 #: 16,384 unless ``BLUEMOON_STATE_CACHE`` says otherwise (docs/operations.md).
-STATE_CACHE = int(os.environ.get("BLUEMOON_STATE_CACHE", "16384"))
+STATE_CACHE = BLUEMOON_STATE_CACHE.read()
 
 
 class GameRepository:

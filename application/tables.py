@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 import uuid
 from dataclasses import dataclass
@@ -27,7 +26,7 @@ from events.projection import entry, page_of
 from events.redis_store import RedisStore, text
 from events.serialization import now
 
-from . import sweeps
+from . import settings, sweeps
 from .accounts import Accounts
 from .games import GameService, SeatSpec
 from .ratings import Ratings
@@ -35,9 +34,9 @@ from .refusals import Forbidden, NotFound, ServiceError
 
 log = logging.getLogger("bluemoon.tables")
 #: How long a table waits to fill before it is cancelled and its seats released.
-OPEN_GAME_SECONDS = int(os.environ.get("OPEN_GAME_SECONDS", str(7 * 24 * 3600)))
+OPEN_GAME_SECONDS = settings.OPEN_GAME_SECONDS.read()
 #: Open games one account may have waiting in the lobby at once (600 of one account's slowed it 5x).
-OPEN_GAMES_PER_ACCOUNT = int(os.environ.get("QUOTA_OPEN_GAMES_PER_ACCOUNT", "5"))
+OPEN_GAMES_PER_ACCOUNT = settings.QUOTA_OPEN_GAMES_PER_ACCOUNT.read()
 
 # KEYS: the table. ARGV: the document read, the one to write. Writes only if the document is
 # still the one read (1), else nothing (0): the caller reads again and decides again.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,10 +22,11 @@ from events.redis_store import RedisStore, text
 from .accounts import Accounts
 from .clocks import Clocks
 from .refusals import ServiceError
+from .settings import BLUEMOON_VACATION_DAYS
 from .turns import TurnTicket
 
 DAY_MS = 86_400_000
-VACATION_DAYS = int(os.environ.get("BLUEMOON_VACATION_DAYS", "14"))  #: days away a person has a year
+VACATION_DAYS = BLUEMOON_VACATION_DAYS.read()  #: days away a person has a year
 
 
 class VacationRefused(ServiceError):

@@ -6,7 +6,6 @@ key and browsers' subscriptions (made for its public key) keep working across re
 from __future__ import annotations
 
 import base64
-import os
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
@@ -15,6 +14,8 @@ from py_vapid import Vapid02
 from events import keys
 from events.redis_store import text
 
+from .settings import VAPID_PRIVATE_KEY
+
 
 def _pem(key: Vapid02) -> str:
     return key.private_pem().decode()
@@ -22,7 +23,7 @@ def _pem(key: Vapid02) -> str:
 
 def vapid_key(client: Any) -> Vapid02:
     """The key pair: from the environment, else from Redis, else made now (the first maker wins)."""
-    configured = os.environ.get("VAPID_PRIVATE_KEY")
+    configured = VAPID_PRIVATE_KEY.read()
     if configured:
         return Vapid02.from_pem(configured.encode())
     found = client.hget(keys.VAPID_KEY, "private")

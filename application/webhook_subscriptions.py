@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import secrets
 import socket
 import uuid
@@ -30,6 +29,7 @@ from . import clocks
 from .codec import event_to_json
 from .outbound_addresses import WEB_PORTS, why_not_public, why_not_web_port
 from .refusals import NotFound, ServiceError
+from .settings import WEBHOOK_ALLOW_HOSTS
 
 KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
 MAX_PER_SEAT = 10
@@ -48,7 +48,7 @@ class TooManyWebhooks(ServiceError):
 def allowed_hosts() -> set[str]:
     """Hosts exempt from the address check (WEBHOOK_ALLOW_HOSTS, comma-separated): for tests
     and for receivers on a private network the operator trusts."""
-    return {h.strip().lower() for h in os.environ.get("WEBHOOK_ALLOW_HOSTS", "").split(",") if h.strip()}
+    return {host.lower() for host in WEBHOOK_ALLOW_HOSTS.read()}
 
 
 @dataclass(frozen=True)
