@@ -19,7 +19,7 @@ from .settings import BLUEMOON_STATE_CACHE
 #: Games whose latest state a process keeps in memory (about 20 KiB each). Every web worker
 #: serves commands of every game, played in turn, so a least-recently-used cache smaller than
 #: the games in play misses every time and each command decodes the game's snapshot: it holds
-#: 16,384 unless ``BLUEMOON_STATE_CACHE`` says otherwise (docs/operations.md).
+#: 16,384 unless ``BLUEMOON_STATE_CACHE`` says otherwise (docs/settings.md).
 STATE_CACHE = BLUEMOON_STATE_CACHE.read()
 
 

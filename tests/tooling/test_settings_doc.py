@@ -39,7 +39,8 @@ def environment_uses(source: str) -> tuple[list[tuple[int, str | None]], set[str
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             target = node.func
-            if (target.attr == "get" and _is_environ(target.value)) or (target.attr == "getenv" and _is_os(target.value)):
+            environ_get = target.attr == "get" and _is_environ(target.value)
+            if environ_get or (target.attr == "getenv" and _is_os(target.value)):
                 reads.append((node.lineno, _literal(node.args[0]) if node.args else None))
             elif target.attr == "dict" and node.args and _literal(node.args[0]) == "os.environ":  # mock.patch.dict
                 given = node.args[1] if len(node.args) > 1 else None
