@@ -130,10 +130,14 @@ BLUEMOON_UNSAFE_REDIS = _declare(
 )  # fmt: skip
 
 # -- processes -------------------------------------------------------------------------------
-PORT = _declare("PORT", INTEGER, 8000, PROCESSES, "the TCP port the web process listens on (gunicorn, `bluemoon`)")
+PORT = _declare(
+    "PORT", INTEGER, 8000, PROCESSES,
+    "the TCP port the web process listens on (gunicorn on every address; `bluemoon` on 127.0.0.1, `--port` wins)",
+)  # fmt: skip
 WEB_CONCURRENCY = _declare(
-    "WEB_CONCURRENCY", INTEGER, 2, PROCESSES, "gunicorn's gevent worker processes (at most one a core)"
-)
+    "WEB_CONCURRENCY", INTEGER, 2, PROCESSES,
+    "gunicorn's gevent worker processes, at most one a core (`bluemoon` takes `--web-workers` instead)",
+)  # fmt: skip
 BLUEMOON_QUEUE = _declare(
     "BLUEMOON_QUEUE", TEXT, "bluemoon", PROCESSES, "the name of the turn queue: bot and deadline turns, ratings"
 )
