@@ -2,7 +2,8 @@
 the section of the reference it belongs to, and what it does (with its unit). Each module reads
 its settings here (``STORE_REPLICAS.read()``), never ``os.environ`` itself, and docs/settings.md
 is written from these declarations (``python -m cli.write_settings``); tests/tooling/
-test_settings_doc.py fails on a read of an undeclared name and on a reference that is not current.
+test_settings_doc.py fails on a module that reads the environment itself or names an undeclared
+variable, and on a reference that is not current.
 
 A variable that is unset or empty means the default. A module that keeps a setting in a constant
 reads it when it is imported, as it always did; one whose tests change the environment while the
@@ -49,6 +50,8 @@ WINDOW = Kind("rate", str)  #: ``N per minute`` (second, hour, day; ``N per 10 s
 
 @dataclass(frozen=True)
 class Setting(Generic[T]):
+    """One environment variable, as the reference documents it and as the code reads it."""
+
     name: str
     kind: Kind[T]
     default: T
