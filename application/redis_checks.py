@@ -5,7 +5,6 @@ repeats the check as Redis is now, and says which shard lacks the replicas STORE
 from __future__ import annotations
 
 import logging
-import os
 import time
 from typing import Any
 
@@ -15,6 +14,7 @@ from redis.cluster import RedisCluster
 from redis.exceptions import RedisClusterException
 from redis.retry import Retry
 
+from application.settings import BLUEMOON_UNSAFE_REDIS
 from events.redis_store import text
 
 log = logging.getLogger("bluemoon.checks")
@@ -134,7 +134,7 @@ def refuse_unsafe_redis(url: str, replicas: int = 0) -> dict[str, Any]:
             f"Redis at {url} would lose games: {result['detail']} (see docs/operations.md). "
             "Set BLUEMOON_UNSAFE_REDIS=1 to run anyway."
         )
-        if os.environ.get("BLUEMOON_UNSAFE_REDIS") != "1":
+        if not BLUEMOON_UNSAFE_REDIS.read():
             raise UnsafeRedis(message)
         log.warning("%s Running anyway: BLUEMOON_UNSAFE_REDIS=1.", message)
     elif result["status"] in ("unchecked", "degraded"):

@@ -25,6 +25,15 @@ from application.games.vacations import Vacations
 from application.lobby.open_games import Tables
 from application.lobby.ratings import Ratings
 from application.lobby.rematches import Rematches
+from application.settings import (
+    BLUEMOON_DATA,
+    QUEUE_URL,
+    REDIS_SERVER,
+    REDIS_URL,
+    STORE_REPLICAS,
+    STORE_URL,
+    STORE_WAIT_MS,
+)
 from events.cluster_feed import ClusterFeed
 from events.feed import BLOCK_MS, Feed
 from events.redis_store import RedisStore
@@ -57,12 +66,12 @@ class Components:
 def redis_url() -> str:
     """REDIS_URL, or the embedded server on ``var/redis`` (BLUEMOON_DATA), started by the
     first process that needs it and found there by the others (web workers, RQ workers)."""
-    url = os.environ.get("REDIS_URL")
+    url = REDIS_URL.read()
     if url:
         return url
     from events.embedded import shared
 
-    url, server = shared(os.environ.get("BLUEMOON_DATA", "var/redis"))
+    url, server = shared(BLUEMOON_DATA.read(), binary=REDIS_SERVER.read())
     if server is not None:
         atexit.register(server.stop)
     os.environ["REDIS_URL"] = url  # child processes use the same server
@@ -74,7 +83,7 @@ def store_url() -> str:
     list several nodes of a cluster, comma-separated: the first that answers is used, so that a
     process (a worker's job opens its own client) starting while one node is down still finds
     the cluster; the client learns every other node from it."""
-    listed = [url.strip() for url in os.environ.get("STORE_URL", "").split(",") if url.strip()]
+    listed = [url.strip() for url in STORE_URL.read().split(",") if url.strip()]
     if len(listed) > 1:
         return next((url for url in listed if _answers(url)), listed[0])
     return listed[0] if listed else redis_url()
@@ -93,7 +102,7 @@ def _answers(url: str) -> bool:
 def queue_url() -> str:
     """Where RQ's queue lives (never a cluster: RQ cannot run on one): QUEUE_URL, else
     REDIS_URL or the embedded server."""
-    return os.environ.get("QUEUE_URL") or redis_url()
+    return QUEUE_URL.read() or redis_url()
 
 
 def is_cluster(url: str) -> bool:
@@ -139,7 +148,7 @@ def store_for(client: Any, publish: bool) -> RedisStore:
     """The store on ``client``. STORE_REPLICAS: how many replicas must confirm each append (WAIT)
     before the client hears of it, so that a failover loses no acknowledged command;
     STORE_WAIT_MS: how long they may take."""
-    replicas, wait_ms = int(os.environ.get("STORE_REPLICAS", "0")), int(os.environ.get("STORE_WAIT_MS", "1000"))
+    replicas, wait_ms = STORE_REPLICAS.read(), STORE_WAIT_MS.read()
     return RedisStore(client, publish=publish, replicas=replicas, wait_ms=wait_ms)
 
 

@@ -37,11 +37,11 @@ from application.games.game_service import SeatSpec  # noqa: E402
 from application.wiring import Components, build  # noqa: E402
 from bench.measure import percentiles  # noqa: E402
 from bench.noop import noop_rate  # noqa: E402
-from bench.server import start_worker  # noqa: E402
+from bench.server import redis_for, start_worker  # noqa: E402
 from bench.webhook_speed import Receiver  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
-from events.embedded import free_port, redis_for  # noqa: E402
+from events.embedded import free_port  # noqa: E402
 
 QUEUE = "bench-alerts"
 OFF = {"email": {"enabled": False, "delay_seconds": 0}, "push": {"enabled": False}, "discord": None, "slack": None}

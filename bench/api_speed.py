@@ -37,8 +37,7 @@ import redis  # noqa: E402
 
 from bench.bare_app import FLOOR_BODY  # noqa: E402
 from bench.measure import children, cpu_seconds, percentiles  # noqa: E402
-from bench.server import call, serve  # noqa: E402
-from events.embedded import redis_for  # noqa: E402
+from bench.server import call, redis_for, serve  # noqa: E402
 from service.ratelimit import LIMITS  # noqa: E402
 
 #: The floors measured (bench/bare_app.py): a command's I/O as it is, in one round trip, and

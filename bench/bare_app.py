@@ -8,10 +8,9 @@ near the service can come to ``/bare`` at all. ``?trips=1`` leaves out the scrip
 made in one round trip); ``?reply=small`` answers a few bytes instead (a command that answered
 without its view)."""
 
-import os
-
 from flask import Flask, Response, jsonify, request
 
+from application.settings import REDIS_URL
 from application.wiring import connect
 from events.redis_store import run_script
 
@@ -21,7 +20,7 @@ NOTHING = "return redis.call('EXISTS', KEYS[1])"  # a script that does nothing w
 
 def create_app() -> Flask:
     app = Flask(__name__)
-    client = connect(os.environ["REDIS_URL"]) if os.environ.get("REDIS_URL") else None
+    client = connect(REDIS_URL.read()) if REDIS_URL.read() else None
     script = client.register_script(NOTHING) if client is not None else None
 
     @app.get("/bare")

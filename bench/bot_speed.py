@@ -27,10 +27,9 @@ from application.background.rq_handoff import RQHandoff  # noqa: E402
 from application.games.game_service import SeatSpec  # noqa: E402
 from application.wiring import build  # noqa: E402
 from bench.measure import percentiles  # noqa: E402
-from bench.server import start_worker  # noqa: E402
+from bench.server import redis_for, start_worker  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
-from events.embedded import redis_for  # noqa: E402
 from workers.turn_jobs import BUDGETS  # noqa: E402
 
 QUEUE = "bench-bots"

@@ -45,10 +45,7 @@ SERVER = "/usr/bin/redis-server"
 
 
 def start(root: Path, name: str, *extra: str) -> EmbeddedRedis:
-    import os
-
-    os.environ["REDIS_SERVER"] = SERVER
-    return EmbeddedRedis(root / name, persist=False, extra=extra)
+    return EmbeddedRedis(root / name, persist=False, extra=extra, binary=SERVER)
 
 
 def a_cluster(root: Path) -> list[EmbeddedRedis]:

@@ -24,8 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.server import call, serve  # noqa: E402
-from events.embedded import redis_for  # noqa: E402
+from bench.server import call, redis_for, serve  # noqa: E402
 
 CATEGORIES = ("performance", "accessibility", "best-practices")
 

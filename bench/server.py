@@ -9,13 +9,31 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from events.embedded import free_port
+from application.settings import REDIS_SERVER, REDIS_URL
+from events.embedded import EmbeddedRedis, free_port
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+@contextmanager
+def redis_for(purpose: str = "bench", persist: bool = True) -> Iterator[str]:
+    """REDIS_URL if set, else a fresh embedded server (REDIS_SERVER's program, if set) in a
+    temporary folder, stopped on exit."""
+    if REDIS_URL.read():
+        yield REDIS_URL.read()
+        return
+    server = EmbeddedRedis(tempfile.mkdtemp(prefix=f"bluemoon-{purpose}-"), persist=persist, binary=REDIS_SERVER.read())
+    try:
+        yield server.url
+    finally:
+        server.stop()
 
 
 def serve(app: str, env: dict[str, str], root: Path = ROOT) -> tuple[subprocess.Popen[bytes], int]:

@@ -40,9 +40,9 @@ from application.outbound.webhooks import Webhooks  # noqa: E402
 from application.wiring import build  # noqa: E402
 from bench.bot_speed import wait_for_turn  # noqa: E402
 from bench.measure import percentiles  # noqa: E402
+from bench.server import redis_for  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
-from events.embedded import redis_for  # noqa: E402
 
 QUEUE = "bench-slow-receiver"
 GAMES, HOOKS = 10, 20

@@ -22,9 +22,9 @@ sys.path.insert(0, str(ROOT))  # the checkout, so that bench.* imports when run 
 import redis  # noqa: E402
 
 from bench.measure import percentiles  # noqa: E402
+from bench.server import redis_for  # noqa: E402
 from domain import Options, decide, evolve, fold, legal_commands, new_game  # noqa: E402
 from events import keys  # noqa: E402
-from events.embedded import redis_for  # noqa: E402
 from events.redis_store import FIELDS, RedisStore  # noqa: E402
 from events.serialization import to_record  # noqa: E402
 

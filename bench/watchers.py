@@ -28,9 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.measure import percentiles  # noqa: E402
-from bench.server import call, serve  # noqa: E402
+from bench.server import call, redis_for, serve  # noqa: E402
 from bench.watch import WatcherPool  # noqa: E402
-from events.embedded import redis_for  # noqa: E402
 
 
 class Player:

@@ -32,10 +32,9 @@ from application.outbound.webhooks import Webhooks  # noqa: E402
 from application.wiring import build  # noqa: E402
 from bench.measure import percentiles  # noqa: E402
 from bench.noop import noop_rate  # noqa: E402
-from bench.server import start_worker  # noqa: E402
+from bench.server import redis_for, start_worker  # noqa: E402
 from domain import Options  # noqa: E402
 from domain.commands import EndTurn  # noqa: E402
-from events.embedded import redis_for  # noqa: E402
 
 QUEUE = "bench-webhooks"
 

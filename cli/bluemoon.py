@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from application import settings
+
 log = logging.getLogger("bluemoon.run")
 STEADY = 30.0  #: seconds a child must run for its failures to be forgotten
 FIRST_PAUSE, LONGEST_PAUSE = 0.5, 10.0
@@ -80,11 +82,11 @@ def embedded_redis() -> tuple[Child, str]:
     (written beside the data so other local processes find it)."""
     from events.embedded import free_port, server_argv
 
-    folder = Path(os.environ.get("BLUEMOON_DATA", "var/redis")).resolve()
+    folder = Path(settings.BLUEMOON_DATA.read()).resolve()
     folder.mkdir(parents=True, exist_ok=True)
     port = free_port()
     (folder / "embedded.port").write_text(str(port))
-    return Child("redis", server_argv(folder, port)), f"redis://127.0.0.1:{port}/0"
+    return Child("redis", server_argv(folder, port, binary=settings.REDIS_SERVER.read())), f"redis://127.0.0.1:{port}/0"
 
 
 def supervise(children: list[Child], env: dict[str, str], give_up: int, stopping: list[bool]) -> int:
@@ -114,7 +116,7 @@ def supervise(children: list[Child], env: dict[str, str], give_up: int, stopping
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--port", type=int, default=int(os.environ.get("PORT", "8000")))
+    parser.add_argument("--port", type=int, default=settings.PORT.read())
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--bot-workers", type=int, default=1, help="processes playing bot and deadline turns")
     parser.add_argument("--delivery-workers", type=int, default=1, help="processes sending webhooks and turn alerts")
@@ -122,8 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s bluemoon %(levelname)s %(message)s")
     children = commands(args.port, args.web_workers, args.bot_workers, args.delivery_workers)
-    url = os.environ.get("REDIS_URL", "")
-    if not url and not (os.environ.get("STORE_URL") and os.environ.get("QUEUE_URL")):
+    url = settings.REDIS_URL.read()
+    if not url and not (settings.STORE_URL.read() and settings.QUEUE_URL.read()):
         from events.embedded import wait_for
 
         redis_child, url = embedded_redis()
@@ -135,7 +137,7 @@ def main(argv: list[str] | None = None) -> int:
     from application.redis_checks import UnsafeRedis, refuse_unsafe_redis
 
     try:
-        refuse_unsafe_redis(os.environ.get("STORE_URL") or url)
+        refuse_unsafe_redis(settings.STORE_URL.read() or url)
     except UnsafeRedis as error:
         print(f"bluemoon: {error}", file=sys.stderr, flush=True)
         for child in children:

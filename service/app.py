@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import re
 import secrets
 import sys
@@ -16,6 +15,7 @@ import orjson
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import RequestURITooLarge
 
+from application import settings
 from application.background.rq_handoff import RQHandoff
 from application.redis_checks import LiveCheck, refuse_unsafe_redis
 from application.refusals import NotFound
@@ -28,8 +28,8 @@ MAX_URL = 2048  #: longer URLs get 414 (gunicorn passes them: limit_request_line
 GAME_ID = re.compile(r"[0-9a-f]{32}")  #: the ids GameService.create makes
 DEFAULTS: dict[str, Any] = {
     "MAX_CONTENT_LENGTH": 64 * 1024,  # commands are small; anything bigger is refused (413)
-    "RATE_LIMIT": 1,  # 0 turns rate limits and quotas off; service/ratelimit.py LIMITS, service/quotas.py
-    "TRUSTED_PROXIES": int(os.environ.get("TRUSTED_PROXIES", "0")),  # proxies whose X-Forwarded-For is believed
+    "RATE_LIMIT": settings.RATE_LIMIT.default,  # 0 turns rate limits and quotas off (service/ratelimit.py, quotas.py)
+    "TRUSTED_PROXIES": settings.TRUSTED_PROXIES.read(),  # proxies whose X-Forwarded-For is believed
     "REDIS_URL": None,
     "REDIS_CLIENT": None,  # a client to use instead (fakeredis in unit tests)
     "HANDOFF": None,  # where the outbox's work goes instead of RQ (tests: application.background.handoff.CallbackHandoff)
@@ -97,11 +97,9 @@ def _logging(app: Flask) -> None:
 def create_app(config: dict[str, Any] | None = None) -> Flask:
     app = App(__name__)
     app.config.update(DEFAULTS)
-    if os.environ.get("RATE_LIMIT"):
-        app.config["RATE_LIMIT"] = int(os.environ["RATE_LIMIT"])  # 0 turns the limit off
-    for name in ("SSE_SECONDS", "SSE_KEEPALIVE"):
-        if os.environ.get(f"BLUEMOON_{name}"):
-            app.config[name] = float(os.environ[f"BLUEMOON_{name}"])
+    app.config["RATE_LIMIT"] = settings.RATE_LIMIT.read()  # 0 turns the limit off
+    app.config["SSE_SECONDS"] = settings.BLUEMOON_SSE_SECONDS.read()
+    app.config["SSE_KEEPALIVE"] = settings.BLUEMOON_SSE_KEEPALIVE.read()
     app.config.update(config or {})
     url, client = app.config["REDIS_URL"], app.config["REDIS_CLIENT"]
     queue_client = client

@@ -17,9 +17,11 @@ from typing import Any
 
 import gevent
 
+from application.settings import BLUEMOON_GC_LOG, PORT, WEB_CONCURRENCY
+
 wsgi_app = "service.app:create_app()"
-bind = f"0.0.0.0:{os.environ.get('PORT', '8000')}"
-workers = int(os.environ.get("WEB_CONCURRENCY", "2"))
+bind = f"0.0.0.0:{PORT.read()}"
+workers = WEB_CONCURRENCY.read()
 worker_class = "gevent"
 #: open connections per worker; gunicorn's default 1,000 caps watchers. 15,000: two workers hold
 #: 20,000 watchers (bench/capacity.py) even when one accepts more than its half
@@ -54,8 +56,8 @@ def post_worker_init(worker: Any) -> None:
     of holding the restart for ``graceful_timeout``."""
     gc.freeze()
     gc.set_threshold(*gc_thresholds)
-    if os.environ.get("BLUEMOON_GC_LOG"):
-        _log_collections(os.path.join(os.environ["BLUEMOON_GC_LOG"], f"gc-{os.getpid()}.log"))
+    if BLUEMOON_GC_LOG.read():
+        _log_collections(os.path.join(BLUEMOON_GC_LOG.read(), f"gc-{os.getpid()}.log"))
     stop = worker.handle_exit
 
     def handle_exit(sig: int, frame: Any) -> None:

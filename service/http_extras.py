@@ -6,13 +6,14 @@ buffered)."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any, cast
 
 from flask import Flask, Response, request
 from flask_compress import Compress
 from flask_cors import CORS
+
+from application.settings import CORS_ORIGINS
 
 #: Request headers a browser on another origin may send (answered in preflights).
 ALLOW_HEADERS = [
@@ -48,7 +49,7 @@ COMPRESSED = [
 
 
 def install(app: Flask) -> None:
-    origins = os.environ.get("CORS_ORIGINS", "*")
+    origins = CORS_ORIGINS.read()
     CORS(
         app,
         origins=[o.strip() for o in origins.split(",")] if origins != "*" else "*",

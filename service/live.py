@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 import redis
 
 from application.games.codec import dumps, event_to_json
+from application.settings import BLUEMOON_SSE_KEEPALIVE, BLUEMOON_SSE_SECONDS
 from domain import redact
 from events import keys
 from events.serialization import StoredEvent
@@ -32,8 +33,8 @@ log = logging.getLogger("bluemoon.live")
 
 MAX_WAIT = 30.0  #: the longest long poll, in seconds
 PAGE = 200  #: events per page of the events feed and per SSE read
-SSE_SECONDS = 300.0  #: an SSE response's lifetime; then it ends and the client resumes
-SSE_KEEPALIVE = 15.0  #: a comment line at least this often keeps proxies from closing it
+SSE_SECONDS = BLUEMOON_SSE_SECONDS.default  #: an SSE response's lifetime; then it ends and the client resumes
+SSE_KEEPALIVE = BLUEMOON_SSE_KEEPALIVE.default  #: a comment line at least this often keeps proxies from closing it
 SSE_RETRY_MS = 1000  #: the reconnection delay the stream asks EventSource to use
 #: a stream ended by a restart asks for a reconnection delay drawn from this range (ms) instead:
 #: a web worker's thousands of watchers would otherwise all reconnect within a second, each

@@ -10,10 +10,11 @@ are all taken from here, never from a request's Host header: a request sent with
 
 from __future__ import annotations
 
-import os
 from urllib.parse import urlsplit
 
 from flask import request
+
+from application.settings import PUBLIC_URL
 
 LOOPBACK = ("localhost", "127.0.0.1", "[::1]")  #: the hosts a local run answers for, localhost first
 COOKIE = "bm_session"  #: the page's session cookie on http (a local run)
@@ -22,7 +23,7 @@ HOST_COOKIE = "__Host-bm_session"  #: on https: a sibling subdomain cannot set o
 
 def public_origin() -> str | None:
     """The origin people reach the service at (``PUBLIC_URL``), when it is configured."""
-    return origin_of(os.environ.get("PUBLIC_URL"))
+    return origin_of(PUBLIC_URL.read())
 
 
 def origin_of(url: str | None) -> str | None:

@@ -1,6 +1,6 @@
 """Quotas: how many games a client address and an account may create an hour, and how many event
-streams an address and a seat token may hold open at once. Each is a setting (docs/operations.md),
-from the app's config or the environment, counted in Redis so that every web process shares it,
+streams an address and a seat token may hold open at once. Each is a setting (application/settings.py,
+docs/settings.md), from the app's config or the environment, counted in Redis so that every web process shares it,
 and off with the rate limits (``RATE_LIMIT=0``: benchmarks, tests).
 
 Games: ``POST /games`` and ``POST /open-games`` count, once their request is valid, for the
@@ -18,7 +18,6 @@ died lapses by itself within ``live.WATCHING_MS``.
 
 from __future__ import annotations
 
-import os
 import time
 import uuid
 from collections.abc import Callable
@@ -29,16 +28,21 @@ from flask import Flask, current_app
 
 from application import counters
 from application.refusals import ServiceError
+from application.settings import DECLARED
 
 from . import live
 from .ratelimit import Limit, client_address
 
-#: Games created an hour (``N per hour``, or any window Limit.parse reads), and streams open at once.
+#: Games created an hour (``N per hour``, or any window Limit.parse reads), and streams open at once:
+#: the defaults of their settings (application/settings.py), as the API document states them.
 DEFAULTS = {
-    "QUOTA_GAMES_PER_ADDRESS": "60 per hour",
-    "QUOTA_GAMES_PER_ACCOUNT": "30 per hour",
-    "QUOTA_STREAMS_PER_ADDRESS": "100",  # a household or a school behind one address
-    "QUOTA_STREAMS_PER_TOKEN": "16",  # a closed page keeps its slot until a write finds it gone (<= 15 s)
+    name: str(DECLARED[name].default)
+    for name in (
+        "QUOTA_GAMES_PER_ADDRESS",
+        "QUOTA_GAMES_PER_ACCOUNT",
+        "QUOTA_STREAMS_PER_ADDRESS",
+        "QUOTA_STREAMS_PER_TOKEN",
+    )
 }
 PREFIX = "quota"  #: no hash tag: the counters spread over every slot of a cluster
 
@@ -56,7 +60,7 @@ class Quotas:
         self.client = client
 
         def setting(name: str) -> str:
-            return str(config.get(name) or os.environ.get(name) or DEFAULTS[name])
+            return str(config.get(name) or DECLARED[name].read())
 
         self.games = {
             "address": Limit.parse("QUOTA_GAMES_PER_ADDRESS", setting("QUOTA_GAMES_PER_ADDRESS")),

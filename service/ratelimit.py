@@ -17,7 +17,6 @@ their windows read in one round trip (application/counters.py).
 from __future__ import annotations
 
 import ipaddress
-import os
 import re
 import time
 from collections import OrderedDict
@@ -31,22 +30,18 @@ from application import counters
 from application.accounts.account_service import TOKEN_PREFIX
 from application.games.game_service import digest
 from application.refusals import ServiceError
+from application.settings import DECLARED
 from events import keys
 
 #: Per client address, and per valid token. Watchers count once per connection, so a page
 #: that keeps one SSE stream open costs one read per reconnect.
-LIMITS = {
-    "RATE_LIMIT_READS": "1200 per minute",
-    "RATE_LIMIT_WRITES": "300 per minute",
-    "RATE_LIMIT_TOKEN_READS": "600 per minute",
-    "RATE_LIMIT_TOKEN_WRITES": "120 per minute",
-}
 SCOPES = {  #: what each limit counts (and names its counters by)
     "RATE_LIMIT_READS": "reads-by-address",
     "RATE_LIMIT_WRITES": "writes-by-address",
     "RATE_LIMIT_TOKEN_READS": "reads-by-token",
     "RATE_LIMIT_TOKEN_WRITES": "writes-by-token",
 }
+LIMITS = {name: DECLARED[name].default for name in SCOPES}  #: the defaults (application/settings.py)
 SETTINGS = {scope: name for name, scope in SCOPES.items()}  #: the setting of each limit
 _KNOWN_TOKENS = 10_000  #: valid token digests remembered per process (tokens are never revoked)
 READ_METHODS, WRITE_METHODS = ("GET", "HEAD"), ("POST", "PUT", "PATCH", "DELETE")
@@ -90,10 +85,7 @@ class RateLimits:
 
     def __init__(self, client: Any, config: dict[str, Any]) -> None:
         self.client = client
-        parsed = {
-            name: Limit.parse(SCOPES[name], str(config.get(name) or os.environ.get(name) or default))
-            for name, default in LIMITS.items()
-        }
+        parsed = {name: Limit.parse(SCOPES[name], str(config.get(name) or DECLARED[name].read())) for name in SCOPES}
         self.by_address = {"read": parsed["RATE_LIMIT_READS"], "write": parsed["RATE_LIMIT_WRITES"]}
         self.by_token = {"read": parsed["RATE_LIMIT_TOKEN_READS"], "write": parsed["RATE_LIMIT_TOKEN_WRITES"]}
         self._known: OrderedDict[str, None] = OrderedDict()  #: valid token digests, the recent ones

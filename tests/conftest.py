@@ -17,6 +17,7 @@ from hypothesis import settings
 from redis.commands.core import Script
 from redis.crc import key_slot
 
+from application.settings import REDIS_SERVER
 from events import redis_store
 from events.embedded import EmbeddedRedis
 
@@ -33,7 +34,7 @@ def redis_url(tmp_path_factory):
     if os.environ.get("REDIS_URL"):
         yield os.environ["REDIS_URL"]
         return
-    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), persist=False)
+    server = EmbeddedRedis(tmp_path_factory.mktemp("redis"), persist=False, binary=REDIS_SERVER.read())
     yield server.url
     server.stop()
 
@@ -107,21 +108,17 @@ def start_cluster(directory, replicas: int = 0, node_timeout_ms: int = 15000) ->
     """Three primaries holding the slots as ``redis-cli --cluster create`` splits them, then
     ``replicas`` replicas of each (nodes 3..: node 3 copies node 0, ...); returns once every
     slot is served and every replica is in sync. The caller stops the nodes."""
-    binary, before = redis_7(), os.environ.get("REDIS_SERVER")
-    os.environ["REDIS_SERVER"] = binary
+    binary = redis_7()
     extra = ("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf")
     extra += ("--cluster-node-timeout", str(node_timeout_ms))
     # A primary sends its first full copy to a new replica at once: Redis 7's default (diskless
     # sync after a 5 s delay, to gather more replicas into one transfer) cost every cluster
     # with replicas 5 s of waiting for "the replicas in sync", and nothing else.
     extra += ("--repl-diskless-sync-delay", "0")
-    try:
-        nodes = [EmbeddedRedis(directory / f"node{i}", persist=False, extra=extra) for i in range(3 * (1 + replicas))]
-    finally:
-        if before is None:
-            os.environ.pop("REDIS_SERVER")
-        else:
-            os.environ["REDIS_SERVER"] = before
+    nodes = [
+        EmbeddedRedis(directory / f"node{i}", persist=False, extra=extra, binary=binary)
+        for i in range(3 * (1 + replicas))
+    ]
     clients = [redis.Redis(host="127.0.0.1", port=n.port) for n in nodes]
     try:
         bounds = [0, 5461, 10923, SLOTS]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import socket
 import ssl
 from email import policy
@@ -28,6 +27,7 @@ from application.alerts.channel_settings import check_channel_url
 from application.outbound.limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT
 from application.outbound.webhooks import Target
 from application.refusals import ServiceError
+from application.settings import MAIL_FROM
 from workers.webhook_delivery import post
 
 TIMEOUT = (
@@ -51,7 +51,7 @@ class ChannelFailed(Exception):
 def mail(to: str, subject: str, text_body: str, html_body: str, message_id: str, unsubscribe: str) -> None:
     """One mail with a plain-text and an HTML part and one-click unsubscribe (RFC 8058)."""
     message = EmailMessage(policy=HEADERS_AS_THEY_ARE)
-    message["From"] = os.environ.get("MAIL_FROM", "Blue Moon City <no-reply@localhost>")
+    message["From"] = MAIL_FROM.read()
     message["To"] = to
     message["Subject"] = shown(subject)  # a name in it may predate the name check: no line break
     message["Message-ID"] = f"<{message_id}@bluemoon>"  # the same on a retry: a receiver may drop the copy

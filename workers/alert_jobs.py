@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime
@@ -29,6 +28,7 @@ from application.alerts.messages import discord, item_for, mail, push, slack
 from application.alerts.vapid import vapid_key
 from application.games.game_service import GameService, digest
 from application.outbound.limits import DeliveryBudget
+from application.settings import PUBLIC_URL, VAPID_CONTACT
 from application.wiring import Components, build, connect, store_client_for_job, store_url
 from events import keys
 from events.outbox import now_ms
@@ -60,7 +60,7 @@ def watching(client: Any, game: str, seat: int) -> bool:
 
 def origin() -> str:
     """Where the links in alerts point: PUBLIC_URL, else the local default."""
-    return (os.environ.get("PUBLIC_URL") or "http://localhost:8000").rstrip("/")
+    return (PUBLIC_URL.read() or "http://localhost:8000").rstrip("/")
 
 
 def attempt(c: Components, name: str, payload: str) -> str:
@@ -223,7 +223,7 @@ def _push(
     Each may take a push service's whole timeout: the lease is renewed before each. "sent" only
     if a subscription took the message (now or in an earlier attempt)."""
     key = vapid_key(c.client)
-    contact = os.environ.get("VAPID_CONTACT", "mailto:admin@localhost")
+    contact = VAPID_CONTACT.read()
     failures, reached = [], 0
     for subscription in alerts.subscriptions(account):
         mark = keys.alert_sent(account, f"{alert}:push:{subscription['id']}")

@@ -19,7 +19,6 @@ import hashlib
 import hmac
 import json
 import logging
-import os
 import random
 import time
 from collections.abc import Iterator
@@ -30,11 +29,11 @@ from application.background.rq_handoff import RQHandoff
 from application.games.command_ids import TURN_JOBS
 from application.games.game_service import GameService
 from application.games.reads import GameRead
+from application.settings import BLUEMOON_TURN_LEASE_MS, BOT_STEP_DELAY
 from application.wiring import build, connect, queue_url, store_client_for_job
 from domain import Command, Game, bots, legal_commands, view
 from domain.commands import EndTurn
 from domain.errors import CommandError
-from events.outbox import LEASE_MS
 from events.store import IdempotencyConflict, WrongExpectedVersion
 
 log = logging.getLogger("bluemoon.jobs")
@@ -44,7 +43,7 @@ ALTERNATES = 3  #: keys a job tries after its usual one when each is held (see m
 BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2, "planner": 0.5}
 #: Seconds between two renewals of the turn's lease: a third of it, so that a slow decision
 #: never lets it lapse, without a round trip before every command.
-RENEW_EVERY = LEASE_MS / 3000
+RENEW_EVERY = BLUEMOON_TURN_LEASE_MS.read() / 3000
 
 
 def _service() -> GameService:
@@ -127,7 +126,7 @@ def play(
     is loaded once; before each command one round trip (``GameService.read``) brings the state
     up to date with the settings and the record of the command's id, which ``submit`` would
     otherwise read again in three."""
-    delay = float(os.environ.get("BOT_STEP_DELAY", "0"))  # pace bots so they look human
+    delay = BOT_STEP_DELAY.read()  # pace bots so they look human
     renewed = -RENEW_EVERY
     kept = service.state(game)  # then the state after this job's own last command
     for _ in range(MAX_COMMANDS):

@@ -15,7 +15,6 @@ from __future__ import annotations
 import http.client
 import json
 import logging
-import os
 import socket
 import ssl
 import time
@@ -27,6 +26,7 @@ from standardwebhooks.webhooks import Webhook
 
 from application.outbound.limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT, DeliveryBudget
 from application.outbound.webhooks import LOG_SIZE, Target, UnsafeUrl, check_url
+from application.settings import BLUEMOON_TURN_LEASE_MS, BLUEMOON_WEBHOOK_BACKOFF
 from application.wiring import connect, store_client_for_job, store_url
 from events import keys
 from events.outbox import Outbox, now_ms
@@ -35,7 +35,7 @@ from events.redis_store import text
 log = logging.getLogger("bluemoon.webhooks")
 
 #: seconds before each retry; after the last, the delivery is marked failed
-BACKOFF = tuple(float(x) for x in os.environ.get("BLUEMOON_WEBHOOK_BACKOFF", "5,30,120,600,3600").split(","))
+BACKOFF = BLUEMOON_WEBHOOK_BACKOFF.read()
 DISABLE_AFTER = 5  #: deliveries in a row that failed every try before the webhook is disabled
 TIMEOUTS_BEFORE_DISABLE = 3  #: attempts in a row that timed out before the webhook is disabled
 
@@ -92,7 +92,7 @@ def deliver(name: str, payload: str) -> str:
     """The RQ job: one attempt at delivering the outbox entry ``name``."""
     job = get_current_job()
     client = store_client_for_job(job.connection) if job is not None else connect(store_url())
-    return attempt(client, Outbox(client), name, payload)
+    return attempt(client, Outbox(client, lease_ms=BLUEMOON_TURN_LEASE_MS.read()), name, payload)
 
 
 def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:

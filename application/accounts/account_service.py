@@ -12,7 +12,6 @@ others see the display name only.
 from __future__ import annotations
 
 import json
-import os
 import secrets
 import time
 import uuid
@@ -24,6 +23,7 @@ from application import counters
 from application.games.clocks import Clocks, current_away
 from application.games.game_service import digest
 from application.refusals import NotFound, ServiceError
+from application.settings import SIGN_IN_CODES_PER_ADDRESS, SIGN_IN_LINKS_PER_ADDRESS, SIGN_IN_LINKS_PER_EMAIL
 from events import keys
 from events.redis_store import RedisStore, text
 from events.serialization import now
@@ -33,8 +33,8 @@ SESSION_SECONDS = 30 * 24 * 3600  #: a page's session lasts 30 days
 #: Sign-in links asked for in an hour before 429: for one email from one client address, and
 #: from one address whatever the emails. An email is counted per address, never alone, so that
 #: one address's requests cannot lock the email out for the others.
-LINKS_PER_EMAIL = int(os.environ.get("SIGN_IN_LINKS_PER_EMAIL", "5"))
-LINKS_PER_ADDRESS = int(os.environ.get("SIGN_IN_LINKS_PER_ADDRESS", "20"))
+LINKS_PER_EMAIL = SIGN_IN_LINKS_PER_EMAIL.read()
+LINKS_PER_ADDRESS = SIGN_IN_LINKS_PER_ADDRESS.read()
 ASKED_WINDOW = 3600
 LAST_USE_EVERY = 60.0  #: a token's last use is written at most once a minute
 MAX_TOKENS = 50  #: personal access tokens an account may hold
@@ -43,7 +43,7 @@ LINK_PREFIX, SESSION_PREFIX, TOKEN_PREFIX = "bml_", "bms_", "bmp_"
 DEVICE_CODE_SECONDS = 10 * 60  #: a code for another device is good for 10 minutes, once
 CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  #: no 0/O or 1/I to misread: 8 of them are 40 bits
 #: Wrong codes tried in an hour from one address, before 429 (a code that signs in is not counted).
-CODES_PER_ADDRESS = int(os.environ.get("SIGN_IN_CODES_PER_ADDRESS", "20"))
+CODES_PER_ADDRESS = SIGN_IN_CODES_PER_ADDRESS.read()
 
 
 class SignInRefused(ServiceError):

@@ -6,7 +6,6 @@ log, and the sign-in answer says so."""
 from __future__ import annotations
 
 import logging
-import os
 import smtplib
 import socket
 import ssl
@@ -15,6 +14,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from application.outbound.limits import CONNECT_TIMEOUT, MAIL_TIMEOUT
+from application.settings import MAIL_FROM, SMTP_URL
 from application.words import say
 
 log = logging.getLogger("bluemoon.mail")
@@ -35,19 +35,19 @@ class _SMTPS(smtplib.SMTP_SSL, _SMTP):
 
 def delivery() -> str:
     """How links travel here: ``email``, or ``server log`` without SMTP settings."""
-    return "email" if os.environ.get("SMTP_URL") else "server log"
+    return "email" if SMTP_URL.read() else "server log"
 
 
 def send_sign_in_link(email: str, link: str, language: str = "en") -> None:
     """Send the link (worded in ``language``), or log it when there is no SMTP server to send it
     through. A failed send is logged, not raised: the person's answer is the same either way
     (no enumeration)."""
-    url = os.environ.get("SMTP_URL")
+    url = SMTP_URL.read()
     if not url:
         log.warning("sign-in link for %s (no SMTP_URL set, so it is logged here): %s", email, link)
         return
     message = EmailMessage()
-    message["From"] = os.environ.get("MAIL_FROM", "Blue Moon City <no-reply@localhost>")
+    message["From"] = MAIL_FROM.read()
     message["To"] = email
     message["Subject"] = say(language, "signin.subject")
     message.set_content(say(language, "signin.mail", link=link))
@@ -60,7 +60,7 @@ def send_sign_in_link(email: str, link: str, language: str = "en") -> None:
 def send(message: EmailMessage) -> None:
     """Send through SMTP_URL; raises OSError (smtplib's errors included) when it cannot. Without
     SMTP settings the message is written to the log."""
-    url = os.environ.get("SMTP_URL")
+    url = SMTP_URL.read()
     if not url:
         log.warning("mail to %s (no SMTP_URL set, so it is logged here): %s", message["To"], message["Subject"])
         return

@@ -6,12 +6,12 @@ key and browsers' subscriptions (made for its public key) keep working across re
 from __future__ import annotations
 
 import base64
-import os
 from typing import Any
 
 from cryptography.hazmat.primitives import serialization
 from py_vapid import Vapid02
 
+from application.settings import VAPID_PRIVATE_KEY
 from events import keys
 from events.redis_store import text
 
@@ -22,7 +22,7 @@ def _pem(key: Vapid02) -> str:
 
 def vapid_key(client: Any) -> Vapid02:
     """The key pair: from the environment, else from Redis, else made now (the first maker wins)."""
-    configured = os.environ.get("VAPID_PRIVATE_KEY")
+    configured = VAPID_PRIVATE_KEY.read()
     if configured:
         return Vapid02.from_pem(configured.encode())
     found = client.hget(keys.VAPID_KEY, "private")

@@ -9,7 +9,6 @@ reply never waits behind it."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from rq import Queue
@@ -17,15 +16,16 @@ from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
 from application.background.turns import TurnTicket
+from application.settings import BLUEMOON_DELIVERY_QUEUE, BLUEMOON_QUEUE
 from events.outbox import Claim
 
-QUEUE = os.environ.get("BLUEMOON_QUEUE", "bluemoon")  #: turns and ratings
+QUEUE = BLUEMOON_QUEUE.read()  #: turns and ratings
 
 
 def delivery_queue(queue: str = QUEUE) -> str:
     """The deliveries queue beside the turn queue ``queue``: BLUEMOON_DELIVERY_QUEUE, else
     ``<queue>-deliveries``."""
-    return os.environ.get("BLUEMOON_DELIVERY_QUEUE") or f"{queue}-deliveries"
+    return BLUEMOON_DELIVERY_QUEUE.read() or f"{queue}-deliveries"
 
 
 JOB_TIMEOUT = 60  #: seconds; a bot turn takes far less

@@ -9,16 +9,16 @@ again, the same, by the first request after that.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
 import orjson
 
+from application import settings
 from application.games.codec import dumps
 from events import keys
 
-FINISHED_DOCUMENT_SECONDS = int(os.environ.get("FINISHED_DOCUMENT_SECONDS", str(24 * 3600)))
+FINISHED_DOCUMENT_SECONDS = settings.FINISHED_DOCUMENT_SECONDS.read()
 
 
 def finished_document(client: Any, game: str, part: str, compute: Callable[[], dict[str, Any]]) -> dict[str, Any]:

@@ -33,6 +33,7 @@ from application.games.views import ViewMemo
 from application.lobby.ratings import rating_entry
 from application.outbound import webhooks as webhooks
 from application.refusals import Forbidden, GameOver, NotFound, SeatTaken, Unauthorized
+from application.settings import BLUEMOON_TURN_LEASE_MS
 from domain import Command, Game, Options, fold, new_game
 from domain.city import Cell
 from domain.decide import decide_and_apply
@@ -111,7 +112,7 @@ class GameService:
         self.reader = GameReader(client)
         self.views = ViewMemo()
         self.index = GameIndex(client)
-        self.outbox = Outbox(client)
+        self.outbox = Outbox(client, lease_ms=BLUEMOON_TURN_LEASE_MS.read())
         self.dispatcher = Dispatcher(self.outbox, handoff)
         self._swap_seats = client.register_script(SWAP_SEATS)
         self.on_append = on_append  #: told of every append (the live feed of this process)

@@ -7,10 +7,10 @@ keeps the events and the snapshots; this cache of recent states belongs to the a
 
 from __future__ import annotations
 
-import os
 import threading
 from collections import OrderedDict
 
+from application.settings import BLUEMOON_STATE_CACHE
 from domain import Game, evolve
 from events.serialization import StoredEvent
 from events.store import SNAPSHOT_EVERY, EventStore
@@ -18,8 +18,8 @@ from events.store import SNAPSHOT_EVERY, EventStore
 #: Games whose latest state a process keeps in memory (about 20 KiB each). Every web worker
 #: serves commands of every game, played in turn, so a least-recently-used cache smaller than
 #: the games in play misses every time and each command decodes the game's snapshot: it holds
-#: 16,384 unless ``BLUEMOON_STATE_CACHE`` says otherwise (docs/operations.md).
-STATE_CACHE = int(os.environ.get("BLUEMOON_STATE_CACHE", "16384"))
+#: 16,384 unless ``BLUEMOON_STATE_CACHE`` says otherwise (docs/settings.md).
+STATE_CACHE = BLUEMOON_STATE_CACHE.read()
 
 
 class GameRepository:

@@ -16,15 +16,15 @@ accounts' links to their seats. A game that started is kept, and its note droppe
 from __future__ import annotations
 
 import json
-import os
 import time
 from typing import Any
 
+from application import settings
 from events import keys
 from events.projection import entry
 from events.redis_store import text
 
-UNSTARTED_GAME_SECONDS = int(os.environ.get("UNSTARTED_GAME_SECONDS", str(7 * 24 * 3600)))
+UNSTARTED_GAME_SECONDS = settings.UNSTARTED_GAME_SECONDS.read()
 SWEEP_BATCH = 10  #: due games looked at by one sweep
 _SCAN_PAGE = 100  #: events read at a time when looking for a seat's own command
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from datetime import UTC, datetime
 from typing import Any
 
@@ -20,12 +19,13 @@ from application.accounts.account_service import Accounts
 from application.background.turns import TurnTicket
 from application.games.clocks import Clocks
 from application.refusals import ServiceError
+from application.settings import BLUEMOON_VACATION_DAYS
 from events import keys
 from events.outbox import Outbox, now_ms
 from events.redis_store import RedisStore, text
 
 DAY_MS = 86_400_000
-VACATION_DAYS = int(os.environ.get("BLUEMOON_VACATION_DAYS", "14"))  #: days away a person has a year
+VACATION_DAYS = BLUEMOON_VACATION_DAYS.read()  #: days away a person has a year
 
 
 class VacationRefused(ServiceError):

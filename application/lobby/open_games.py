@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import time
 import uuid
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from typing import Any
 
 import redis
 
+from application import settings
 from application.accounts.account_service import Accounts
 from application.games import sweeps
 from application.games.game_service import GameService, SeatSpec
@@ -34,9 +34,9 @@ from events.serialization import now
 
 log = logging.getLogger("bluemoon.tables")
 #: How long a table waits to fill before it is cancelled and its seats released.
-OPEN_GAME_SECONDS = int(os.environ.get("OPEN_GAME_SECONDS", str(7 * 24 * 3600)))
+OPEN_GAME_SECONDS = settings.OPEN_GAME_SECONDS.read()
 #: Open games one account may have waiting in the lobby at once (600 of one account's slowed it 5x).
-OPEN_GAMES_PER_ACCOUNT = int(os.environ.get("QUOTA_OPEN_GAMES_PER_ACCOUNT", "5"))
+OPEN_GAMES_PER_ACCOUNT = settings.QUOTA_OPEN_GAMES_PER_ACCOUNT.read()
 
 # KEYS: the table. ARGV: the document read, the one to write. Writes only if the document is
 # still the one read (1), else nothing (0): the caller reads again and decides again.

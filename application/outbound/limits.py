@@ -12,21 +12,24 @@ turn one command into a flood at a third party, nor fill the delivery workers fo
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
+from application.settings import (
+    BLUEMOON_ANSWER_TIMEOUT,
+    BLUEMOON_CONNECT_TIMEOUT,
+    BLUEMOON_DELIVERIES_PER_ACCOUNT,
+    BLUEMOON_DELIVERIES_PER_GAME,
+)
 from events import keys
 from events.outbox import Outbox, now_ms
 
-CONNECT_TIMEOUT = float(
-    os.environ.get("BLUEMOON_CONNECT_TIMEOUT", "2")
-)  #: seconds to connect (TCP, and TLS's handshake with it)
-ANSWER_TIMEOUT = float(os.environ.get("BLUEMOON_ANSWER_TIMEOUT", "5"))  #: seconds to wait for each read of the answer
+CONNECT_TIMEOUT = BLUEMOON_CONNECT_TIMEOUT.read()  #: seconds to connect (TCP, and TLS's handshake with it)
+ANSWER_TIMEOUT = BLUEMOON_ANSWER_TIMEOUT.read()  #: seconds to wait for each read of the answer
 MAIL_TIMEOUT = (
     10.0  #: seconds for each step of an SMTP exchange (a mail server greets slowly); connecting is CONNECT_TIMEOUT
 )
-PER_GAME = int(os.environ.get("BLUEMOON_DELIVERIES_PER_GAME", "120"))  #: deliveries a game may have a minute
-PER_ACCOUNT = int(os.environ.get("BLUEMOON_DELIVERIES_PER_ACCOUNT", "300"))  #: deliveries an account may have a minute
+PER_GAME = BLUEMOON_DELIVERIES_PER_GAME.read()  #: deliveries a game may have a minute
+PER_ACCOUNT = BLUEMOON_DELIVERIES_PER_ACCOUNT.read()  #: deliveries an account may have a minute
 WINDOW_MS = 60_000
 SHORTEST_DEFERRAL_MS = 1_000  #: a deferred delivery's job has finished before its entry is claimed again
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import secrets
 import socket
 import uuid
@@ -22,6 +21,7 @@ from application.games import clocks
 from application.games.codec import event_to_json
 from application.outbound.addresses import WEB_PORTS, why_not_public, why_not_web_port
 from application.refusals import NotFound, ServiceError
+from application.settings import WEBHOOK_ALLOW_HOSTS
 from domain import Game, redact
 from domain.events import GameEnded, TurnStarted
 from events import keys
@@ -47,7 +47,7 @@ class TooManyWebhooks(ServiceError):
 def allowed_hosts() -> set[str]:
     """Hosts exempt from the address check (WEBHOOK_ALLOW_HOSTS, comma-separated): for tests
     and for receivers on a private network the operator trusts."""
-    return {h.strip().lower() for h in os.environ.get("WEBHOOK_ALLOW_HOSTS", "").split(",") if h.strip()}
+    return {host.lower() for host in WEBHOOK_ALLOW_HOSTS.read()}
 
 
 @dataclass(frozen=True)
