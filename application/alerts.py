@@ -20,9 +20,10 @@ from events.outbox import now_ms
 from events.store import OutboxWrite
 
 from . import clocks
+from .background_work import WORK
 from .webhook_subscriptions import DEADLINE_WARNING
 
-PREFIX = "al:"
+PREFIX = WORK["alert"].prefix
 KINDS = ("turn.started", "turn.deadline_near")
 
 

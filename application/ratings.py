@@ -32,7 +32,7 @@ from events.redis_store import RedisStore, text
 from events.serialization import now
 from events.store import OutboxWrite
 
-from .handoff import RATING_PREFIX
+from .background_work import WORK
 
 log = logging.getLogger("bluemoon.ratings")
 MODEL = PlackettLuce()  #: openskill's defaults: mu 25, sigma 25/3
@@ -98,7 +98,7 @@ def rate(ratings: list[Rating], ranks: list[float]) -> list[Rating]:
 
 def rating_entry(game: str) -> OutboxWrite:
     """The outbox entry that has a finished rated game rated, written by the append that ends it."""
-    return OutboxWrite(f"{RATING_PREFIX}{game}", json.dumps({"game": game}), now_ms())
+    return OutboxWrite(f"{WORK['rating'].prefix}{game}", json.dumps({"game": game}), now_ms())
 
 
 class Ratings:

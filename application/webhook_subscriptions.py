@@ -27,12 +27,14 @@ from events.serialization import StoredEvent, now
 from events.store import OutboxWrite
 
 from . import clocks
+from .background_work import WORK
 from .codec import event_to_json
 from .outbound_addresses import WEB_PORTS, why_not_public, why_not_web_port
 from .refusals import NotFound, ServiceError
 
 KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
 MAX_PER_SEAT = 10
+PREFIX = WORK["webhook"].prefix  #: a delivery's outbox entry: ``wh:<game>:<message>``
 DEADLINE_WARNING = 0.25  #: "near" is the last quarter of the turn's deadline (at most 5 minutes)
 LOG_SIZE = 50  #: delivery attempts kept per webhook
 
@@ -188,7 +190,7 @@ def deliveries(
         if ended is not None and "game.ended" in kinds:
             writes.append(_delivery(game, hook, "game.ended", ended.seq, event_to_json(ended, ended.event), at))
         if (turn_started is not None or ended is not None) and "turn.deadline_near" in kinds:
-            name = f"wh:{game}:{hook['id']}:deadline"  # one per webhook: the next turn replaces or clears it
+            name = f"{PREFIX}{game}:{hook['id']}:deadline"  # one per webhook: the next turn replaces or clears it
             deadline = _seconds_to_deadline(settings, seat, at)
             if turn_started is not None and turn_started.seat == seat and not state.finished and deadline:
                 warning = min(300.0, deadline * DEADLINE_WARNING)
@@ -221,4 +223,4 @@ def _delivery(
     message = f"msg_{uuid.uuid4().hex}"
     body = {"type": kind, "game": game, "version": version, "seat": hook["seat"], "data": data}
     payload = {"webhook": hook["id"], "game": game, "id": message, "kind": kind, "body": json.dumps(body)}
-    return OutboxWrite(name or f"wh:{game}:{message}", json.dumps(payload, sort_keys=True), due)
+    return OutboxWrite(name or f"{PREFIX}{game}:{message}", json.dumps(payload, sort_keys=True), due)

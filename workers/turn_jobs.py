@@ -26,6 +26,7 @@ from collections.abc import Iterator
 
 from rq import get_current_job
 
+from application.background_work import WORK
 from application.command_ids import TURN_JOBS
 from application.game_reads import GameRead
 from application.games import GameService
@@ -34,7 +35,6 @@ from application.wiring import build, connect, queue_url, store_client_for_job
 from domain import Command, Game, bots, legal_commands, view
 from domain.commands import EndTurn
 from domain.errors import CommandError
-from events.outbox import LEASE_MS
 from events.store import IdempotencyConflict, WrongExpectedVersion
 
 log = logging.getLogger("bluemoon.jobs")
@@ -44,7 +44,7 @@ ALTERNATES = 3  #: keys a job tries after its usual one when each is held (see m
 BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2, "planner": 0.5}
 #: Seconds between two renewals of the turn's lease: a third of it, so that a slow decision
 #: never lets it lapse, without a round trip before every command.
-RENEW_EVERY = LEASE_MS / 3000
+RENEW_EVERY = WORK["turn"].lease_ms / 3000
 
 
 def _service() -> GameService:

@@ -1,0 +1,54 @@
+"""What an append's events cause besides themselves: work for the workers, written to the outbox
+by the same append (one Lua script), so no acknowledged command loses the work it started.
+
+Each reaction is a module of its own with one function, ``react(change) -> list[OutboxWrite]``;
+``GameService`` runs the list below for every append (a new game's first one included) and
+knows none of them by name. A new side effect is a module here and a line in ``REACTIONS``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from domain import Event, Game
+from events.serialization import StoredEvent
+from events.store import OutboxWrite
+
+from ..background_work import WORK
+from . import alerts, ratings, turn_handoff, webhooks
+
+
+@dataclass(frozen=True)
+class Change:
+    """One append, as the reactions see it."""
+
+    game: str
+    events: list[Event]
+    stored: list[StoredEvent]  #: the events as the append stores them (their versions and time)
+    before: Game | None  #: the state the command was judged against; None for a new game
+    after: Game  #: the state after the events
+    settings: dict[str, Any]  #: the game's settings (seats, deadline, webhooks, accounts, clocks)
+
+    @property
+    def first_version(self) -> int:
+        """The version of the first event."""
+        return (self.before.version if self.before is not None else 0) + 1
+
+
+class Reaction(Protocol):
+    def __call__(self, change: Change) -> list[OutboxWrite]: ...
+
+
+#: In this order: the turn's entry first (the dispatcher hands on what is due at once in order).
+REACTIONS: tuple[Reaction, ...] = (turn_handoff.react, alerts.react, ratings.react, webhooks.react)
+
+
+def outbox_writes(change: Change, reactions: tuple[Reaction, ...] = REACTIONS) -> list[OutboxWrite]:
+    """Every outbox write the change causes, reaction by reaction. An entry of no kind in the
+    table (application/background_work.py) would wait for ever: KeyError, and nothing is
+    appended."""
+    writes = [write for react in reactions for write in react(change)]
+    for write in writes:
+        WORK.of(write.name)
+    return writes

@@ -1,0 +1,17 @@
+"""A person's turn alert and its deadline reminder, when a turn of a seat kept in an account
+starts (application/alerts.py)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from events.store import OutboxWrite
+
+from ..alerts import alert_entries
+
+if TYPE_CHECKING:
+    from . import Change
+
+
+def react(change: Change) -> list[OutboxWrite]:
+    return alert_entries(change.game, change.events, change.first_version, change.after, change.settings)
