@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from events.outbox import LEASE_MS, Claim
@@ -76,18 +76,14 @@ class Kind:
             raise ValueError(f"{self.name}: a prefix is a word and a colon, not {self.prefix!r}")
 
 
-@dataclass(frozen=True)
 class Registry:
-    """The kinds, found by the names of their outbox entries."""
+    """The kinds, found by the names of their outbox entries. Everything that hands work on
+    reads the one instance, ``WORK``, when it needs a kind, never a copy of it."""
 
-    kinds: tuple[Kind, ...]
-    _by_prefix: dict[str, Kind] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        by_prefix = {kind.prefix: kind for kind in self.kinds}
-        if len(by_prefix) != len(self.kinds) or len({kind.name for kind in self.kinds}) != len(self.kinds):
+    def __init__(self, kinds: tuple[Kind, ...]) -> None:
+        if len({kind.prefix for kind in kinds}) != len(kinds) or len({kind.name for kind in kinds}) != len(kinds):
             raise ValueError("each kind has a name and a prefix of its own")
-        object.__setattr__(self, "_by_prefix", by_prefix)
+        self.kinds = kinds
 
     def __iter__(self) -> Iterator[Kind]:
         return iter(self.kinds)
@@ -99,7 +95,10 @@ class Registry:
         """The kind of the outbox entry named ``entry``: by its prefix, else (a game's id) the
         kind without one. KeyError for a prefix no kind has: work no table entry runs."""
         prefix = entry[: entry.index(":") + 1] if ":" in entry else ""
-        return self._by_prefix[prefix]
+        found = next((kind for kind in self.kinds if kind.prefix == prefix), None)
+        if found is None:
+            raise KeyError(f"no kind of background work has the prefix {prefix!r} ({entry})")
+        return found
 
     def leases(self) -> dict[str, int]:
         """Each prefix's lease (events/outbox.py's ``Outbox(leases=...)``)."""

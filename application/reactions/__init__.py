@@ -44,11 +44,11 @@ class Reaction(Protocol):
 REACTIONS: tuple[Reaction, ...] = (turn_handoff.react, alerts.react, ratings.react, webhooks.react)
 
 
-def outbox_writes(change: Change, reactions: tuple[Reaction, ...] = REACTIONS) -> list[OutboxWrite]:
+def outbox_writes(change: Change) -> list[OutboxWrite]:
     """Every outbox write the change causes, reaction by reaction. An entry of no kind in the
     table (application/background_work.py) would wait for ever: KeyError, and nothing is
     appended."""
-    writes = [write for react in reactions for write in react(change)]
+    writes = [write for react in REACTIONS for write in react(change)]
     for write in writes:
         WORK.of(write.name)
     return writes
