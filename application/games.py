@@ -44,7 +44,7 @@ from .codec import command_to_json
 from .fair_setup import refuse_unfair_setup
 from .game_reads import GameRead, GameReader
 from .handoff import Dispatcher, Handoff
-from .reactions import Change, outbox_writes
+from .reactions import Change, Write, writes
 from .refusals import Forbidden, GameOver, NotFound, SeatTaken, Unauthorized
 from .repository import GameRepository
 from .turns import TurnTicket
@@ -201,9 +201,8 @@ class GameService:
             actor="system",
             command_id="create",
             command_hash="create",
-            outbox_for=self._reactions(game, events, None, state, settings, outbox),
+            writes_for=self._reactions(game, events, None, state, settings, outbox),
             index=self._summary(game, state, settings),
-            record=Clocks.record(game, events, settings, now_ms()),
         )
         self._dispatch_due(outbox)
         return Created(game, state.version, public)
@@ -419,9 +418,8 @@ class GameService:
                 command_id=command_ids.scoped(sender, key) if key else "",
                 command_hash=command_hash,
                 meta=meta,
-                outbox_for=self._reactions(game, events, state, new_state, settings, outbox),
+                writes_for=self._reactions(game, events, state, new_state, settings, outbox),
                 index=self._summary(game, new_state, settings),
-                record=Clocks.record(game, events, settings, now_ms()),
             )
         except WrongExpectedVersion:
             seen = self._confirmed(game, key, sender) if key else None
@@ -461,13 +459,15 @@ class GameService:
         after: Game,
         settings: dict[str, Any],
         written: list[OutboxWrite],
-    ) -> Callable[[list[StoredEvent]], list[OutboxWrite]]:
-        """The append's ``outbox_for``: what the reactions (application/reactions/) make of the
-        events as stored, written by the append with them and kept in ``written``."""
+    ) -> Callable[[list[StoredEvent]], list[Write]]:
+        """The append's ``writes_for``: what the reactions (application/reactions/) make of the
+        events as stored, written by the append with them; its outbox entries kept in
+        ``written`` (to hand on what is due now)."""
 
-        def react(stored: list[StoredEvent]) -> list[OutboxWrite]:
-            written[:] = outbox_writes(Change(game, events, stored, before, after, settings))
-            return written
+        def react(stored: list[StoredEvent]) -> list[Write]:
+            made = writes(Change(game, events, stored, before, after, settings))
+            written[:] = [write for write in made if isinstance(write, OutboxWrite)]
+            return made
 
         return react
 

@@ -1,22 +1,29 @@
-"""What an append's events cause besides themselves: work for the workers, written to the outbox
-by the same append (one Lua script), so no acknowledged command loses the work it started.
+"""What an append's events cause besides themselves: work for the workers (outbox entries) and
+the clock's record, written by the same append (one Lua script), so no acknowledged command
+loses what it started.
 
-Each reaction is a module of its own with one function, ``react(change) -> list[OutboxWrite]``;
-``GameService`` runs the list below for every append (a new game's first one included) and
-knows none of them by name. A new side effect is a module here and a line in ``REACTIONS``.
+Each reaction is a module of its own with one function, ``react(change)``, returning writes;
+``GameService`` runs the list below inside every append (a new game's first one included: the
+store's ``writes_for``) and knows none of them by name. A new side effect is a module here and
+a line in ``REACTIONS``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from domain import Event, Game
 from events.serialization import StoredEvent
-from events.store import OutboxWrite
+from events.store import HashWrite, OutboxWrite
 
 from ..background_work import WORK
-from . import alerts, ratings, turn_handoff, webhooks
+from . import alerts, clocks, ratings, turn_handoff, webhooks
+
+#: What a reaction returns: outbox entries, or the record an append writes beside its events
+#: (at most one an append: events/store.py).
+Write = OutboxWrite | HashWrite
 
 
 @dataclass(frozen=True)
@@ -37,18 +44,19 @@ class Change:
 
 
 class Reaction(Protocol):
-    def __call__(self, change: Change) -> list[OutboxWrite]: ...
+    def __call__(self, change: Change) -> Sequence[Write]: ...
 
 
-#: In this order: the turn's entry first (the dispatcher hands on what is due at once in order).
-REACTIONS: tuple[Reaction, ...] = (turn_handoff.react, alerts.react, ratings.react, webhooks.react)
+#: In this order: the turn's entry first (the appending process hands on what is due in order).
+REACTIONS: tuple[Reaction, ...] = (turn_handoff.react, alerts.react, ratings.react, webhooks.react, clocks.react)
 
 
-def outbox_writes(change: Change) -> list[OutboxWrite]:
-    """Every outbox write the change causes, reaction by reaction. An entry of no kind in the
+def writes(change: Change) -> list[Write]:
+    """Every write the change causes, reaction by reaction. An outbox entry of no kind in the
     table (application/background_work.py) would wait for ever: KeyError, and nothing is
     appended."""
-    writes = [write for react in REACTIONS for write in react(change)]
-    for write in writes:
-        WORK.of(write.name)
-    return writes
+    made = [write for react in REACTIONS for write in react(change)]
+    for write in made:
+        if isinstance(write, OutboxWrite):
+            WORK.of(write.name)
+    return made
