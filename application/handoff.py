@@ -38,7 +38,7 @@ class Handoff(Protocol):
 
 
 class CallbackHandoff:
-    """Work handed to functions in this process (tests, the examples recorder): ``on_turn`` gets
+    """Work handed to functions in this process (tests): ``on_turn`` gets
     each turn's ticket, and ``on`` a function for any other kind, by the kind's name
     (``rating=claims.append``); work of a kind without one is left in the outbox."""
 
