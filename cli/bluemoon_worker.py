@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import gc
+import importlib
 import logging
 import os
 import random
@@ -31,18 +32,16 @@ from pathlib import Path
 import redis
 from rq import Worker
 
-import workers.alert_jobs
-import workers.rating_jobs
-import workers.turn_jobs
-import workers.webhook_delivery
-from application.background.rq_handoff import QUEUE, RQHandoff, delivery_queue
+from application.background.rq_handoff import QUEUE, RQHandoff, queue_names
+from application.background.work import DELIVERIES, TURNS, WORK
 from application.wiring import build, connect, queue_url, store_url
 from domain import Edition, Options, bots, fold, new_game
 from domain.decide import decide_and_apply
 
-#: The jobs' modules, imported here once: RQ forks a work-horse from this process for each job,
-#: and a horse that had to import them itself (pywebpush, the bots) would pay ~0.3 s a job.
-JOBS = (workers.alert_jobs, workers.rating_jobs, workers.turn_jobs, workers.webhook_delivery)
+#: The jobs' modules (application/background/work.py), imported here once: RQ forks a work-horse
+#: from this process for each job, and a horse that had to import them itself (pywebpush, the
+#: bots) would pay ~0.3 s a job.
+JOBS = tuple(importlib.import_module(module) for module in WORK.job_modules())
 
 #: Games the worker plays a few greedy decisions of before it forks: one per player count and edition.
 WARM_UP_GAMES = (Options(2), Options(3, expansion=True), Options(4, edition=Edition.CLASSIC))
@@ -52,7 +51,7 @@ DISPATCH_EVERY = (
     0.2  #: seconds between two looks at the outbox (a bot's turn is usually handed on at once by the web process)
 )
 DELIVERY_NICENESS = 10  #: a delivery-only worker's nice value (0 is the default, 19 the lowest priority)
-KINDS = ("turns", "deliveries")  #: what ``--queues`` may name, in the order a worker serving both takes them
+KINDS = WORK.queues()  #: what ``--queues`` may name, in the order a worker serving several takes them
 
 
 def dispatch_forever(
@@ -138,12 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     store, queue = store_url(), queue_url()
     stop = threading.Event()
     _stop_on_signals(stop)
-    names = {"turns": args.queue, "deliveries": delivery_queue(args.queue)}
-    if "turns" in args.queues:
+    names = queue_names(args.queue)
+    if TURNS in args.queues:
         ready_to_fork()
     else:
         yield_the_cpu()
-    if "deliveries" in args.queues:
+    if DELIVERIES in args.queues:
         threading.Thread(
             target=dispatch_forever,
             args=(store, queue, stop),

@@ -16,6 +16,7 @@ import base64
 import os
 import random
 import re
+from collections import defaultdict
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from unittest import mock
@@ -64,26 +65,14 @@ def _short(doc: dict[str, Any], key: str = "events") -> dict[str, Any]:
 
 
 class _Workers:
-    """Stands in for the queue (a Handoff): keeps bot turns and webhook deliveries to run
-    in-process."""
+    """Stands in for the queue (a Handoff): keeps the work of each kind (bot turns, webhook
+    deliveries, ratings, alerts) to run in-process."""
 
     def __init__(self) -> None:
-        self.turns: list[Any] = []
-        self.deliveries: list[Any] = []
-        self.ratings: list[Any] = []
-        self.alerts: list[Any] = []
+        self.handed: defaultdict[str, list[Any]] = defaultdict(list)
 
-    def play(self, ticket: Any) -> None:
-        self.turns.append(ticket)
-
-    def deliver(self, claim: Any, job_id: str) -> None:
-        self.deliveries.append(claim)
-
-    def rate(self, claim: Any, job_id: str) -> None:
-        self.ratings.append(claim)
-
-    def alert(self, claim: Any, job_id: str) -> None:
-        self.alerts.append(claim)
+    def hand(self, kind: Any, work: Any, job_id: str) -> None:
+        self.handed[kind.name].append(work)
 
     def queued(self, job_id: str) -> bool:
         return False
@@ -123,10 +112,10 @@ def _session() -> dict[str, dict[str, Any]]:
         problems[operation] = (response.status_code, response.get_json())
 
     def run_bots(limit: int = 400) -> None:
-        while workers.turns:
+        while workers.handed["turn"]:
             limit -= 1
             assert limit > 0, "the bots' example game did not end: record with another SEED"
-            t = workers.turns.pop(0)
+            t = workers.handed["turn"].pop(0)
             if t.reason == "bot":
                 play(service, t.game, t.seat, t.turn, t.played_as or t.level, t.reason)
 
@@ -188,7 +177,7 @@ def _session() -> dict[str, dict[str, Any]]:
         run_bots()
     service.dispatch()  # a dispatcher's pass hands the deliveries on
     with mock.patch.object(deliveries, "post", lambda target, body, headers: 204):  # the receiver says 204
-        for claim in workers.deliveries:
+        for claim in workers.handed["webhook"]:
             deliveries.attempt(service.client, service.outbox, claim.name, claim.payload)
     call("listWebhookDeliveries", "GET", f"/games/{game}/webhooks/{hook['id']}/deliveries", token=ada)
     for attempt in found["listWebhookDeliveries"]["response"]["deliveries"]:
@@ -408,7 +397,7 @@ def _lobby(call: Any, refused: Any, http: Any, components: Any, workers: _Worker
         end = {"type": "end_turn", "expected_version": state.version}
         http.post(f"/games/{game}/commands", json=end, headers={"Authorization": f"Bearer {by_seat[state.turn.seat]}"})
         run_bots()
-    for claim in workers.ratings:
+    for claim in workers.handed["rating"]:
         rate_now(service, components.ratings, claim.name, claim.payload)
     refused("acceptRematch", "POST", f"/games/{game}/rematch", None, "a-token-of-no-seat")
     call("acceptRematch", "POST", f"/games/{game}/rematch", token=dee)

@@ -175,11 +175,12 @@ def token(token_digest: str) -> str:
 
 #: The outbox: work that appended events asked for (a bot's turn, a turn's deadline, a webhook
 #: delivery), written by the append script with the events; one per shard. An entry is named by
-#: its game's id (the turn) or ``wh:<game>:...`` (a delivery), so its shard follows from its name.
+#: its game's id (the turn) or ``<kind>:<game>...`` (``wh:`` a delivery, ``rt:`` a rating, ``al:``
+#: an alert: application/background/work.py), so its shard follows from its name.
 def owner(entry: str) -> str:
-    """The game an outbox entry belongs to (``wh:<game>:...`` a delivery, ``rt:<game>`` the
-    rating of a finished game, ``al:<game>:...`` a person's alert, else the game's turn)."""
-    return entry.split(":")[1] if entry.startswith(("wh:", "rt:", "al:")) else entry
+    """The game an outbox entry belongs to: the word after its kind's prefix, else (a game's id
+    has no colon) the entry's name itself, the game's turn."""
+    return entry.split(":")[1] if ":" in entry else entry
 
 
 def outbox(shard_no: int) -> list[str]:

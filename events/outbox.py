@@ -13,6 +13,7 @@ outbox only when a later append replaces or clears it: when the work is done, th
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -23,9 +24,16 @@ from . import keys
 #: The service hands in its setting, BLUEMOON_TURN_LEASE_MS (application/settings.py), whose default this is.
 LEASE_MS = 10_000
 
-# KEYS: payloads, due, tries. ARGV: now (ms), lease (ms), limit, entry name ('' for any due entry).
+# KEYS: payloads, due, tries. ARGV: now (ms), lease (ms), limit, entry name ('' for any due entry),
+# then pairs of a name prefix and its own lease (ms): an entry whose name begins with one is leased for that.
 CLAIM = """
 local now, lease, limit, only = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
+local function lease_of(name)
+  for i = 5, #ARGV, 2 do
+    if string.sub(name, 1, #ARGV[i]) == ARGV[i] then return tonumber(ARGV[i + 1]) end
+  end
+  return lease
+end
 local games
 if only ~= '' then
   local due = redis.call('ZSCORE', KEYS[2], only)
@@ -35,7 +43,7 @@ else
 end
 local out = {}
 for _, game in ipairs(games) do
-  redis.call('ZADD', KEYS[2], now + lease, game)
+  redis.call('ZADD', KEYS[2], now + lease_of(game), game)
   local tries = redis.call('HINCRBY', KEYS[3], game, 1)
   table.insert(out, game)
   table.insert(out, redis.call('HGET', KEYS[1], game) or '')
@@ -87,9 +95,13 @@ def now_ms() -> int:
 
 
 class Outbox:
-    def __init__(self, client: Any, lease_ms: int = LEASE_MS) -> None:
+    def __init__(self, client: Any, lease_ms: int = LEASE_MS, leases: Mapping[str, int] | None = None) -> None:
+        """``leases``: the lease of entries whose names begin with a prefix (a kind of work's,
+        application/background/work.py); under "" that of the others, instead of ``lease_ms``."""
         self.client = client
-        self.lease_ms = lease_ms
+        self.lease_ms = (leases or {}).get("", lease_ms)
+        self.leases = {prefix: ms for prefix, ms in (leases or {}).items() if prefix and ms != self.lease_ms}
+        self._lease_args = [value for pair in self.leases.items() for value in pair]
         self._claim = client.register_script(CLAIM)
         self._renew = client.register_script(RENEW)
         self._finish = client.register_script(FINISH)
@@ -103,7 +115,7 @@ class Outbox:
         return [claim for shard in range(keys.SHARDS) for claim in self._claim_in(keys.outbox(shard), "", limit)]
 
     def _claim_in(self, outbox: list[str], name: str, limit: int) -> list[Claim]:
-        flat = self._claim(keys=outbox, args=[now_ms(), self.lease_ms, limit, name])
+        flat = self._claim(keys=outbox, args=[now_ms(), self.lease_ms, limit, name, *self._lease_args])
         claims = []
         for i in range(0, len(flat), 3):
             entry, payload = (v.decode() if isinstance(v, bytes) else v for v in flat[i : i + 2])
@@ -115,8 +127,12 @@ class Outbox:
         """Hold the entry for another lease while working on it (or until ``due_ms``: a retry
         later); False when the entry no longer holds that payload (the work is over). ``tries``
         resets the claim count (a claim that found the previous job still waiting hands it back)."""
-        due = now_ms() + self.lease_ms if due_ms is None else due_ms
+        due = now_ms() + self.lease_of(name) if due_ms is None else due_ms
         return bool(self._renew(keys=keys.outbox_of(name), args=[name, payload, due, "" if tries is None else tries]))
+
+    def lease_of(self, name: str) -> int:
+        """How long a claim or a renewal holds the entry ``name``."""
+        return next((ms for prefix, ms in self.leases.items() if name.startswith(prefix)), self.lease_ms)
 
     def replace(self, name: str, payload: str, new_payload: str, due_ms: int) -> bool:
         """Reschedule the entry with a new payload, if it still holds ``payload``."""

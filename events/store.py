@@ -160,14 +160,15 @@ class EventStore(ABC):
         command_hash: str = "",
         meta: str = "{}",
         outbox: Sequence[OutboxWrite] = (),
-        outbox_for: Callable[[list[StoredEvent]], Sequence[OutboxWrite]] | None = None,
+        writes_for: Callable[[list[StoredEvent]], Sequence[OutboxWrite | HashWrite]] | None = None,
         index: IndexWrite | None = None,
         record: HashWrite | None = None,
     ) -> Appended:
-        """Append atomically if the stream is at ``expected``, writing ``outbox`` (and what
-        ``outbox_for`` makes of the events as they will be stored), the game's ``index``
-        summary and its ``record`` fields with the events; a known command id with the same
-        hash returns its original outcome and writes nothing."""
+        """Append atomically if the stream is at ``expected``, writing ``outbox``, the game's
+        ``index`` summary and its ``record`` fields with the events, and what ``writes_for``
+        makes of the events as they will be stored (outbox writes, and the record if it makes
+        one: an append writes at most one); a known command id with the same hash returns its
+        original outcome and writes nothing."""
         if not events:
             raise InvalidRecord("nothing to append")
         at = now()
@@ -176,7 +177,12 @@ class EventStore(ABC):
             StoredEvent(game, expected + i + 1, r["type"], int(r["schema"]), at, actor, command_id, meta, e)
             for i, (r, e) in enumerate(zip(records, events))
         ]
-        writes = [*outbox, *(outbox_for(stored) if outbox_for else ())]
+        made = list(writes_for(stored)) if writes_for else []
+        writes = [*outbox, *(w for w in made if isinstance(w, OutboxWrite))]
+        beside = [r for r in (record, *(w for w in made if isinstance(w, HashWrite))) if r is not None]
+        if len(beside) > 1:
+            raise InvalidRecord(f"an append to {game} writes at most one record, not {len(beside)}")
+        record = beside[0] if beside else None
         if any(keys.owner(write.name) != game for write in writes):  # its shard's outbox is in its slot
             raise InvalidRecord(f"an append to {game} writes only {game}'s outbox entries")
         if record is not None and not record.key.startswith(keys.tag(game)):  # one slot: the game's

@@ -26,10 +26,11 @@ from collections.abc import Iterator
 from rq import get_current_job
 
 from application.background.rq_handoff import RQHandoff
+from application.background.work import WORK
 from application.games.command_ids import TURN_JOBS
 from application.games.game_service import GameService
 from application.games.reads import GameRead
-from application.settings import BLUEMOON_TURN_LEASE_MS, BOT_STEP_DELAY
+from application.settings import BOT_STEP_DELAY
 from application.wiring import build, connect, queue_url, store_client_for_job
 from domain import Command, Game, bots, legal_commands, view
 from domain.commands import EndTurn
@@ -43,7 +44,7 @@ ALTERNATES = 3  #: keys a job tries after its usual one when each is held (see m
 BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2, "planner": 0.5}
 #: Seconds between two renewals of the turn's lease: a third of it, so that a slow decision
 #: never lets it lapse, without a round trip before every command.
-RENEW_EVERY = BLUEMOON_TURN_LEASE_MS.read() / 3000
+RENEW_EVERY = WORK["turn"].lease_ms / 3000
 
 
 def _service() -> GameService:

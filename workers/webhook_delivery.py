@@ -24,9 +24,10 @@ from typing import Any
 from rq import get_current_job
 from standardwebhooks.webhooks import Webhook
 
+from application.background.work import WORK
 from application.outbound.limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT, DeliveryBudget
 from application.outbound.webhooks import LOG_SIZE, Target, UnsafeUrl, check_url
-from application.settings import BLUEMOON_TURN_LEASE_MS, BLUEMOON_WEBHOOK_BACKOFF
+from application.settings import BLUEMOON_WEBHOOK_BACKOFF
 from application.wiring import connect, store_client_for_job, store_url
 from events import keys
 from events.outbox import Outbox, now_ms
@@ -92,7 +93,7 @@ def deliver(name: str, payload: str) -> str:
     """The RQ job: one attempt at delivering the outbox entry ``name``."""
     job = get_current_job()
     client = store_client_for_job(job.connection) if job is not None else connect(store_url())
-    return attempt(client, Outbox(client, lease_ms=BLUEMOON_TURN_LEASE_MS.read()), name, payload)
+    return attempt(client, Outbox(client, leases=WORK.leases()), name, payload)
 
 
 def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:

@@ -14,6 +14,7 @@ import json
 import uuid
 from typing import Any
 
+from application.background.work import WORK
 from application.games import clocks
 from application.outbound.webhooks import DEADLINE_WARNING
 from domain import Event, Game
@@ -21,7 +22,7 @@ from domain.events import GameEnded, TurnStarted
 from events.outbox import now_ms
 from events.store import OutboxWrite
 
-PREFIX = "al:"
+PREFIX = WORK["alert"].prefix
 KINDS = ("turn.started", "turn.deadline_near")
 
 

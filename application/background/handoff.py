@@ -2,38 +2,34 @@
 
 The outbox (events/outbox.py) is the record of work; a queue only carries hand-offs. A claim
 whose earlier job is merely still queued (no worker free yet, not lost) renews its lease
-instead of enqueueing a second job: that rule lives here, once, for turns and deliveries.
+instead of enqueueing a second job: that rule lives here, once, for every kind of work. What a
+kind's entries are called, what its job is given and where it runs is the table's
+(application/background/work.py): nothing here names a kind.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 from collections.abc import Callable
-from typing import Protocol
+from typing import Any, Protocol
 
 import redis
 
-from application.background.turns import TurnTicket, fallback_level
+from application.background.work import WORK, Kind, Registry
 from events.outbox import Claim, Outbox
 
 log = logging.getLogger("bluemoon.handoff")
-DELIVERY_PREFIX = "wh:"  #: outbox entries of webhook deliveries
-RATING_PREFIX = "rt:"  #: the outbox entry of a finished rated game's rating; the others are games' turns
-ALERT_PREFIX = "al:"  #: a person's turn alert (application/alerts/entries.py)
 
 
 class Handoff(Protocol):
-    """Where claimed work goes: RQ in the service (application/background/rq_handoff.py), a list in tests."""
+    """Where claimed work goes: RQ in the service (application/background/rq_handoff.py), functions in
+    tests."""
 
-    def play(self, ticket: TurnTicket) -> None: ...
-
-    def deliver(self, claim: Claim, job_id: str) -> None: ...
-
-    def rate(self, claim: Claim, job_id: str) -> None: ...
-
-    def alert(self, claim: Claim, job_id: str) -> None: ...
+    def hand(self, kind: Kind, work: Any, job_id: str) -> None:
+        """Start the job of ``kind`` on ``work`` (what ``kind.work`` made of the claim) as
+        ``job_id``."""
+        ...
 
     def queued(self, job_id: str) -> bool:
         """Whether the job ``job_id`` is still waiting for a worker (not lost, just queued)."""
@@ -41,42 +37,28 @@ class Handoff(Protocol):
 
 
 class CallbackHandoff:
-    """Turns (and ratings, given ``on_rate``) handed to functions in this process (tests, the
-    examples recorder); deliveries are left in the outbox."""
+    """Work handed to functions in this process (tests): ``on_turn`` gets
+    each turn's ticket, and ``on`` a function for any other kind, by the kind's name
+    (``rating=claims.append``); work of a kind without one is left in the outbox."""
 
-    def __init__(self, on_turn: Callable[[TurnTicket], None], on_rate: Callable[[Claim], None] | None = None) -> None:
-        self.on_turn = on_turn
-        self.on_rate = on_rate
+    def __init__(self, on_turn: Callable[[Any], None], **on: Callable[[Any], None]) -> None:
+        self.on = {"turn": on_turn, **on}
 
-    def play(self, ticket: TurnTicket) -> None:
-        self.on_turn(ticket)
-
-    def deliver(self, claim: Claim, job_id: str) -> None:
-        return None
-
-    def rate(self, claim: Claim, job_id: str) -> None:
-        if self.on_rate is not None:
-            self.on_rate(claim)
-
-    def alert(self, claim: Claim, job_id: str) -> None:
-        return None
+    def hand(self, kind: Kind, work: Any, job_id: str) -> None:
+        if kind.name in self.on:
+            self.on[kind.name](work)
 
     def queued(self, job_id: str) -> bool:
         return False
 
 
-def delivery_job_id(claim: Claim, tries: int | None = None) -> str:
-    """A delivery's or an alert's job: named by its message id and the claim."""
-    message = json.loads(claim.payload)["id"]
-    return f"{claim.name[:2]}-{message}-{claim.tries if tries is None else tries}"
-
-
 class Dispatcher:
     """Claims due outbox entries and hands each to the workers (see module doc)."""
 
-    def __init__(self, outbox: Outbox, handoff: Handoff | None) -> None:
+    def __init__(self, outbox: Outbox, handoff: Handoff | None, kinds: Registry = WORK) -> None:
         self.outbox = outbox
         self.handoff = handoff
+        self.kinds = kinds
 
     def dispatch(self, name: str | None = None) -> int:
         """Hand due outbox entries (only the entry ``name``, if given) to the workers; returns
@@ -100,35 +82,9 @@ class Dispatcher:
         return handed
 
     def _hand_on(self, handoff: Handoff, claim: Claim) -> int:
-        delivery = claim.name.startswith((DELIVERY_PREFIX, ALERT_PREFIX))
-        if claim.name.startswith(RATING_PREFIX):
-            job_id, previous = f"rt-{claim.name[3:]}-{claim.tries}", f"rt-{claim.name[3:]}-{claim.tries - 1}"
-        elif delivery:
-            job_id, previous = delivery_job_id(claim), delivery_job_id(claim, claim.tries - 1)
-        else:
-            ticket = TurnTicket.from_payload(claim.payload, claim.tries)
-            job_id, previous = ticket.job_id, dataclasses.replace(ticket, tries=claim.tries - 1).job_id
-        if claim.tries > 1 and handoff.queued(previous):
+        kind = self.kinds.of(claim.name)
+        if claim.tries > 1 and handoff.queued(kind.job_id(dataclasses.replace(claim, tries=claim.tries - 1))):
             self.outbox.renew(claim.name, claim.payload, tries=claim.tries - 1)  # still queued, not lost
             return 0
-        if claim.name.startswith(RATING_PREFIX):
-            handoff.rate(claim, job_id)
-            return 1
-        if claim.name.startswith(ALERT_PREFIX):
-            handoff.alert(claim, job_id)
-            return 1
-        if delivery:
-            handoff.deliver(claim, job_id)
-            return 1
-        fallback = fallback_level(ticket)
-        if fallback != ticket.level:
-            log.warning(
-                "turn %s of %s: claim %d, playing it as %s instead of %s",
-                ticket.turn,
-                ticket.game,
-                ticket.tries,
-                fallback,
-                ticket.level,
-            )
-        handoff.play(dataclasses.replace(ticket, played_as=fallback))
+        handoff.hand(kind, kind.work(claim), kind.job_id(claim))
         return 1

@@ -1,5 +1,6 @@
-"""The hand-off to RQ: one job per claim of an outbox entry (application/background/handoff.py). The web
-process and the workers each build one on their own connection and hand it to the wiring.
+"""The hand-off to RQ: one job per claim of an outbox entry (application/background/handoff.py), the job
+and queue its kind's row names (application/background/work.py). The web process and the
+workers each build one on their own connection and hand it to the wiring.
 
 Two queues, served by different worker processes (cli/bluemoon_worker.py ``--queues``): the
 game's own work (bot and deadline turns, ratings) on ``QUEUE``, and everything sent to other
@@ -15,9 +16,8 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from application.background.turns import TurnTicket
+from application.background.work import DELIVERIES, TURNS, Kind
 from application.settings import BLUEMOON_DELIVERY_QUEUE, BLUEMOON_QUEUE
-from events.outbox import Claim
 
 QUEUE = BLUEMOON_QUEUE.read()  #: turns and ratings
 
@@ -28,54 +28,37 @@ def delivery_queue(queue: str = QUEUE) -> str:
     return BLUEMOON_DELIVERY_QUEUE.read() or f"{queue}-deliveries"
 
 
-JOB_TIMEOUT = 60  #: seconds; a bot turn takes far less
-DELIVERY_TIMEOUT = 30  #: seconds; a delivery waits at most 5 s for its receiver
+def queue_names(queue: str = QUEUE) -> dict[str, str]:
+    """Each queue of the table (application/background/work.py) by its name in Redis, for the
+    turn queue ``queue``."""
+    return {TURNS: queue, DELIVERIES: delivery_queue(queue)}
 
 
 class RQHandoff:
-    """Enqueue ``workers.turn_jobs.play_turn`` for each turn (and ratings) on the turn queue, and
-    ``workers.webhook_delivery.deliver`` and ``workers.alert_jobs.send`` on the deliveries queue.
-    No RQ retry: a job that dies stops renewing its outbox lease, and the dispatcher claims the
-    entry again (a turn with a fallback level after repeated failures)."""
+    """Enqueue each kind's job (application/background/work.py) on its queue, with a job id per
+    claim. No RQ retry: a job that dies stops renewing its outbox lease, and the dispatcher
+    claims the entry again (a turn with a fallback level after repeated failures)."""
 
     def __init__(self, connection: Any, queue: str = QUEUE, deliveries: str | None = None) -> None:
-        self.queue = Queue(queue, connection=connection)
-        self.deliveries = Queue(deliveries or delivery_queue(queue), connection=connection)
+        names = {**queue_names(queue), **({DELIVERIES: deliveries} if deliveries else {})}
+        self.queues = {kind: Queue(name, connection=connection) for kind, name in names.items()}
+        self.connection = connection
 
-    def play(self, ticket: TurnTicket) -> None:
-        self.queue.enqueue(
-            "workers.turn_jobs.play_turn",
-            ticket.game,
-            ticket.seat,
-            ticket.turn,
-            ticket.played_as or ticket.level,
-            ticket.reason,
-            payload=ticket.payload(),
-            job_id=ticket.job_id,
-            job_timeout=JOB_TIMEOUT,
+    def hand(self, kind: Kind, work: Any, job_id: str) -> None:
+        args, kwargs = kind.arguments(work)
+        self.queues[kind.queue].enqueue(
+            kind.job,
+            *args,
+            **kwargs,
+            job_id=job_id,
+            job_timeout=kind.timeout,
             result_ttl=600,
             failure_ttl=86_400,
         )
 
-    def deliver(self, claim: Claim, job_id: str) -> None:
-        self._claimed(self.deliveries, "workers.webhook_delivery.deliver", claim, job_id, DELIVERY_TIMEOUT)
-
-    def rate(self, claim: Claim, job_id: str) -> None:
-        self._claimed(self.queue, "workers.rating_jobs.rate", claim, job_id, JOB_TIMEOUT)
-
-    def alert(self, claim: Claim, job_id: str) -> None:
-        self._claimed(self.deliveries, "workers.alert_jobs.send", claim, job_id, DELIVERY_TIMEOUT)
-
-    @staticmethod
-    def _claimed(queue: Queue, job: str, claim: Claim, job_id: str, timeout: int) -> None:
-        """Enqueue ``job`` with the claimed outbox entry's name and payload."""
-        queue.enqueue(
-            job, claim.name, claim.payload, job_id=job_id, job_timeout=timeout, result_ttl=600, failure_ttl=86_400
-        )
-
     def queued(self, job_id: str) -> bool:
         try:
-            status = Job.fetch(job_id, connection=self.queue.connection).get_status()
+            status = Job.fetch(job_id, connection=self.connection).get_status()
         except NoSuchJobError:
             return False
         return status in (JobStatus.QUEUED, JobStatus.SCHEDULED, JobStatus.DEFERRED)

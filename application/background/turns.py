@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 from dataclasses import dataclass
 from typing import Any
 
@@ -17,8 +18,10 @@ import orjson
 from application.games.clocks import deadline_ms
 from domain import Event, Game
 from domain.events import TurnStarted
-from events.outbox import now_ms
+from events.outbox import Claim, now_ms
 from events.store import OutboxWrite
+
+log = logging.getLogger("bluemoon.handoff")  #: the hand-off's log, where a fallback was always told
 
 
 @dataclass(frozen=True)
@@ -84,3 +87,31 @@ def turn_entry(game: str, state: Game, settings: dict[str, Any]) -> OutboxWrite:
         ticket = TurnTicket(game, state.version, turn.seat, turn.number, level, "deadline", deadline_ms=due)
         return OutboxWrite(game, ticket.payload(), due)
     return OutboxWrite(game, None)
+
+
+def job_id(claim: Claim) -> str:
+    """The job of this claim of a turn's entry (``TurnTicket.job_id``)."""
+    return TurnTicket.from_payload(claim.payload, claim.tries).job_id
+
+
+def to_play(claim: Claim) -> TurnTicket:
+    """The claimed turn as its job plays it: at its fallback level after repeated claims."""
+    ticket = TurnTicket.from_payload(claim.payload, claim.tries)
+    fallback = fallback_level(ticket)
+    if fallback != ticket.level:
+        log.warning(
+            "turn %s of %s: claim %d, playing it as %s instead of %s",
+            ticket.turn,
+            ticket.game,
+            ticket.tries,
+            fallback,
+            ticket.level,
+        )
+    return dataclasses.replace(ticket, played_as=fallback)
+
+
+def job_arguments(ticket: TurnTicket) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """``workers.turn_jobs.play_turn``'s arguments: the turn, the level it is played at, and
+    the entry's payload (whose lease the job renews)."""
+    args = (ticket.game, ticket.seat, ticket.turn, ticket.played_as or ticket.level, ticket.reason)
+    return args, {"payload": ticket.payload()}

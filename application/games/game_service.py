@@ -20,9 +20,9 @@ from typing import Any
 
 import orjson
 
-from application.alerts.entries import alert_entries
-from application.background.handoff import ALERT_PREFIX, DELIVERY_PREFIX, Dispatcher, Handoff
-from application.background.turns import TurnTicket, starts_work, turn_entry
+from application.background.handoff import Dispatcher, Handoff
+from application.background.turns import TurnTicket
+from application.background.work import WORK
 from application.games import clocks, command_ids
 from application.games.clocks import Clocks
 from application.games.codec import command_to_json
@@ -30,11 +30,10 @@ from application.games.fair_setup import refuse_unfair_setup
 from application.games.reads import GameRead, GameReader
 from application.games.repository import GameRepository
 from application.games.views import ViewMemo
-from application.lobby.ratings import rating_entry
 from application.outbound import webhooks as webhooks
+from application.reactions import Change, Write, writes
 from application.refusals import Forbidden, GameOver, NotFound, SeatTaken, Unauthorized
-from application.settings import BLUEMOON_TURN_LEASE_MS
-from domain import Command, Game, Options, fold, new_game
+from domain import Command, Event, Game, Options, fold, new_game
 from domain.city import Cell
 from domain.decide import decide_and_apply
 from domain.scenario import Position, scenario_game
@@ -112,7 +111,7 @@ class GameService:
         self.reader = GameReader(client)
         self.views = ViewMemo()
         self.index = GameIndex(client)
-        self.outbox = Outbox(client, lease_ms=BLUEMOON_TURN_LEASE_MS.read())
+        self.outbox = Outbox(client, leases=WORK.leases())
         self.dispatcher = Dispatcher(self.outbox, handoff)
         self._swap_seats = client.register_script(SWAP_SEATS)
         self.on_append = on_append  #: told of every append (the live feed of this process)
@@ -194,7 +193,7 @@ class GameService:
             if span is not None:
                 self.clocks.set_away(game, seat, span)
                 settings["clocks"]["away"][seat] = span
-        outbox = [turn_entry(game, state, settings), *alert_entries(game, events, 1, state, settings)]
+        outbox: list[OutboxWrite] = []
         self.store.append(
             game,
             0,
@@ -202,9 +201,8 @@ class GameService:
             actor="system",
             command_id="create",
             command_hash="create",
-            outbox=outbox,
+            writes_for=self._reactions(game, events, None, state, settings, outbox),
             index=self._summary(game, state, settings),
-            record=Clocks.record(game, events, settings, now_ms()),
         )
         self._dispatch_due(outbox)
         return Created(game, state.version, public)
@@ -410,17 +408,7 @@ class GameService:
         meta = json.dumps(
             {**json.loads(meta), "command": command_json, "seat": command.seat, "version": state.version, **sent_with}
         )
-        outbox = [turn_entry(game, new_state, settings)] if starts_work(events, new_state) else []
-        outbox += alert_entries(game, events, state.version + 1, new_state, settings)
-        if new_state.finished and settings.get("rated"):
-            outbox.append(rating_entry(game))
-        hooks = settings.get("webhooks")
-
-        def deliveries(stored: list[StoredEvent]) -> list[OutboxWrite]:
-            found = webhooks.deliveries(game, hooks, stored, new_state, settings) if hooks else []
-            outbox.extend(found)
-            return found
-
+        outbox: list[OutboxWrite] = []
         try:
             appended = self.store.append(
                 game,
@@ -430,10 +418,8 @@ class GameService:
                 command_id=command_ids.scoped(sender, key) if key else "",
                 command_hash=command_hash,
                 meta=meta,
-                outbox=list(outbox),
-                outbox_for=deliveries,
+                writes_for=self._reactions(game, events, state, new_state, settings, outbox),
                 index=self._summary(game, new_state, settings),
-                record=Clocks.record(game, events, settings, now_ms()),
             )
         except WrongExpectedVersion:
             seen = self._confirmed(game, key, sender) if key else None
@@ -466,20 +452,39 @@ class GameService:
         )
 
     @staticmethod
+    def _reactions(
+        game: str,
+        events: list[Event],
+        before: Game | None,
+        after: Game,
+        settings: dict[str, Any],
+        written: list[OutboxWrite],
+    ) -> Callable[[list[StoredEvent]], list[Write]]:
+        """The append's ``writes_for``: what the reactions (application/reactions/) make of the
+        events as stored, written by the append with them; its outbox entries kept in
+        ``written`` (to hand on what is due now)."""
+
+        def react(stored: list[StoredEvent]) -> list[Write]:
+            made = writes(Change(game, events, stored, before, after, settings))
+            written[:] = [write for write in made if isinstance(write, OutboxWrite)]
+            return made
+
+        return react
+
+    @staticmethod
     def _summary(game: str, state: Game, settings: dict[str, Any]) -> IndexWrite:
         """The game's index summary after an append, which writes it with its events."""
         return GameIndex.write(game, state, settings["created"], now(), seat_names(settings["seats"]))
 
     def _dispatch_due(self, outbox: list[OutboxWrite]) -> None:
-        """Hand the game's own work that is due now (a bot's turn, a rating) to the workers at
-        once. Deliveries (webhooks, turn alerts) are left to a dispatcher, at most 0.2 s later:
-        a command's answer and a bot's reply then cost the same however many webhooks listen."""
+        """Hand the work due now that its kind hands on at once (a bot's turn, a rating) to the
+        workers (application/background/work.py). The rest (webhooks, turn alerts) is left to a
+        dispatcher, at most 0.2 s later: a command's answer and a bot's reply then cost the
+        same however many webhooks listen."""
         due_by = now_ms()
         for write in outbox:
-            if write.payload is not None and write.due_ms <= due_by and not write.name.startswith(self.DELIVERIES):
+            if write.payload is not None and write.due_ms <= due_by and WORK.of(write.name).at_once:
                 self.dispatch(write.name)
-
-    DELIVERIES = (DELIVERY_PREFIX, ALERT_PREFIX)  #: outbox entries a dispatcher hands on, never the append
 
     def dispatch(self, name: str | None = None) -> int:
         """Hand due outbox entries (only ``name``, if given) to the workers; returns how many."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
-from application.background.handoff import RATING_PREFIX
+from application.background.work import WORK
 from domain import Game
 from domain.standings import places
 from events import keys
@@ -97,7 +97,7 @@ def rate(ratings: list[Rating], ranks: list[float]) -> list[Rating]:
 
 def rating_entry(game: str) -> OutboxWrite:
     """The outbox entry that has a finished rated game rated, written by the append that ends it."""
-    return OutboxWrite(f"{RATING_PREFIX}{game}", json.dumps({"game": game}), now_ms())
+    return OutboxWrite(f"{WORK['rating'].prefix}{game}", json.dumps({"game": game}), now_ms())
 
 
 class Ratings:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from application.background.work import WORK
 from application.games import clocks
 from application.games.codec import event_to_json
 from application.outbound.addresses import WEB_PORTS, why_not_public, why_not_web_port
@@ -32,6 +33,7 @@ from events.store import OutboxWrite
 
 KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
 MAX_PER_SEAT = 10
+PREFIX = WORK["webhook"].prefix  #: a delivery's outbox entry: ``wh:<game>:<message>``
 DEADLINE_WARNING = 0.25  #: "near" is the last quarter of the turn's deadline (at most 5 minutes)
 LOG_SIZE = 50  #: delivery attempts kept per webhook
 
@@ -187,7 +189,7 @@ def deliveries(
         if ended is not None and "game.ended" in kinds:
             writes.append(_delivery(game, hook, "game.ended", ended.seq, event_to_json(ended, ended.event), at))
         if (turn_started is not None or ended is not None) and "turn.deadline_near" in kinds:
-            name = f"wh:{game}:{hook['id']}:deadline"  # one per webhook: the next turn replaces or clears it
+            name = f"{PREFIX}{game}:{hook['id']}:deadline"  # one per webhook: the next turn replaces or clears it
             deadline = _seconds_to_deadline(settings, seat, at)
             if turn_started is not None and turn_started.seat == seat and not state.finished and deadline:
                 warning = min(300.0, deadline * DEADLINE_WARNING)
@@ -220,4 +222,4 @@ def _delivery(
     message = f"msg_{uuid.uuid4().hex}"
     body = {"type": kind, "game": game, "version": version, "seat": hook["seat"], "data": data}
     payload = {"webhook": hook["id"], "game": game, "id": message, "kind": kind, "body": json.dumps(body)}
-    return OutboxWrite(name or f"wh:{game}:{message}", json.dumps(payload, sort_keys=True), due)
+    return OutboxWrite(name or f"{PREFIX}{game}:{message}", json.dumps(payload, sort_keys=True), due)

@@ -168,7 +168,7 @@ def test_a_rated_game_is_rated_by_the_outbox_entry_its_last_append_wrote(api):
     game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
     components = api.app.extensions["bluemoon"]
     claims = []
-    components.service.dispatcher.handoff.on_rate = claims.append
+    components.service.dispatcher.handoff.on["rating"] = claims.append
     by_seat = {0: ada, 1: bo}
     for _ in range(500):
         api.run_workers()
@@ -217,7 +217,7 @@ def test_a_cancelled_or_unrated_game_changes_no_rating(api):
     components = api.app.extensions["bluemoon"]
     assert not api.get(f"/games/{game}").json["settings"]["rated"]
     claims = []
-    components.service.dispatcher.handoff.on_rate = claims.append
+    components.service.dispatcher.handoff.on["rating"] = claims.append
     service = components.service
     while not service.state(game).finished:
         state = service.state(game)

@@ -273,3 +273,21 @@ def test_a_record_in_the_games_slot_is_written_with_its_events_and_only_with_the
     with pytest.raises(InvalidRecord):  # another game's record lies in another slot
         store.append(game_id, 3, events[3:], record=HashWrite(keys.clock(other), (("turn", "3"),)))
     assert store.version(game_id) == 3 and _record(store, keys.clock(other)) == {}
+
+
+def test_what_writes_for_makes_of_the_stored_events_is_written_with_them(store, game_id):
+    """The reactions' writes (application/reactions/): outbox entries and at most one record,
+    made of the events as the append stores them."""
+    events, key = opening(), keys.clock(game_id)
+    seen = []
+
+    def made(stored):
+        seen.extend(s.seq for s in stored)
+        last = str(stored[-1].seq)
+        return [OutboxWrite(game_id, f"turn at {last}", 7), HashWrite(key, (("turn", last),))]
+
+    store.append(game_id, 0, events[:2], writes_for=made)
+    assert seen == [1, 2] and store.outbox_entry(game_id) == ("turn at 2", 7) and _record(store, key) == {"turn": "2"}
+    with pytest.raises(InvalidRecord):  # one record an append
+        store.append(game_id, 2, events[2:3], record=HashWrite(key, (("turn", "x"),)), writes_for=made)
+    assert store.version(game_id) == 2 and _record(store, key) == {"turn": "2"}
