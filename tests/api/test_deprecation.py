@@ -119,3 +119,9 @@ def test_the_changelog_the_link_leads_to_is_served(api):
     answer = api.get("/changelog")
     assert answer.status_code == 200 and answer.mimetype == "text/markdown"
     assert answer.get_data(as_text=True) == (ROOT / "CHANGELOG.md").read_text()
+
+
+def test_a_script_on_another_origin_may_read_the_deprecation_headers(api):
+    answer = api.get("/healthz", headers={"Origin": "https://player.example"})
+    exposed = {name.strip().lower() for name in answer.headers["Access-Control-Expose-Headers"].split(",")}
+    assert {"deprecation", "sunset", "link"} <= exposed
