@@ -62,7 +62,9 @@ def test_the_document_the_clients_and_the_changelog_say_the_version_declared_onc
     for kept in RELEASED.glob("*.yaml"):
         assert kept.stem in sections and _load(kept)["info"]["version"] == kept.stem
     assert version(API_VERSION) >= version(last.stem)
-    if last.stem != API_VERSION:  # a version not yet released lists what it changes
+    if last.stem == API_VERSION:  # how far a changed document must move is the slow test's to say
+        assert document == _load(last), f"openapi.yaml differs from the {last.stem} released: python -m cli.api_changes"
+    else:  # a version not yet released lists what it changes
         assert re.search(r"^- ", sections["Unreleased"], re.M), (
             f"CHANGELOG.md's Unreleased says nothing of {API_VERSION}"
         )
