@@ -211,6 +211,8 @@ def _session() -> dict[str, dict[str, Any]]:
     found["serviceWorker"] = {"request": None, "response": "\n".join(worker.splitlines()[:3]) + "\n…"}
     manifest = http.get("/manifest.webmanifest").get_json(force=True)
     found["webManifest"] = {"request": None, "response": {k: manifest[k] for k in ("name", "start_url", "display")}}
+    changelog = http.get("/changelog").get_data(as_text=True)  # its first lines: the format's own, they stay
+    found["changelog"] = {"request": None, "response": "\n".join(changelog.splitlines()[:3]) + "\n…"}
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {

@@ -34,6 +34,9 @@ EXPOSE_HEADERS = [
     "RateLimit-Remaining",
     "RateLimit-Reset",
     "X-Request-ID",
+    "Deprecation",  # a deprecated operation's three (service/deprecation.py)
+    "Sunset",
+    "Link",
 ]
 #: Compressed when the client accepts it; text/event-stream is not among them, on purpose.
 COMPRESSED = [

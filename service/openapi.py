@@ -21,7 +21,8 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
-from . import openapi_components, openapi_types, schemas
+from . import deprecation, openapi_components, openapi_types, schemas
+from .api_version import API_VERSION
 from .browser_policy import PAGE_HEADERS
 from .operation import ETAG, PROBLEM, SESSION_CLEARED, SESSION_SET, VIEW_ETAG, Operation, PathParameters, Reply
 from .requests import instance
@@ -128,10 +129,10 @@ TAGS = {
 }
 
 
-def paths(converter: FieldConverterMixin) -> dict[str, dict[str, Any]]:
-    """The declared operations by path, in the order of ``routes.OPERATIONS``."""
+def paths(converter: FieldConverterMixin, operations: list[Operation] = OPERATIONS) -> dict[str, dict[str, Any]]:
+    """The declared ``operations`` by path, in their order (``routes.OPERATIONS``: the service's)."""
     found: dict[str, dict[str, Any]] = {}
-    for operation in OPERATIONS:
+    for operation in operations:
         found.setdefault(operation.path, {})[operation.method] = _operation(operation, converter)
     return found
 
@@ -140,6 +141,9 @@ def _operation(operation: Operation, converter: FieldConverterMixin) -> dict[str
     doc: dict[str, Any] = {"operationId": operation.id, "summary": operation.summary}
     if operation.description:
         doc["description"] = operation.description
+    if operation.deprecated is not None:
+        doc["deprecated"] = True
+        doc["description"] = "\n\n".join(filter(None, (operation.description, operation.deprecated.text())))
     if operation.security is not None:
         doc["security"] = operation.security
     segments = instance(PathParameters).fields
@@ -152,6 +156,8 @@ def _operation(operation: Operation, converter: FieldConverterMixin) -> dict[str
     if operation.body is not None:
         doc["requestBody"] = {"required": True, "content": _json(operation.body.__name__)}
     doc["responses"] = {str(status): _reply(reply) for status, reply in operation.responses.items()}
+    if operation.deprecated is not None:
+        deprecation.documented(doc["responses"], {str(status) for status in operation.responses})
     if operation.problems is not None:
         unsafe = (403,) if operation.method != "get" else ()  # the session cookie's Origin check (service/sessions.py)
         # whoever may sign in may send a personal access token that is unknown or was revoked
@@ -220,7 +226,7 @@ def described() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     marshmallow = MarshmallowPlugin()
     spec = APISpec(
         title="Blue Moon City",
-        version="1.0.0",
+        version=API_VERSION,
         openapi_version="3.1.0",
         plugins=[marshmallow],
         info={"description": (Path(__file__).parent / "api_intro.md").read_text() + _limits_text()},
@@ -333,6 +339,7 @@ def shared_headers() -> dict[str, tuple[str, dict[str, Any]]]:
         "SessionSet": ("Set-Cookie", SESSION_SET["Set-Cookie"]),
         "SessionCleared": ("Set-Cookie", SESSION_CLEARED["Set-Cookie"]),
         **{name: (name, definition) for name, definition in PAGE_HEADERS.items()},
+        **deprecation.HEADERS,
     }
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from flask import Blueprint, Response, current_app, request
+from flask import Blueprint, Response, after_this_request, current_app, request
 from marshmallow import EXCLUDE, Schema, fields
 from marshmallow.validate import Range, Regexp
 
@@ -23,6 +23,7 @@ from application.games.codec import dumps
 from application.games.reads import GameRead
 from events.projection import CURSOR
 
+from .deprecation import Deprecated
 from .requests import access, instance, json_body
 from .schemas.audit import Log
 from .schemas.feeds import EventPage
@@ -162,7 +163,9 @@ class Operation:
     """One operation, used as its view's decorator: ``method`` (``get``, ``post``, ``delete``) and
     ``path``, in OpenAPI's form (``/games/{game}``), on ``blueprint``. ``problems`` lists its
     problem statuses (414, 500, 503 and, when ``rate_limited``, 429 come with them); None for the
-    static documents and pages, which answer no problem of their own."""
+    static documents and pages, which answer no problem of their own. A ``deprecated`` operation
+    sends its Deprecation, Sunset and Link headers with each answer in ``responses``
+    (service/deprecation.py)."""
 
     blueprint: Blueprint
     method: str
@@ -178,15 +181,26 @@ class Operation:
     body: type[Schema] | None = None
     problems: tuple[int, ...] | None = None
     rate_limited: bool = True  #: False for the probes, which the limiter exempts (service/ratelimit.py)
+    deprecated: Deprecated | None = None
 
     def __call__(self, view: View) -> Callable[..., Response]:
         @functools.wraps(view)
         def handle(**path: Any) -> Response:
+            if self.deprecated is not None:
+                after_this_request(self._say_deprecated)
             return self._write(view(**path, **self._read(path)))
 
         self.blueprint.add_url_rule(_rule(self.path), view_func=handle, methods=[self.method.upper()])
         DECLARED.append(self)
         return handle
+
+    def _say_deprecated(self, response: Response) -> Response:
+        """Add the deprecation's headers to an answer the operation declares (a problem raised on
+        the way, answered by the app's handlers, is documented without them)."""
+        assert self.deprecated is not None
+        if response.status_code in self.responses:
+            response.headers.update(self.deprecated.headers())
+        return response
 
     def _read(self, path: dict[str, Any]) -> dict[str, Any]:
         """What the view takes besides the path, in the order the checks answer: who calls (with

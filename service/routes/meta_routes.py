@@ -1,4 +1,4 @@
-"""The service itself: this document, the rulings, the building catalogue, health, and the
+"""The service itself: this document, its changelog, the rulings, the building catalogue, health, and the
 play-by-web pages. Two blueprints: ``meta`` is part of the rate-limited API; ``pages`` holds
 the static documents and pages, which are not limited."""
 
@@ -17,6 +17,7 @@ from flask import Blueprint, Response, current_app, send_from_directory
 
 from domain.catalogue import BUILDINGS
 
+from ..deprecation import CHANGELOG_PATH
 from ..operation import PROBLEM, Answer, Operation, Reply
 from ..problems import unavailable
 from ..requests import service
@@ -158,6 +159,32 @@ def openapi_json() -> Answer:
 def rulings() -> Answer:
     """The rulings the service plays by (docs/rulings.md), as Markdown."""
     return send_from_directory(ROOT / "docs", "rulings.md", mimetype="text/markdown")
+
+
+@Operation(
+    pages,
+    "get",
+    CHANGELOG_PATH,
+    id="changelog",
+    tag="service",
+    summary="What changed in the API, version by version (Keep a Changelog), and what is deprecated.",
+    responses={
+        200: Reply(
+            "Markdown",
+            {"text/markdown": {"schema": {"type": "string"}}},
+            headers={
+                "ETag": {
+                    "description": "The changelog's version: send it in If-None-Match to poll for a new one.",
+                    "schema": {"type": "string"},
+                }
+            },
+        ),
+        304: Reply("Not changed since the If-None-Match ETag."),
+    },
+)
+def changelog() -> Answer:
+    """CHANGELOG.md as Markdown: where a deprecated operation's Link (rel="deprecation") leads."""
+    return send_from_directory(ROOT, "CHANGELOG.md", mimetype="text/markdown")
 
 
 @Operation(

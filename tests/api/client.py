@@ -48,6 +48,7 @@ SPEC = OpenAPI.from_dict(
             "text/event-stream": lambda body: first_sse_event(body),
             "application/yaml": yaml.safe_load,
             "text/html": lambda body: body.decode() if isinstance(body, bytes) else body,
+            "text/markdown": lambda body: body.decode() if isinstance(body, bytes) else body,
         }
     ),
 )
@@ -63,6 +64,9 @@ MEANINGFUL = (
     "RateLimit-Remaining",
     "Content-Security-Policy",
     "Referrer-Policy",
+    "Deprecation",
+    "Sunset",
+    "Link",
 )
 
 

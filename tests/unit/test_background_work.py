@@ -62,7 +62,7 @@ def test_no_module_but_the_table_spells_a_prefix_or_a_job():
         f"{path.relative_to(ROOT)}:{node.lineno} {node.value!r}"
         for package in ("domain", "events", "application", "service", "workers", "cli")
         for path in (ROOT / package).rglob("*.py")
-        if path != ROOT / "application" / "background_work.py"
+        if path != ROOT / "application" / "background" / "work.py"
         for node in ast.walk(ast.parse(path.read_text()))
         if isinstance(node, ast.Constant)
         and isinstance(node.value, str)
