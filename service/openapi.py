@@ -20,6 +20,8 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
+from application.outbound.webhooks import TEST_KIND
+
 from . import alert_schemas, openapi_components, openapi_types, schemas
 from .browser_policy import PAGE_HEADERS
 from .operation import ETAG, PROBLEM, SESSION_CLEARED, SESSION_SET, VIEW_ETAG, Operation, PathParameters, Reply
@@ -297,7 +299,7 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
     openapi_components.pages_apart(document)
     openapi_components.share(document, shared_headers())
     openapi_components.examples_apart(document, lambda example: len(_dump(example).splitlines()))
-    document["webhooks"] = {kind: _webhook(kind) for kind in schemas.WEBHOOK_KINDS}
+    document["webhooks"] = {kind: _webhook(kind) for kind in [*schemas.WEBHOOK_KINDS, TEST_KIND]}
     return document
 
 
