@@ -22,7 +22,7 @@ from marshmallow import fields
 
 from application.outbound.webhooks import TEST_KIND
 
-from . import alert_schemas, openapi_components, openapi_types, schemas
+from . import alert_schemas, openapi_components, openapi_types, retry_schemas, schemas
 from .browser_policy import PAGE_HEADERS
 from .operation import ETAG, PROBLEM, SESSION_CLEARED, SESSION_SET, VIEW_ETAG, Operation, PathParameters, Reply
 from .requests import instance
@@ -287,6 +287,7 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
         spec.components.schema(name, schema=getattr(schemas, name))
     for name in ALERT_COMPONENTS:
         spec.components.schema(name, schema=getattr(alert_schemas, name))
+    spec.components.schema("DeliverySent", schema=retry_schemas.DeliverySent)
     assert marshmallow.converter is not None  # set up by APISpec
     for path, operations in paths(marshmallow.converter).items():
         spec.path(path=path, operations=operations)
