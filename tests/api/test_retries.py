@@ -234,7 +234,7 @@ def test_the_record_keeps_no_secret_readable_and_expires(api):
     sent = {**key(), **OWN}
     first = api.post("/games", json=TWO_WITH_INVITE, headers=sent).json
     client = api.app.extensions["bluemoon"].service.client
-    records = [k for k in client.scan_iter(match="retry:*")]
+    records = list(client.scan_iter(match="retry:*"))
     assert records
     everything = b"".join(b"".join(v for v in client.hgetall(k).values()) for k in records)
     for secret in (first["seats"][0]["token"], first["seats"][1]["invite"], sent["Idempotency-Key"]):
