@@ -117,7 +117,7 @@ class Retries:
             key, lambda c: self._plan(keys=[key], args=[retry.request, proposed, lifetime], client=c)
         )
         self._same(retry, text(request))
-        return retry.open(text(plan))  # type: ignore[no-any-return]
+        return retry.open(text(plan))
 
     def answer(self, retry: Retry, plan: dict[str, Any], answer: Any) -> Any:
         """Keep ``answer`` unless an answer is kept already; returns the one kept (the first)."""
