@@ -82,4 +82,7 @@ def once(
 def _sent() -> Any:
     """The request's JSON body as sent (None without one), to tell a retry from another request."""
     raw = request.get_data(cache=True)
-    return json.loads(raw) if raw else None
+    try:
+        return json.loads(raw) if raw else None
+    except ValueError:  # a body the operation takes none of, and ignores: its bytes as they are
+        return raw.decode(errors="replace")

@@ -260,3 +260,13 @@ def test_a_crash_before_the_answer_is_kept_makes_nothing_twice(api, monkeypatch)
     again = api.post("/games", json=TWO_WITH_INVITE, headers=sent)
     assert again.status_code == 201 and again.json["game"] == made[0] and my_games(api, ada) == made
     assert api.get(f"/games/{made[0]}", token=again.json["seats"][0]["token"]).json["viewer"] == 0
+
+
+def test_a_body_sent_where_none_is_taken_is_no_500(api):
+    ada, bo = people(api, "ada10", "bo10")
+    table = open_game(api, ada)["id"]
+    sent = {**key(), **auth(bo), "Content-Type": "text/plain"}
+    first = api.post(f"/open-games/{table}/join", data="not json", headers=sent)
+    assert first.status_code == 200
+    same(first, api.post(f"/open-games/{table}/join", data="not json", headers=sent))
+    reused(api.post(f"/open-games/{table}/join", data="other", headers=sent))
