@@ -69,9 +69,7 @@ class SeatSpec:
     level: str | None = None
     account: str | None = None  #: the person who holds a human seat of a game made from an open game
     token: str | None = None  #: a human seat's token digest made beforehand (a rematch's accepting seat)
-    invite: str | None = (
-        None  #: an open seat's invite digest made beforehand (a create's retry, application/retries.py)
-    )
+    invite: str | None = None  #: an open seat's invite digest made beforehand (a retried create's)
 
 
 @dataclass(frozen=True)

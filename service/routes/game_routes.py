@@ -65,6 +65,7 @@ def create_game(body: Body, headers: Body) -> Answer:
     mine = next((i for i, s in enumerate(seats) if s.kind == "human"), None) if account else None
     if account and mine is not None:  # the person's seat: named after them, and alerted for
         seats[mine] = SeatSpec("human", seats[mine].name or accounts().display_name(account), None, account=account)
+    options = Options(len(seats), Edition(body["edition"]), body["expansion"], Layout(body["layout"]))
     setup = body.get("setup") or {}
     if setup.get("first_player") is not None and setup["first_player"] >= len(seats):
         raise ValidationError({"setup": {"first_player": [f"must be a seat number below {len(seats)}"]}})
@@ -78,15 +79,19 @@ def create_game(body: Body, headers: Body) -> Answer:
         chosen = {"human": lambda: secrets.token_urlsafe(32), "open": lambda: secrets.token_urlsafe(24)}
         return {"game": uuid.uuid4().hex, "secrets": [chosen[s.kind]() if s.kind in chosen else None for s in seats]}
 
-    return once("createGame", headers, lambda plan: _create(body, account, mine, seats, plan), secrets_of_seats, count)
+    def made(plan: Plan) -> Made:
+        return _create(body, options, account, mine, seats, plan)
+
+    return once("createGame", headers, made, secrets_of_seats, count)
 
 
-def _create(body: Body, account: str | None, mine: int | None, seats: list[SeatSpec], plan: Plan) -> Made:
+def _create(
+    body: Body, options: Options, account: str | None, mine: int | None, seats: list[SeatSpec], plan: Plan
+) -> Made:
     """The game ``plan`` names, made once (its id and its seats' secrets are the plan's)."""
     chosen = plan["secrets"]
     seats = [dataclasses.replace(s, token=digest(chosen[i])) if s.kind == "human" else s for i, s in enumerate(seats)]
     seats = [dataclasses.replace(s, invite=digest(chosen[i])) if s.kind == "open" else s for i, s in enumerate(seats)]
-    options = Options(len(seats), Edition(body["edition"]), body["expansion"], Layout(body["layout"]))
     setup = body.get("setup") or {}
     grid = {p["tile"]: (p["row"], p["col"]) for p in setup["grid"]} if setup.get("grid") else None
     try:
