@@ -265,6 +265,10 @@ FINISHED_DOCUMENT_SECONDS = _declare(
     "FINISHED_DOCUMENT_SECONDS", INTEGER, 24 * 3600, LIMITS,
     "seconds a finished game's `/log` and `/audit`, computed once, are kept", "`86400` (1 day)",
 )  # fmt: skip
+IDEMPOTENCY_RECORD_SECONDS = _declare(
+    "IDEMPOTENCY_RECORD_SECONDS", INTEGER, 24 * 3600, LIMITS,
+    "seconds a create's Idempotency-Key record (its first answer, for retries) is kept", "`86400` (1 day)",
+)  # fmt: skip
 
 # -- outbound sends --------------------------------------------------------------------------
 WEBHOOK_ALLOW_HOSTS = _declare(

@@ -133,8 +133,8 @@ def _session() -> dict[str, dict[str, Any]]:
     bo = joined["token"]
     run_bots()
     view = call("getGame", "GET", f"/games/{game}", token=ada).get_json()
-    call("listGames", "GET", "/games?my_turn=true", token=ada if view["turn"] == 0 else bo)
-    mover = ada if view["turn"] == 0 else bo
+    call("listGames", "GET", "/games?my_turn=true", token=ada if view["turn"]["seat"] == 0 else bo)
+    mover = ada if view["turn"]["seat"] == 0 else bo
     legal = call("legalCommands", "GET", f"/games/{game}/legal", token=mover).get_json()
     command = next(c for c in legal["commands"] if c["type"] == "move")
     other = bo if mover == ada else ada
@@ -205,6 +205,7 @@ def _session() -> dict[str, dict[str, Any]]:
     token_id = _accounts(call, refused, http, found, game, ada)
     passkey_id = _passkeys(call, refused, found)
     table, player = _lobby(call, refused, http, app.extensions["bluemoon"], workers, run_bots)
+    delivery = _webhook_asks(call, service, workers, game, ada)
     # the service worker and the manifest come last: each request draws an id, and ids drawn
     # before the others' would change every later example
     worker = http.get("/sw.js").get_data(as_text=True)
@@ -220,6 +221,7 @@ def _session() -> dict[str, dict[str, Any]]:
         "seat": 2,
         "version": 3,
         "hook": hook["id"],
+        "delivery": delivery,
         "token": token_id,
         "passkey": passkey_id,
         "table": table,
@@ -227,6 +229,22 @@ def _session() -> dict[str, dict[str, Any]]:
         "subscription": found.pop("subscription"),
     }
     return found
+
+
+def _webhook_asks(call: Any, service: Any, workers: _Workers, game: str, ada: str) -> str:
+    """A webhook's test delivery, delivered (the receiver says 204), sent again, and the webhook
+    enabled again; returns the delivery's id."""
+    body = {"url": f"https://{WEBHOOK_HOST}/bluemoon", "events": ["game.ended"]}
+    hook = call("createWebhook", "POST", f"/games/{game}/webhooks", body, token=ada).get_json()["id"]
+    sent = call("testWebhook", "POST", f"/games/{game}/webhooks/{hook}/test", token=ada).get_json()["delivery"]
+    workers.handed["webhook"].clear()
+    service.dispatch()
+    with mock.patch.object(deliveries, "post", lambda target, body, headers: 204):
+        for claim in workers.handed["webhook"]:
+            deliveries.attempt(service.client, service.outbox, claim.name, claim.payload)
+    call("redeliverWebhookDelivery", "POST", f"/games/{game}/webhooks/{hook}/deliveries/{sent}/redeliver", token=ada)
+    call("enableWebhook", "POST", f"/games/{game}/webhooks/{hook}/enable", token=ada)
+    return str(sent)
 
 
 def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: str, ada: str) -> str:

@@ -83,6 +83,17 @@ return 1
 """
 
 
+# KEYS: payloads, due, tries. ARGV: name, payload, due (ms). Work asked for outside an append (a
+# webhook's test delivery, a redelivery): written unless an entry of that name is there (1), else 0.
+ADD = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[1])
+return 1
+"""
+
+
 @dataclass(frozen=True)
 class Claim:
     name: str
@@ -106,6 +117,7 @@ class Outbox:
         self._renew = client.register_script(RENEW)
         self._finish = client.register_script(FINISH)
         self._replace = client.register_script(REPLACE)
+        self._add = client.register_script(ADD)
 
     def claim(self, name: str | None = None, limit: int = 100) -> list[Claim]:
         """Lease the entries that are due: only the entry ``name``, if given, else up to ``limit``
@@ -137,6 +149,10 @@ class Outbox:
     def replace(self, name: str, payload: str, new_payload: str, due_ms: int) -> bool:
         """Reschedule the entry with a new payload, if it still holds ``payload``."""
         return bool(self._replace(keys=keys.outbox_of(name), args=[name, payload, new_payload, due_ms]))
+
+    def add(self, name: str, payload: str, due_ms: int) -> bool:
+        """Ask for work outside an append, unless the entry ``name`` is there already (False)."""
+        return bool(self._add(keys=keys.outbox_of(name), args=[name, payload, due_ms]))
 
     def finish(self, name: str, payload: str) -> bool:
         """The work is done: remove the entry, if it still holds ``payload``."""

@@ -21,6 +21,8 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
+from application.outbound.webhooks import TEST_KIND
+
 from . import deprecation, openapi_components, openapi_types, schemas
 from .api_version import API_VERSION
 from .browser_policy import PAGE_HEADERS
@@ -263,7 +265,7 @@ def described() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     )
     assert marshmallow.converter is not None  # set up by APISpec
     operations = paths(marshmallow.converter)
-    webhooks = {kind: _webhook(kind) for kind in WEBHOOK_KINDS}
+    webhooks = {kind: _webhook(kind) for kind in [*WEBHOOK_KINDS, TEST_KIND]}
     _components(spec, operations, webhooks, _problems(limited=False))  # the problems every operation may answer
     for path, item in operations.items():
         spec.path(path=path, operations=item)

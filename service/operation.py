@@ -132,6 +132,9 @@ class PathParameters(Schema):
     seat = fields.Integer()
     version = fields.Integer(metadata={"minimum": 1, "maximum": MAX_VERSION})
     hook = fields.String(metadata={"description": "Webhook id."})
+    delivery = fields.String(
+        metadata={"description": "A delivery's `webhook-id` (msg_...), as the delivery log lists it."}
+    )
     token = fields.String(metadata={"description": "Personal access token id (tok_...)."})
     passkey = fields.String(metadata={"description": "Passkey (credential) id, base64url."})
     table = fields.String(metadata={"description": "Open game id."})

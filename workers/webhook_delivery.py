@@ -132,6 +132,7 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
         "ms": round((time.monotonic() - started) * 1000, 1),
         "outcome": outcome,
         "error": error,
+        "body": message["body"],  # kept for a redelivery (application/outbound/webhooks.py); never listed
     }
     with client.pipeline(transaction=False) as pipe:
         pipe.lpush(keys.webhook_log(game, hook_id), json.dumps(entry))

@@ -209,18 +209,21 @@ class Accounts:
 
     # -- personal access tokens (programs) --------------------------------------------------
 
-    def create_token(self, account: str, name: str) -> NewToken:
+    def create_token(self, account: str, name: str, chosen: tuple[str, str] | None = None) -> NewToken:
+        """A new personal access token. ``chosen``: its id and secret chosen beforehand (a retried
+        request's, application/retries.py): the token is made once, and made again answers as it is."""
         held = keys.account_tokens(account)
-        if self.client.hlen(held) >= MAX_TOKENS:
+        token_id, token = chosen or fresh_token()
+        earlier = self.client.hget(held, token_id) if chosen else None
+        if earlier is None and self.client.hlen(held) >= MAX_TOKENS:
             raise TooManyTokens(f"an account holds at most {MAX_TOKENS} tokens: revoke one first")
-        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
-        made = NewToken("tok_" + secrets.token_hex(8), name, now(), token)
         hashed = digest(token)
-        record = {"id": made.id, "name": name, "created": made.created, "last_used": None, "digest": hashed}
-        self.store.durably(held, lambda c: c.hset(held, made.id, json.dumps(record)))
+        record = {"id": token_id, "name": name, "created": now(), "last_used": None, "digest": hashed}
+        self.store.durably(held, lambda c: c.hsetnx(held, token_id, json.dumps(record)))
+        record = json.loads(self.client.hget(held, token_id))  # the first's, where two made it at once
         owner = keys.personal_token(hashed)
-        self.store.durably(owner, lambda c: c.set(owner, f"{account}:{made.id}"))
-        return made
+        self.store.durably(owner, lambda c: c.set(owner, f"{account}:{token_id}"))
+        return NewToken(token_id, record["name"], record["created"], token)
 
     def tokens(self, account: str) -> list[dict[str, Any]]:
         """The account's tokens with their last use, oldest first; never the secrets."""
@@ -326,6 +329,11 @@ class Accounts:
 
     def seats(self, account: str) -> dict[str, int]:
         return {text(g): int(s) for g, s in self.client.hgetall(keys.account_seats(account)).items()}
+
+
+def fresh_token() -> tuple[str, str]:
+    """A new personal access token's id and secret."""
+    return "tok_" + secrets.token_hex(8), TOKEN_PREFIX + secrets.token_urlsafe(32)
 
 
 def _seconds_between(earlier: str, later: str) -> float:

@@ -69,6 +69,7 @@ class SeatSpec:
     level: str | None = None
     account: str | None = None  #: the person who holds a human seat of a game made from an open game
     token: str | None = None  #: a human seat's token digest made beforehand (a rematch's accepting seat)
+    invite: str | None = None  #: an open seat's invite digest made beforehand (a retried create's)
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,13 @@ redis.call('HSET', KEYS[1], 'seats', ARGV[2])
 return 1
 """
 
+# KEYS: the game's meta. ARGV: its fields and values. Writes them only if the game has no meta yet.
+NEW_META = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+"""
+
 
 class GameService:
     def __init__(
@@ -114,6 +122,7 @@ class GameService:
         self.outbox = Outbox(client, leases=WORK.leases())
         self.dispatcher = Dispatcher(self.outbox, handoff)
         self._swap_seats = client.register_script(SWAP_SEATS)
+        self._new_meta = client.register_script(NEW_META)
         self.on_append = on_append  #: told of every append (the live feed of this process)
         self.clocks = Clocks(store)
 
@@ -161,6 +170,8 @@ class GameService:
                 entry["token"] = digest(token)
                 tokens[entry["token"]] = f"{game}:{seat}"
                 shown["token"] = token
+            elif spec.kind == "open" and spec.invite:
+                entry["invite"] = spec.invite
             elif spec.kind == "open":
                 invite = secrets.token_urlsafe(24)
                 entry["invite"] = digest(invite)
@@ -176,7 +187,10 @@ class GameService:
             "origin": json.dumps(origin),
             "clock": json.dumps(clock),
         }
-        self.store.durably(keys.meta(game), lambda c: c.hset(keys.meta(game), mapping=meta))
+        # written unless there (a game whose id was chosen beforehand may be made by two at once, or
+        # again after a crash): the first's seats stand, and the append below makes the game once
+        key, fields = keys.meta(game), [part for pair in meta.items() for part in pair]
+        self.store.durably(key, lambda c: self._new_meta(keys=[key], args=fields, client=c))
         for hashed, owner in tokens.items():
             self._record_owner(hashed, owner)
         state = fold(events)
@@ -194,7 +208,7 @@ class GameService:
                 self.clocks.set_away(game, seat, span)
                 settings["clocks"]["away"][seat] = span
         outbox: list[OutboxWrite] = []
-        self.store.append(
+        appended = self.store.append(
             game,
             0,
             events,
@@ -204,6 +218,8 @@ class GameService:
             writes_for=self._reactions(game, events, None, state, settings, outbox),
             index=self._summary(game, state, settings),
         )
+        if appended.duplicate:  # made already, by the other of two at once (or before a crash)
+            return Created(game, appended.last, public)
         self._dispatch_due(outbox)
         return Created(game, state.version, public)
 
@@ -223,31 +239,45 @@ class GameService:
             for s in (seats if seats is not None else self.seats(game))
         ]
 
-    def join(self, game: str, seat: int, invite: str, name: str | None) -> str:
-        """Take an open seat with its invite; returns the seat's token (shown only now)."""
+    def join(self, game: str, seat: int, invite: str, name: str | None, token: str | None = None) -> str:
+        """Take an open seat with its invite; returns the seat's token (shown only now). ``token``:
+        one chosen beforehand (a retried request's, application/retries.py): a seat it holds already
+        is this request's own, taken by an earlier copy, and answered again."""
         seats = self.seats(game)
         if not 0 <= seat < len(seats):
             raise NotFound(f"no seat {seat} in game {game}")
         entry = seats[seat]
+        if token is not None and self._holds(entry, token):
+            return self._seated(game, seat, token, seats)
         if entry["kind"] != "open":
             raise SeatTaken(f"seat {seat} is not open")
         if not secrets.compare_digest(entry.get("invite", ""), digest(invite)):
             raise Forbidden("the invite does not match this seat")
         if self.state(game).finished:  # an open seat of an ended game is no one's to take
             raise GameOver(f"game {game} has ended: its seat {seat} can no longer be taken")
-        token = secrets.token_urlsafe(32)
+        token = token or secrets.token_urlsafe(32)
         # compare-and-set on the seats document so two joiners cannot both win (a script, not
         # WATCH: one key, so it runs on a cluster as on one Redis)
         while True:
             before = self.client.hget(keys.meta(game), "seats")
             current = json.loads(before)
+            if self._holds(current[seat], token):  # a copy of this request won: the seat is ours
+                break
             if current[seat]["kind"] != "open":
                 raise SeatTaken(f"seat {seat} was just taken")
             current[seat] = {"seat": seat, "kind": "human", "name": name, "level": None, "token": digest(token)}
             if self._swap(game, before, json.dumps(current)):
                 break
+        return self._seated(game, seat, token, current)
+
+    @staticmethod
+    def _holds(entry: dict[str, Any], token: str) -> bool:
+        return entry["kind"] == "human" and secrets.compare_digest(entry.get("token") or "", digest(token))
+
+    def _seated(self, game: str, seat: int, token: str, seats: list[dict[str, Any]]) -> str:
+        """What a join does once the seat is the token's (again, for a retry: the same writes)."""
         self._record_owner(digest(token), f"{game}:{seat}")
-        self.index.rename(game, seat_names(current))
+        self.index.rename(game, seat_names(seats))
         return token
 
     def _swap(self, game: str, before: str, after: str) -> bool:

@@ -93,12 +93,14 @@ class Tables:
 
     # -- opening and closing ------------------------------------------------------------------
 
-    def open(self, creator: str, spec: TableSpec) -> dict[str, Any]:
-        """A new table with its creator in the first seat; listed in the lobby until it closes."""
+    def open(self, creator: str, spec: TableSpec, table_id: str | None = None) -> dict[str, Any]:
+        """A new table with its creator in the first seat; listed in the lobby until it closes.
+        ``table_id``: an id chosen beforehand (a retried request's, application/retries.py): the
+        table is made once, and opening it again answers the table as it is."""
         self._check_range(creator, spec.rating_range)
         created = now()
         doc: dict[str, Any] = {
-            "id": uuid.uuid4().hex,
+            "id": table_id or uuid.uuid4().hex,
             "creator": creator,
             "created": created,
             "closes": int(time.time() * 1000) + OPEN_GAME_SECONDS * 1000,
@@ -115,12 +117,17 @@ class Tables:
             "game": None,
             "cancelled": None,
         }
-        self._hold(creator, doc["id"], doc["closes"])
         key = keys.table(doc["id"])
-        self.store.durably(key, lambda c: c.hset(key, "doc", json.dumps(doc)))
+        if table_id is not None and (made := self.client.hget(key, "doc")) is not None:
+            doc = json.loads(made)  # opened already, by this request's first copy
+            if doc["status"] != "open":
+                return doc
+        self._hold(creator, doc["id"], doc["closes"])
+        self.store.durably(key, lambda c: c.hsetnx(key, "doc", json.dumps(doc)))
+        doc = json.loads(self.client.hget(key, "doc"))  # the first copy's, where two opened it at once
         self._list(doc)
         due = int(time.time() * 1000) + sweeps.UNSTARTED_GAME_SECONDS * 1000
-        self.client.zadd(keys.LOBBY_UNSTARTED, {doc["id"]: due})
+        self.client.zadd(keys.LOBBY_UNSTARTED, {doc["id"]: due}, nx=True)
         try:
             self.sweep()  # opened and swept at one pace
         except redis.RedisError as error:  # housekeeping, which must not fail the opening
@@ -190,12 +197,18 @@ class Tables:
 
     # -- joining --------------------------------------------------------------------------
 
-    def join(self, table_id: str, account: str) -> dict[str, Any]:
-        """Take a free seat; the join that takes the last one starts the game."""
+    def join(self, table_id: str, account: str, mark: str | None = None) -> dict[str, Any]:
+        """Take a free seat; the join that takes the last one starts the game. ``mark``: the
+        request's name (a retried request's, application/retries.py), kept in the seat, so that
+        its copies find the seat theirs instead of refusing a second one."""
         rating = self.ratings.current(account).shown
         name = self.accounts.display_name(account)
         while True:
             raw, doc = self._read(table_id)
+            if mark and any(s.get("account") == account and s.get("mark") == mark for s in doc["seats"]):
+                if doc["status"] == "started":
+                    self._start(doc)  # made already, unless the copy that filled the table stopped short
+                return doc
             if doc["status"] == "open" and doc["closes"] <= time.time() * 1000:
                 doc = self._close(table_id, raw, doc, "not filled in time")
             if doc["status"] != "open":
@@ -209,7 +222,7 @@ class Tables:
             if free is None:
                 raise TableFull("every seat is taken")
             seats = list(doc["seats"])
-            seats[free] = {"kind": "human", "account": account, "name": name}
+            seats[free] = {"kind": "human", "account": account, "name": name, **({"mark": mark} if mark else {})}
             full = all(s["kind"] != "human" or s["account"] for s in seats)
             joined = {**doc, "seats": seats, **({"status": "started", "game": uuid.uuid4().hex} if full else {})}
             if self._swapped(table_id, raw, joined):

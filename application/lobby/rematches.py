@@ -39,18 +39,24 @@ class Rematches:
         self.service = service
         self.accounts = accounts
 
-    def accept(self, game: str, seat: int, account: str | None) -> dict[str, Any]:
+    def accept(
+        self, game: str, seat: int, account: str | None, token: str | None = None, mark: str | None = None
+    ) -> dict[str, Any]:
         """Offer or accept the rematch for ``seat``; the answer holds the new seat's token when
-        the seat is held by a token rather than an account."""
+        the seat is held by a token rather than an account. ``token`` and ``mark``: the new token
+        and the request's name chosen beforehand (a retried request's, application/retries.py):
+        an acceptance with the same mark is this request's own, answered again."""
         if not self.service.state(game).finished:
             raise NotFinished("a rematch can be offered once the game has ended")
         seats = self.service.seats(game)
         holder = seats[seat].get("account") or account
-        token = None if holder else secrets.token_urlsafe(32)
-        accepted = {"account": holder, "token": digest(token) if token else None}
+        token = None if holder else token or secrets.token_urlsafe(32)
+        accepted = {"account": holder, "token": digest(token) if token else None, **({"mark": mark} if mark else {})}
         key = keys.rematch(game)
         if not self.store.durably(key, lambda c: c.hsetnx(key, str(seat), json.dumps(accepted))):
-            raise AlreadyAccepted(f"seat {seat} has accepted already")
+            earlier = self.client.hget(key, str(seat))
+            if not mark or earlier is None or json.loads(earlier).get("mark") != mark:
+                raise AlreadyAccepted(f"seat {seat} has accepted already")
         status = self.status(game, seat)
         return {**status, "token": token}
 

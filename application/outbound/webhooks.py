@@ -26,12 +26,13 @@ from application.settings import WEBHOOK_ALLOW_HOSTS
 from domain import Game, redact
 from domain.events import GameEnded, TurnStarted
 from events import keys
-from events.outbox import now_ms
+from events.outbox import Outbox, now_ms
 from events.redis_store import RedisStore
 from events.serialization import StoredEvent, now
 from events.store import OutboxWrite
 
 KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
+TEST_KIND = "webhook.test"  #: a test delivery's kind, asked for by the seat (no webhook subscribes to it)
 MAX_PER_SEAT = 10
 PREFIX = WORK["webhook"].prefix  #: a delivery's outbox entry: ``wh:<game>:<message>``
 DEADLINE_WARNING = 0.25  #: "near" is the last quarter of the turn's deadline (at most 5 minutes)
@@ -44,6 +45,25 @@ class UnsafeUrl(ServiceError):
 
 class TooManyWebhooks(ServiceError):
     status, code, title = 422, "too_many_webhooks", "The seat has as many webhooks as it may"
+
+
+class WebhookDisabled(ServiceError):
+    status, code, title = 409, "webhook_disabled", "The webhook is disabled"
+
+
+# KEYS: the game's webhooks. ARGV: webhook id. Enabled again, its counts of failures and timeouts in
+# a row back at 0: one atomic step, as the deliveries' own counting is (workers/webhook_delivery.py).
+ENABLE = """
+local raw = redis.call('HGET', KEYS[1], ARGV[1])
+if not raw then return 0 end
+local hook = cjson.decode(raw)
+hook['enabled'] = true
+hook['failures'] = 0
+hook['timeouts'] = 0
+hook['disabled_reason'] = cjson.null
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
+return 1
+"""
 
 
 def allowed_hosts() -> set[str]:
@@ -94,6 +114,14 @@ def check_url(url: str) -> Target:
     return Target(parts.scheme, host, port, path, addresses[0])
 
 
+def new_id() -> str:
+    return "wh_" + secrets.token_hex(8)
+
+
+def new_secret() -> str:
+    return "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode()
+
+
 def _public(hook: dict[str, Any]) -> dict[str, Any]:
     """The webhook as its seat sees it: no secret; counters a webhook made before them lacks at 0."""
     return {"timeouts": 0, "deferred": 0, **{k: v for k, v in hook.items() if k != "secret"}}
@@ -106,7 +134,14 @@ class Webhooks:
         self.client = store.client
         self.store = store  #: its writes wait for replicas, as appends do
 
-    def create(self, game: str, seat: int, url: str, kinds: list[str]) -> dict[str, Any]:
+    def create(
+        self, game: str, seat: int, url: str, kinds: list[str], hook_id: str | None = None, secret: str | None = None
+    ) -> dict[str, Any]:
+        """A new webhook of ``seat``, with its secret. ``hook_id`` and ``secret``: chosen beforehand
+        (a retried request's, application/retries.py): the webhook is made once, and made again
+        answers as it is."""
+        if hook_id is not None and (made := self.client.hget(keys.webhooks(game), hook_id)) is not None:
+            return dict(json.loads(made))
         try:
             check_url(url)
         except UnsafeUrl as refused:
@@ -114,7 +149,7 @@ class Webhooks:
         if len(self.of_seat(game, seat)) >= MAX_PER_SEAT:
             raise TooManyWebhooks(f"a seat may have at most {MAX_PER_SEAT} webhooks; delete one first")
         hook = {
-            "id": "wh_" + secrets.token_hex(8),
+            "id": hook_id or new_id(),
             "seat": seat,
             "url": url,
             "events": sorted(set(kinds)),
@@ -124,10 +159,11 @@ class Webhooks:
             "timeouts": 0,
             "deferred": 0,
             "disabled_reason": None,
-            "secret": "whsec_" + base64.b64encode(secrets.token_bytes(32)).decode(),
+            "secret": secret or new_secret(),
         }
-        self.store.durably(keys.webhooks(game), lambda c: c.hset(keys.webhooks(game), hook["id"], json.dumps(hook)))
-        return hook
+        key = keys.webhooks(game)
+        self.store.durably(key, lambda c: c.hsetnx(key, hook["id"], json.dumps(hook)))
+        return dict(json.loads(self.client.hget(key, hook["id"])))  # the first's, where two made it at once
 
     def of_seat(self, game: str, seat: int) -> list[dict[str, Any]]:
         hooks = [json.loads(v) for v in self.client.hvals(keys.webhooks(game))]
@@ -152,6 +188,44 @@ class Webhooks:
     def log(self, game: str, seat: int, hook_id: str) -> list[dict[str, Any]]:
         self.get(game, seat, hook_id)
         return [json.loads(v) for v in self.client.lrange(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1)]
+
+    # -- asked for by the seat: a test, a redelivery, enabling again ----------------------------
+
+    def enable(self, game: str, seat: int, hook_id: str) -> dict[str, Any]:
+        """Enable the webhook again (disabled after failures or timeouts), its counts in a row reset."""
+        self.get(game, seat, hook_id)
+        key = keys.webhooks(game)
+        self.store.durably(key, lambda c: c.eval(ENABLE, 1, key, hook_id))
+        return self.shown(game, seat, hook_id)
+
+    def test(self, game: str, seat: int, hook_id: str, version: int) -> dict[str, Any]:
+        """Send a test message now, as any delivery is sent (the outbox, its worker, signature,
+        address checks, timeouts, retries and budgets): its kind TEST_KIND, about ``version``."""
+        hook = self._enabled(game, seat, hook_id)
+        write = _delivery(game, hook, TEST_KIND, version, {"webhook": hook_id}, now_ms())
+        return self._send(write.name, write.payload or "", hook_id)
+
+    def redeliver(self, game: str, seat: int, hook_id: str, delivery: str) -> dict[str, Any]:
+        """Send one delivery of the log again now, the same message (its ``webhook-id`` too, so a
+        receiver that has it already knows it); one still being retried is left to its next try."""
+        hook = self._enabled(game, seat, hook_id)
+        sent = (json.loads(v) for v in self.client.lrange(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1))
+        found = next((e for e in sent if e["delivery"] == delivery and "body" in e), None)
+        if found is None:
+            raise NotFound(f"no delivery {delivery} in the log of webhook {hook_id}")
+        message = {"webhook": hook["id"], "game": game, "id": delivery, "kind": found["kind"], "body": found["body"]}
+        return self._send(f"wh:{game}:{delivery}", json.dumps(message, sort_keys=True), hook_id)
+
+    def _enabled(self, game: str, seat: int, hook_id: str) -> dict[str, Any]:
+        hook = self.get(game, seat, hook_id)
+        if not hook.get("enabled", True):
+            raise WebhookDisabled(f"webhook {hook_id} is disabled ({hook.get('disabled_reason')}): enable it first")
+        return hook
+
+    def _send(self, name: str, payload: str, hook_id: str) -> dict[str, Any]:
+        Outbox(self.client).add(name, payload, now_ms())
+        message = json.loads(payload)
+        return {"webhook": hook_id, "delivery": message["id"], "kind": message["kind"]}
 
 
 def deliveries(

@@ -7,7 +7,7 @@ from html import escape
 
 from flask import Blueprint, Response, request
 
-from application.accounts.account_service import DEVICE_CODE_SECONDS, SignInRefused
+from application.accounts.account_service import DEVICE_CODE_SECONDS, SignInRefused, fresh_token
 from application.accounts.sign_in_mail import delivery, send_sign_in_link
 from application.refusals import ServiceError, Unauthorized
 from application.words import LANGUAGES
@@ -30,6 +30,7 @@ from ..operation import (
 from ..origin import own_origin, session_cookie
 from ..ratelimit import client_address
 from ..requests import accounts, components, person, service, session_person, signed_in
+from ..retried import Made, Plan, once
 from ..schemas.accounts import (
     Claimed,
     DeviceCode,
@@ -46,6 +47,7 @@ from ..schemas.accounts import (
     TokenRequest,
 )
 from ..schemas.games import GameList
+from ..schemas.retries import RetryKey
 from ..server_pages import page_language, server_page, words
 from ..sessions import clear_session, set_session, signed_in_as
 from .game_routes import with_seat
@@ -258,13 +260,19 @@ def list_tokens() -> Answer:
     summary="Make a personal access token for a program; its secret is shown this once.",
     description=SESSION_ONLY_TEXT,
     security=SESSION_ONLY,
+    headers=RetryKey,
     body=TokenRequest,
     responses={201: Reply("Made.", NewToken)},
     problems=(400, 401, 403, 413, 415, 422),
 )
-def create_token(body: Body) -> Answer:
-    made = accounts().create_token(session_person(), body["name"])
-    return {**made.__dict__, "last_used": None}
+def create_token(body: Body, headers: Body) -> Answer:
+    account = session_person()
+
+    def made(plan: Plan) -> Made:
+        token = accounts().create_token(account, body["name"], (plan["id"], plan["token"]))
+        return {**token.__dict__, "last_used": None}, {}
+
+    return once("createToken", headers, made, lambda: dict(zip(("id", "token"), fresh_token())))
 
 
 @Operation(

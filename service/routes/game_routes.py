@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import dataclasses
+import secrets
+import uuid
 from typing import Any
 
 import redis
@@ -9,7 +12,7 @@ from flask import Blueprint, Response, current_app
 from marshmallow import ValidationError, fields
 from marshmallow.validate import OneOf
 
-from application.games.game_service import SeatSpec
+from application.games.game_service import SeatSpec, digest
 from application.games.sweeps import Sweeper
 from application.refusals import Unauthorized
 from domain import Edition, Layout, Options
@@ -33,8 +36,10 @@ from ..operation import (
 )
 from ..quotas import quotas
 from ..requests import accounts, etag, game_view, same_etag, service, signed_in, stored_clock, tokens, view_etag
+from ..retried import Made, Plan, once
 from ..schemas.game_view import GameView
 from ..schemas.games import Created, CreateGame, GameList, Join, Joined
+from ..schemas.retries import RetryKey
 
 games = Blueprint("games", __name__)
 
@@ -47,11 +52,12 @@ games = Blueprint("games", __name__)
     tag="games",
     summary="Create a game; human seats get their secret token now (signed in: your seat is the first human one).",
     security=OPTIONAL_PERSON,
+    headers=RetryKey,
     body=CreateGame,
     responses={201: Reply("Created.", Created, headers={**ETAG, **location("The game.")})},
     problems=(400, 413, 415, 422, 429),
 )
-def create_game(body: Body) -> Answer:
+def create_game(body: Body, headers: Body) -> Answer:
     account = signed_in()
     seats = [
         SeatSpec(s["kind"], s.get("name"), s.get("level") or ("greedy" if s["kind"] == "bot" else None))
@@ -62,11 +68,33 @@ def create_game(body: Body) -> Answer:
         seats[mine] = SeatSpec("human", seats[mine].name or accounts().display_name(account), None, account=account)
     options = Options(len(seats), Edition(body["edition"]), body["expansion"], Layout(body["layout"]))
     setup = body.get("setup") or {}
-    grid = {p["tile"]: (p["row"], p["col"]) for p in setup["grid"]} if setup.get("grid") else None
     if setup.get("first_player") is not None and setup["first_player"] >= len(seats):
         raise ValidationError({"setup": {"first_player": [f"must be a seat number below {len(seats)}"]}})
-    if limits := quotas():
-        limits.count_game(account)
+
+    def count() -> None:
+        if limits := quotas():
+            limits.count_game(account)
+
+    def secrets_of_seats() -> Plan:
+        """The game's id and its seats' secrets, chosen before it is made (application/retries.py)."""
+        chosen = {"human": lambda: secrets.token_urlsafe(32), "open": lambda: secrets.token_urlsafe(24)}
+        return {"game": uuid.uuid4().hex, "secrets": [chosen[s.kind]() if s.kind in chosen else None for s in seats]}
+
+    def made(plan: Plan) -> Made:
+        return _create(body, options, account, mine, seats, plan)
+
+    return once("createGame", headers, made, secrets_of_seats, count)
+
+
+def _create(
+    body: Body, options: Options, account: str | None, mine: int | None, seats: list[SeatSpec], plan: Plan
+) -> Made:
+    """The game ``plan`` names, made once (its id and its seats' secrets are the plan's)."""
+    chosen = plan["secrets"]
+    seats = [dataclasses.replace(s, token=digest(chosen[i])) if s.kind == "human" else s for i, s in enumerate(seats)]
+    seats = [dataclasses.replace(s, invite=digest(chosen[i])) if s.kind == "open" else s for i, s in enumerate(seats)]
+    setup = body.get("setup") or {}
+    grid = {p["tile"]: (p["row"], p["col"]) for p in setup["grid"]} if setup.get("grid") else None
     try:
         created = service().create(
             options,
@@ -78,6 +106,7 @@ def create_game(body: Body) -> Answer:
             deadline_level=body.get("deadline_level"),
             scenario=_position(body["scenario"]) if body.get("scenario") else None,
             clock=stored_clock(body.get("clock")),
+            game=plan["game"],
         )
     except ValueError as error:  # the domain's check of an explicit grid or deck, or of a scenario
         raise ValidationError({"scenario" if body.get("scenario") else "setup": [str(error)]}) from error
@@ -89,7 +118,10 @@ def create_game(body: Body) -> Answer:
         current_app.logger.warning("games never started not swept: %s", error)
     for seat in created.seats:
         seat["open"] = seat["kind"] == "open"
-        if "invite" in seat:
+        if seat["kind"] == "human":
+            seat["token"] = chosen[seat["seat"]]
+        if seat["kind"] == "open":
+            seat["invite"] = chosen[seat["seat"]]
             seat["invite_url"] = f"/games/{created.game}/seats/{seat['seat']}/join"
     return created.__dict__, {"Location": f"/games/{created.game}", **etag(created.version)}
 
@@ -200,14 +232,19 @@ def get_game(game: str, caller: Caller, headers: Body) -> Answer:
     tag="games",
     summary="Take an open seat with its invite; returns the seat token (signed in: the seat is yours).",
     security=OPTIONAL_PERSON,
+    headers=RetryKey,
     body=Join,
     responses={201: Reply("Joined.", Joined)},
     problems=(400, 403, 404, 409, 413, 415, 422, 429),
 )
-def join(game: str, seat: int, body: Body) -> Answer:
+def join(game: str, seat: int, body: Body, headers: Body) -> Answer:
     account = signed_in()
     name = body.get("name") or (accounts().display_name(account) if account else None)
-    token = service().join(game, seat, body["invite"], name)
-    if account:
-        accounts().add_seat(account, game, seat)
-    return {"game": game, "seat": seat, "token": token}
+
+    def take(plan: Plan) -> Made:
+        token = service().join(game, seat, body["invite"], name, token=plan["token"])
+        if account:
+            accounts().add_seat(account, game, seat)
+        return {"game": game, "seat": seat, "token": token}, {}
+
+    return once("joinSeat", headers, take, lambda: {"token": secrets.token_urlsafe(32)}, invite=body["invite"])

@@ -3,6 +3,8 @@ leaderboard (application/lobby/open_games.py, rematches.py, ratings.py)."""
 
 from __future__ import annotations
 
+import secrets
+import uuid
 from datetime import UTC, datetime
 from typing import Any
 
@@ -29,8 +31,10 @@ from ..operation import (
 )
 from ..quotas import quotas
 from ..requests import accounts, components, etag, etag_version, person, shown_clock, signed_in, stored_clock
+from ..retried import Made, Plan, once
 from ..schemas.common import LEVELS
 from ..schemas.lobby import Leaderboard, OpenGame, OpenGameList, OpenGameRequest, PlayerRating, RematchStatus
+from ..schemas.retries import RetryKey
 
 lobby = Blueprint("lobby", __name__)
 
@@ -63,11 +67,12 @@ def public(doc: dict[str, Any]) -> dict[str, Any]:
     tag="lobby",
     summary="Open a game in the lobby with yourself in the first seat; it starts when every seat is taken.",
     security=PERSON,
+    headers=RetryKey,
     body=OpenGameRequest,
     responses={201: Reply("Listed in the lobby.", OpenGame, headers=location("The open game."))},
     problems=(400, 401, 403, 409, 413, 415, 422, 429),
 )
-def open_game(body: Body) -> Answer:
+def open_game(body: Body, headers: Body) -> Answer:
     spec = TableSpec(
         players=body["players"],
         edition=body["edition"],
@@ -80,10 +85,16 @@ def open_game(body: Body) -> Answer:
         clock=stored_clock(body["clock"]),
     )
     creator = person()
-    if limits := quotas():
-        limits.count_game(creator)
-    doc = components().tables.open(creator, spec)
-    return public(doc), {"Location": f"/open-games/{doc['id']}"}
+
+    def count() -> None:
+        if limits := quotas():
+            limits.count_game(creator)
+
+    def opened(plan: Plan) -> Made:
+        doc = components().tables.open(creator, spec, table_id=plan["table"])
+        return public(doc), {"Location": f"/open-games/{doc['id']}"}
+
+    return once("openGame", headers, opened, lambda: {"table": uuid.uuid4().hex}, count)
 
 
 class LobbyFilter(Paging):
@@ -148,11 +159,15 @@ def get_open_game(table: str) -> Answer:
     tag="lobby",
     summary="Take a free seat; the last seat taken starts the game, which is then in each person's games.",
     security=PERSON,
+    headers=RetryKey,
     responses={200: Reply("Seated (and, when full, started).", OpenGame)},
-    problems=(401, 403, 404, 409),
+    problems=(401, 403, 404, 409, 422),
 )
-def join_open_game(table: str) -> Answer:
-    return public(components().tables.join(table, person()))
+def join_open_game(table: str, headers: Body) -> Answer:
+    account = person()
+    return once(
+        "joinOpenGame", headers, lambda plan: (public(components().tables.join(table, account, plan.get("mark"))), {})
+    )
 
 
 @Operation(
@@ -178,12 +193,18 @@ def cancel_open_game(table: str) -> Answer:
     tag="lobby",
     summary="Offer or accept a rematch of a finished game: the same seats and options, once every person accepts.",
     security=AUTH,
+    headers=RetryKey,
     responses={200: Reply("Accepted; the new game once every human seat has.", RematchStatus)},
-    problems=(401, 403, 404, 409),
+    problems=(401, 403, 404, 409, 422),
 )
-def accept_rematch(game: str, caller: Caller) -> Answer:
-    assert caller.seat is not None
-    return components().rematches.accept(game, caller.seat, signed_in())
+def accept_rematch(game: str, caller: Caller, headers: Body) -> Answer:
+    seat, account = caller.seat, signed_in()
+    assert seat is not None
+
+    def accepted(plan: Plan) -> Made:
+        return components().rematches.accept(game, seat, account, plan["token"], plan.get("mark")), {}
+
+    return once("acceptRematch", headers, accepted, lambda: {"token": secrets.token_urlsafe(32)}, seat_token=True)
 
 
 @Operation(

@@ -7,7 +7,6 @@ from typing import Any
 
 from flask import Blueprint
 from marshmallow import ValidationError, fields
-from marshmallow.validate import Length
 
 from application.games.codec import command_from_json, legal_document
 from application.refusals import PreconditionRequired
@@ -15,6 +14,7 @@ from application.refusals import PreconditionRequired
 from ..operation import AUTH, ETAG, Answer, Body, Caller, Operation, Parameters, Reply, TrueOrFalse
 from ..requests import etag, etag_version, game_view, served_events, service
 from ..schemas.play import CommandRequest, CommandResult, Legal
+from ..schemas.retries import idempotency_key
 
 play = Blueprint("play", __name__)
 
@@ -60,16 +60,7 @@ class ETagVersion(fields.Field[int | None]):
 
 
 class Precondition(Parameters):
-    idempotency_key = fields.String(
-        data_key="Idempotency-Key",
-        validate=Length(min=1, max=200, error="must be 1-200 characters"),
-        metadata={
-            "description": "Retrying with the same key returns the original outcome and changes nothing. A key "
-            "is the sending seat's: once your seat used it, it names that command of yours; another seat sending "
-            "the same key names its own command, never yours. A bot's and a deadline's moves use keys of their "
-            "own, which no seat can take."
-        },
-    )
+    idempotency_key = idempotency_key()
     if_match = ETagVersion(
         data_key="If-Match",
         metadata={

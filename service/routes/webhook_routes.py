@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
-from application.outbound.webhooks import Webhooks
+from application.outbound.webhooks import Webhooks, new_id, new_secret
 
 from ..operation import AUTH, Answer, Body, Caller, Operation, Reply, location
 from ..requests import service
+from ..retried import Made, Plan, once
+from ..schemas.retries import DeliverySent, RetryKey
 from ..schemas.webhooks import DeliveryLog, Webhook, WebhookCreated, WebhookList, WebhookRequest
 
 webhooks = Blueprint("webhooks", __name__)
@@ -33,6 +35,7 @@ def _hooks() -> Webhooks:
     "disabled and says why (`disabled_reason`). A game has at most 120 deliveries a minute, and "
     "a signed-in seat's account 300: past that they wait for the next minute (`deferred`).",
     security=AUTH,
+    headers=RetryKey,
     body=WebhookRequest,
     responses={
         201: Reply(
@@ -43,9 +46,15 @@ def _hooks() -> Webhooks:
     },
     problems=(400, 401, 403, 404, 413, 415, 422),
 )
-def create_webhook(game: str, caller: Caller, body: Body) -> Answer:
-    hook = _hooks().create(game, caller.seat, body["url"], body["events"])  # type: ignore[arg-type]
-    return hook, {"Location": f"/games/{game}/webhooks/{hook['id']}"}
+def create_webhook(game: str, caller: Caller, body: Body, headers: Body) -> Answer:
+    seat = caller.seat
+    assert seat is not None
+
+    def made(plan: Plan) -> Made:
+        hook = _hooks().create(game, seat, body["url"], body["events"], plan["hook"], plan["secret"])
+        return hook, {"Location": f"/games/{game}/webhooks/{hook['id']}"}
+
+    return once("createWebhook", headers, made, lambda: {"hook": new_id(), "secret": new_secret()}, seat_token=True)
 
 
 @Operation(
@@ -107,3 +116,59 @@ def delete_webhook(game: str, hook: str, caller: Caller) -> Answer:
 )
 def webhook_deliveries(game: str, hook: str, caller: Caller) -> Answer:
     return {"deliveries": _hooks().log(game, caller.seat, hook)}  # type: ignore[arg-type]
+
+
+@Operation(
+    webhooks,
+    "post",
+    "/games/{game}/webhooks/{hook}/test",
+    id="testWebhook",
+    tag="webhooks",
+    summary="Send a test delivery (`webhook.test`) to one of your seat's webhooks now.",
+    description="Sent as every delivery is: signed with the webhook's secret, its address checked again, "
+    "with the same timeouts, retries and budgets, and listed in the delivery log under the `delivery` answered. "
+    'Its body is `{"type": "webhook.test", "game", "version" (the game\'s now), "seat", '
+    '"data": {"webhook": <id>}}`. A disabled webhook is refused (409 `webhook_disabled`): enable it first.',
+    security=AUTH,
+    responses={202: Reply("On its way (within a fraction of a second, by the delivery workers).", DeliverySent)},
+    problems=(401, 403, 404, 409),
+)
+def test_webhook(game: str, hook: str, caller: Caller) -> Answer:
+    version = service().store.version(game)
+    return _hooks().test(game, caller.seat, hook, version)  # type: ignore[arg-type]
+
+
+@Operation(
+    webhooks,
+    "post",
+    "/games/{game}/webhooks/{hook}/deliveries/{delivery}/redeliver",
+    id="redeliverWebhookDelivery",
+    tag="webhooks",
+    summary="Send one delivery of the webhook's log again now: the same message and `webhook-id`, signed anew.",
+    description="Any delivery among the log's last 50 attempts, delivered or failed, goes again through the "
+    "delivery path (signature, address check, timeouts, retries, budgets); the receiver knows it by its "
+    "`webhook-id`. One still being retried is left to its next try. A disabled webhook is refused (409 "
+    "`webhook_disabled`): enable it first.",
+    security=AUTH,
+    responses={202: Reply("On its way.", DeliverySent)},
+    problems=(401, 403, 404, 409),
+)
+def redeliver(game: str, hook: str, delivery: str, caller: Caller) -> Answer:
+    return _hooks().redeliver(game, caller.seat, hook, delivery)  # type: ignore[arg-type]
+
+
+@Operation(
+    webhooks,
+    "post",
+    "/games/{game}/webhooks/{hook}/enable",
+    id="enableWebhook",
+    tag="webhooks",
+    summary="Enable a webhook again (disabled after failures or timeouts): its counts in a row start again at 0.",
+    description="Deliveries of events from now on are sent again; those the game had while it was disabled were "
+    "not made (redeliver a failed one from the log). Enabling an enabled webhook changes nothing.",
+    security=AUTH,
+    responses={200: Reply("Enabled.", Webhook)},
+    problems=(401, 403, 404),
+)
+def enable_webhook(game: str, hook: str, caller: Caller) -> Answer:
+    return _hooks().enable(game, caller.seat, hook)  # type: ignore[arg-type]

@@ -97,7 +97,7 @@ class DeliveryLog(Schema):
 
 
 class WebhookMessage(Schema):
-    type = fields.String(required=True, validate=validate.OneOf(WEBHOOK_KINDS))
+    type = fields.String(required=True, validate=validate.OneOf([*WEBHOOK_KINDS, "webhook.test"]))
     game = fields.String(required=True)
     version = Whole(required=True, metadata={"description": "The game's version the message is about."})
     seat = Whole(required=True, metadata={"description": "The webhook's seat; `data` is redacted for it."})
@@ -106,6 +106,6 @@ class WebhookMessage(Schema):
         metadata={
             "description": "`event`: the Event, redacted for the seat; `turn.started`: "
             "turn, seat, deadline_seconds; `turn.deadline_near`: turn, seat, "
-            "seconds_left; `game.ended`: the GameEnded event."
+            "seconds_left; `game.ended`: the GameEnded event; `webhook.test` (a test you asked for): webhook."
         },
     )

@@ -212,3 +212,100 @@ def test_a_worker_killed_mid_webhook_delivery_delivers_it_later_with_the_same_id
     workers.start(**WORKER_ENV)
     wait_until(lambda: len(receiver.requests) == 2, 30, "the delivery to be sent again")
     assert receiver.requests[0]["headers"]["webhook-id"] == receiver.requests[1]["headers"]["webhook-id"]
+
+
+# -- what a seat asks of its webhook: a test delivery, a redelivery, enabling it again ----------
+
+
+def _hook(api, receiver) -> tuple[str, str, dict]:
+    game, tokens, _ = two_humans(api)
+    hook = api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["game.ended"]})
+    return game, tokens[1], hook.json
+
+
+def _attempts(api, game: str, token: str, hook: str, delivery: str, outcome: str, count: int) -> list[dict]:
+    """The log's attempts at ``delivery`` once ``count`` of them ended with ``outcome``."""
+    path = f"/games/{game}/webhooks/{hook}/deliveries"
+    return wait_until(
+        lambda: (
+            (found := [e for e in api.get(path, token=token).json["deliveries"] if e["delivery"] == delivery])
+            and sum(e["outcome"] == outcome for e in found) >= count
+            and found
+        ),
+        20,
+        f"{count} {outcome} attempts at {delivery}",
+    )
+
+
+@pytest.mark.slow
+def test_a_test_delivery_is_sent_signed_by_the_workers_and_logged(hooks_env, receivers):
+    """Slow: a worker process starts and delivers (about 2 s)."""
+    api, workers = hooks_env
+    receiver = receivers(200)
+    game, token, hook = _hook(api, receiver)
+    workers.start(**WORKER_ENV)
+    sent = api.post(f"/games/{game}/webhooks/{hook['id']}/test", token=token)
+    assert sent.status_code == 202 and sent.json["kind"] == "webhook.test"
+    _attempts(api, game, token, hook["id"], sent.json["delivery"], "delivered", 1)
+    (message,) = receiver.messages("webhook.test")
+    assert Webhook(hook["secret"]).verify(message["body"], message["headers"]) == message["json"]
+    assert message["headers"]["webhook-id"] == sent.json["delivery"]
+    assert message["json"] == {
+        "type": "webhook.test",
+        "game": game,
+        "version": api.get(f"/games/{game}").json["version"],
+        "seat": 1,
+        "data": {"webhook": hook["id"]},
+    }
+
+
+@pytest.mark.slow
+def test_a_failed_delivery_is_redelivered_as_the_same_message_once_the_receiver_is_back(hooks_env, receivers):
+    """Slow: the test delivery must fail its three tries first (back-offs 0.4 s and 0.8 s), about 4 s."""
+    api, workers = hooks_env
+    receiver = receivers(500)
+    game, token, hook = _hook(api, receiver)
+    workers.start(**WORKER_ENV)
+    delivery = api.post(f"/games/{game}/webhooks/{hook['id']}/test", token=token).json["delivery"]
+    _attempts(api, game, token, hook["id"], delivery, "failed", 1)
+    receiver.script = [200]  # the receiver is fixed
+    again = api.post(f"/games/{game}/webhooks/{hook['id']}/deliveries/{delivery}/redeliver", token=token)
+    assert again.status_code == 202 and again.json == {
+        "webhook": hook["id"],
+        "delivery": delivery,
+        "kind": "webhook.test",
+    }
+    _attempts(api, game, token, hook["id"], delivery, "delivered", 1)
+    tries = receiver.messages("webhook.test")
+    assert len(tries) == 4 and {m["headers"]["webhook-id"] for m in tries} == {delivery}  # 3 failed, 1 again
+    assert len({m["body"] for m in tries}) == 1
+    verifier = Webhook(hook["secret"])
+    assert verifier.verify(tries[-1]["body"], tries[-1]["headers"]) == tries[0]["json"]
+    missing = api.post(f"/games/{game}/webhooks/{hook['id']}/deliveries/msg_none/redeliver", token=token)
+    assert missing.status_code == 404
+
+
+@pytest.mark.slow
+def test_a_webhook_disabled_by_failures_is_enabled_again_with_its_counts_reset(hooks_env, receivers):
+    """Slow: five deliveries must fail every try to disable the webhook the real way, about 5 s."""
+    api, workers = hooks_env
+    receiver = receivers(500)
+    game, token, hook = _hook(api, receiver)
+    workers.start(**WORKER_ENV)
+    path = f"/games/{game}/webhooks/{hook['id']}"
+    for _ in range(5):  # five deliveries that fail every try disable it, as any deliveries do
+        api.post(f"{path}/test", token=token)
+    disabled = wait_until(
+        lambda: (h := api.get(path, token=token).json) and not h["enabled"] and h, 30, "the webhook to be disabled"
+    )
+    assert disabled["disabled_reason"] == "failures" and disabled["failures"] >= 5
+    refused = api.post(f"{path}/test", token=token)
+    assert refused.status_code == 409 and refused.json["code"] == "webhook_disabled"
+    enabled = api.post(f"{path}/enable", token=token)
+    assert enabled.status_code == 200, enabled.json
+    assert (enabled.json["enabled"], enabled.json["failures"], enabled.json["timeouts"]) == (True, 0, 0)
+    assert enabled.json["disabled_reason"] is None
+    receiver.script = [200]
+    delivery = api.post(f"{path}/test", token=token).json["delivery"]
+    _attempts(api, game, token, hook["id"], delivery, "delivered", 1)
+    assert api.get(path, token=token).json["enabled"]

@@ -75,7 +75,7 @@ def test_nothing_outside_events_reaches_into_the_stores_private_parts(path):
     assert private == []
 
 
-SHARED = {"__init__", "wiring", "redis_checks", "counters", "words", "refusals", "settings"}
+SHARED = {"__init__", "wiring", "redis_checks", "counters", "words", "refusals", "settings", "retries"}
 """What every feature of ``application/`` shares; anything else belongs to a feature package."""
 
 
