@@ -214,7 +214,7 @@ class Webhooks:
         if found is None:
             raise NotFound(f"no delivery {delivery} in the log of webhook {hook_id}")
         message = {"webhook": hook["id"], "game": game, "id": delivery, "kind": found["kind"], "body": found["body"]}
-        return self._send(f"wh:{game}:{delivery}", json.dumps(message, sort_keys=True), hook_id)
+        return self._send(f"{PREFIX}{game}:{delivery}", json.dumps(message, sort_keys=True), hook_id)
 
     def _enabled(self, game: str, seat: int, hook_id: str) -> dict[str, Any]:
         hook = self.get(game, seat, hook_id)
