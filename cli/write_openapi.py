@@ -5,9 +5,9 @@ committed file is not current."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
+from cli.generated_file import write
 from service.openapi import render
 
 from .openapi_examples import record
@@ -20,9 +20,7 @@ def document() -> str:
 
 
 def main() -> int:
-    TARGET.write_text(document())
-    print(f"wrote {TARGET}", file=sys.stderr)
-    return 0
+    return write(TARGET, document)
 
 
 if __name__ == "__main__":

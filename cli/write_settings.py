@@ -4,10 +4,10 @@ fails when the committed file is not current."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 from application.settings import DECLARED, SECTIONS
+from cli.generated_file import write
 
 TARGET = Path(__file__).resolve().parent.parent / "docs" / "settings.md"
 
@@ -38,9 +38,7 @@ def document() -> str:
 
 
 def main() -> int:
-    TARGET.write_text(document())
-    print(f"wrote {TARGET}", file=sys.stderr)
-    return 0
+    return write(TARGET, document)
 
 
 if __name__ == "__main__":
