@@ -3,16 +3,18 @@
 // vacation, and the last deliveries with their failures. Only the public API: /me/alerts,
 // /me/push-subscriptions, /me/vacation and /me/alerts/deliveries. A browser is subscribed by the
 // service worker (/sw.js), which shows the pushed alerts and opens the game when one is clicked.
-import { api } from "/web/api.js";
 import { html, nothing, render } from "/web/html.js";
 import { currentLanguage, explain, LANGUAGES, onLanguageChange, t } from "/web/i18n.js";
+import { pageState } from "/web/state.js";
+import { api } from "/web/transport.js";
 
 const $ = (id) => document.getElementById(id);
 const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone || "UTC"; // quiet hours' default zone
 const ZONES = Intl.supportedValuesOf?.("timeZone") ?? [];
 const SHOWN_DELIVERIES = 20;
 
-let state = Object.freeze({
+const [state, update] = pageState(
+  {
   shown: false, // a person is signed in: the panel is shown
   settings: null, // GET /me/alerts
   deliveries: null, // GET /me/alerts/deliveries: the newest first
@@ -22,10 +24,11 @@ let state = Object.freeze({
   pushNote: null, // what turning push on or off in this browser said (a problem or a message)
   here: null, // this browser's push endpoint, when it has a subscription
   vacationProblem: null, // why a vacation was refused
-});
+  },
+  renderPanel,
+);
 
-function update(changes) {
-  state = Object.freeze({ ...state, ...changes });
+function renderPanel() {
   $("alerts-section").hidden = !state.shown;
   render(state.shown && state.settings ? panel() : nothing, $("alerts"));
 }

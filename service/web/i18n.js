@@ -5,6 +5,8 @@
 // tests/unit/test_translations.py finds every key the pages use and checks each language has it.
 // The language is the one picked on the page (kept in localStorage), else the browser's first
 // language we have, else English; this module loads its catalogue before any page script runs.
+import { file } from "/web/transport.js";
+
 export const LANGUAGES = { en: "English", de: "Deutsch", ru: "Русский", pt: "Português" };
 const KEPT = "bluemoon.language";
 const changed = []; // what to redraw when the language changes
@@ -26,8 +28,7 @@ function preferred() {
 }
 
 async function load(code) {
-  const response = await fetch(`/web/i18n/${code}.json`);
-  words = await response.json();
+  words = await file(`/web/i18n/${code}.json`);
   language = code;
   document.documentElement.lang = code;
   translateMarkup();

@@ -1,16 +1,19 @@
 // The lobby: sign in (an email link or a passkey), create a game, hand out its seats, and list my
 // games, my turn first: those of my account (on every device) and the seat tokens this browser keeps.
-// As on the play page, one state object, changed only by update(), which redraws every panel.
+// As on the play page, one state object (state.js), changed only by update(), which redraws every panel.
 import { showAlerts } from "/web/alerts.js";
-import { api, mySeats, remember } from "/web/api.js";
 import { html, nothing, render } from "/web/html.js";
 import { currentLanguage, decimal, explain, onLanguageChange, t, tParts } from "/web/i18n.js";
 import { levelName } from "/web/names.js";
 import { addPasskey, signInWithPasskey, signOut } from "/web/passkeys.js";
+import { mySeats, remember } from "/web/seats.js";
+import { pageState } from "/web/state.js";
+import { api } from "/web/transport.js";
 
 const $ = (id) => document.getElementById(id);
 
-let state = Object.freeze({
+const [state, update] = pageState(
+  {
   seats: [{ kind: "human", level: "greedy" }, { kind: "bot", level: "greedy" }], // the new game's seats, as chosen
   created: null, // {game, seats}: the game just created, with its tokens and invites
   games: null, // my games (GET /games), my turn first, each with my token; null until listed
@@ -27,10 +30,11 @@ let state = Object.freeze({
   board: null, // {players, bots}: the leaderboard
   rating: null, // my rating, when signed in
   clocks: { create: "none", open: "none" }, // each form's kind of clock: none, deadline (per turn) or bank (a time bank)
-});
+  },
+  renderPage,
+);
 
-function update(changes) {
-  state = Object.freeze({ ...state, ...changes });
+function renderPage() {
   render(state.seats.map(seatRow), $("seats")); // after the fieldset's legend
   render(clockFields("create"), $("create-clock")); // (the same)
   render(clockFields("open"), $("open-clock"));

@@ -3,9 +3,8 @@
 // the view, /legal (the page sends nothing else), commands with If-Match and Idempotency-Key,
 // and the event stream, resumed with Last-Event-ID.
 //
-// What the page shows is a function of one state object: update() is the only way to change it,
-// and it redraws every panel (lit-html changes only what differs, so focus and ticks survive).
-import { api, mySeats, remember } from "/web/api.js";
+// What the page shows is a function of one state object (state.js): update() is the only way to
+// change it, and it redraws every panel.
 import { board, listen, rewards } from "/web/board.js";
 import { words as commandWords } from "/web/command_words.js";
 import { describe } from "/web/event_words.js";
@@ -15,6 +14,9 @@ import { currentLanguage, explain, onLanguageChange, t } from "/web/i18n.js";
 import { capital, colourName, endingName, kindName, levelName, named, phaseName } from "/web/names.js";
 import { advice, colourOf, described, matching, spent } from "/web/pay.js";
 import { PEOPLES, powerOf } from "/web/peoples.js";
+import { mySeats, remember } from "/web/seats.js";
+import { pageState } from "/web/state.js";
+import { api, follow } from "/web/transport.js";
 import { pinchZoom } from "/web/zoom.js";
 
 const game = location.pathname.split("/").pop();
@@ -22,7 +24,8 @@ const $ = (id) => document.getElementById(id);
 const slider = $("version");
 const TO_TILE = new Set(["move", "fly_figure", "fly_dragon", "move_dragon", "use_action"]);
 
-let state = Object.freeze({
+const [state, update] = pageState(
+  {
   token: null, // this seat's token; null for a spectator
   seat: null, // the viewer's seat, as the view says
   version: 0, // the game's version now
@@ -38,21 +41,15 @@ let state = Object.freeze({
   replay: null, // {version, view}: the earlier version on show, once fetched
   audits: null, // {audit, log, fairness} once the game is over: the server's audit, the log, this page's checks
   log: [], // every event heard (worded when drawn, in the language of the moment)
-  lastEvent: "", // the stream's last event id, sent back as Last-Event-ID when it resumes
   newest: 0, // the highest event seq heard
   lastTile: null, // where the last move happened (a figure or dragon went, a space was paid), highlighted
   problem: null, // what went wrong last: a problem document or a message (i18n.js explain)
   rematch: null, // once the game is over: who accepted a rematch, and its game once all have
   viewedAt: 0, // when the view was fetched (Date.now()): the clock of the seat in turn runs from there
   muted: null, // a signed-in person's own seat: whether its turn alerts are muted; null: not theirs, or signed out
-});
-
-/** The one way the state changes: ``changes`` merged in, every panel redrawn, then ``focus`` (a selector) focused. */
-function update(changes, focus = "") {
-  state = Object.freeze({ ...state, ...changes });
-  renderPage();
-  if (focus) document.querySelector(focus)?.focus();
-}
+  },
+  renderPage,
+);
 
 function renderPage() {
   document.title = myTurn() ? t("play.title.yourTurn") : "Blue Moon City";
@@ -366,7 +363,7 @@ async function start() {
   await load();
   checkMuted();
   setInterval(() => { if (state.view?.settings?.clock && !state.view.result) render(playersPanel(), $("table")); }, 1000);
-  follow();
+  listenLive();
 }
 
 async function load() {
@@ -413,44 +410,19 @@ async function showAudits() {
 }
 
 // ---- live: the event stream -------------------------------------------------------------------
-async function follow() {
-  // EventSource cannot send a token, so the stream is read with fetch; Last-Event-ID resumes it.
+function listenLive() {
   let reload = null;
-  for (;;) {
-    try {
-      const response = await fetch(`/games/${game}/stream`, {
-        headers: { ...(state.token ? { Authorization: `Bearer ${state.token}` } : {}), ...(state.lastEvent ? { "Last-Event-ID": state.lastEvent } : {}) },
-      });
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = "";
-      for (;;) {
-        const { value, done } = await reader.read();
-        if (done) break;
-        buffer += value;
-        const frames = [];
-        let cut;
-        while ((cut = buffer.indexOf("\n\n")) >= 0) {
-          const heard = frame(buffer.slice(0, cut));
-          if (heard) frames.push(heard);
-          buffer = buffer.slice(cut + 2);
-        }
-        if (!frames.length) continue;
-        // the frames that arrived together are logged in one update
-        update({
-          lastEvent: frames.at(-1).id,
-          newest: Math.max(state.newest, ...frames.map((f) => f.event.seq)),
-          log: [...state.log, ...frames.map((f) => f.event)],
-          lastTile: frames.map((f) => movedTo(f.event)).filter(Boolean).at(-1) ?? state.lastTile,
-        });
-        clearTimeout(reload);
-        // redraw once the burst is over, and only if the page has not already caught up by itself
-        reload = setTimeout(() => { if (state.newest > state.version) load(); }, 150);
-      }
-    } catch {
-      // the connection dropped (a sleeping tab, a restart): resume after a second
-    }
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
+  follow(`/games/${game}/stream`, state.token, (events) => {
+    // the events that arrived together are logged in one update
+    update({
+      newest: Math.max(state.newest, ...events.map((e) => e.seq)),
+      log: [...state.log, ...events],
+      lastTile: events.map(movedTo).filter(Boolean).at(-1) ?? state.lastTile,
+    });
+    clearTimeout(reload);
+    // redraw once the burst is over, and only if the page has not already caught up by itself
+    reload = setTimeout(() => { if (state.newest > state.version) load(); }, 150);
+  });
 }
 
 /** The tile an event happened on, for the last-move highlight; null for events elsewhere. */
@@ -459,12 +431,6 @@ function movedTo({ type, data }) {
   if (type === "ContributionMade") return data.building;
   if (type === "ActionUsed") return data.to ?? data.building;
   return null;
-}
-
-/** One server-sent event: {id, event}, or null for a comment (a keep-alive). */
-function frame(text) {
-  const fields = Object.fromEntries(text.split("\n").filter((l) => l && !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]));
-  return fields.data ? { id: fields.id, event: JSON.parse(fields.data) } : null;
 }
 
 // another language: every panel worded again (the fairness checks too, which verify() words)

@@ -1,8 +1,8 @@
 // The ratings page: the leaderboard, each bot level's rating, and one player's profile
 // (#player=<id>: rating, uncertainty and the history of rated games), all from the public API.
-import { api } from "/web/api.js";
 import { html, nothing, render } from "/web/html.js";
 import { decimal, explain, onLanguageChange, t, tParts } from "/web/i18n.js";
+import { api } from "/web/transport.js";
 
 const $ = (id) => document.getElementById(id);
 const shown = (r) => `${decimal(r.rating)} ± ${decimal(3 * r.sigma)}`;
