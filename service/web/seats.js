@@ -3,7 +3,11 @@
 const KEY = "bluemoon.seats";
 
 export function mySeats() {
-  try { return JSON.parse(localStorage.getItem(KEY) || "[]"); } catch { return []; }
+  try {
+    return JSON.parse(localStorage.getItem(KEY) || "[]");
+  } catch {
+    return [];
+  }
 }
 
 export function remember(game, seat, token) {

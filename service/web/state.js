@@ -7,7 +7,8 @@
 export function pageState(initial, draw) {
   let now = Object.freeze({ ...initial });
   const state = {};
-  for (const field of Object.keys(initial)) Object.defineProperty(state, field, { get: () => now[field], enumerable: true });
+  for (const field of Object.keys(initial))
+    Object.defineProperty(state, field, { get: () => now[field], enumerable: true });
   function update(changes, focus = "") {
     const unknown = Object.keys(changes).filter((field) => !Object.hasOwn(initial, field));
     if (unknown.length) throw new Error(`not a field of this page's state: ${unknown.join(", ")}`);

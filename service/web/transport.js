@@ -26,7 +26,11 @@ export async function api(method, path, body, token, headers = {}, retries = 2) 
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : null;
   // a refusal is its problem document (RFC 9457), worded by the page from its code (i18n.js explain)
-  const problem = response.ok ? null : (parsed?.code ? parsed : { status: response.status, detail: parsed?.detail || parsed?.title || `HTTP ${response.status}` });
+  const problem = response.ok
+    ? null
+    : parsed?.code
+      ? parsed
+      : { status: response.status, detail: parsed?.detail || parsed?.title || `HTTP ${response.status}` };
   return { ok: response.ok, status: response.status, body: parsed, problem, etag: response.headers.get("ETag") };
 }
 
@@ -44,7 +48,9 @@ export async function follow(path, token, heard) {
   let lastEvent = "";
   for (;;) {
     try {
-      const response = await fetch(path, { headers: { ...bearer(token), ...(lastEvent ? { "Last-Event-ID": lastEvent } : {}) } });
+      const response = await fetch(path, {
+        headers: { ...bearer(token), ...(lastEvent ? { "Last-Event-ID": lastEvent } : {}) },
+      });
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       for (;;) {
@@ -71,6 +77,11 @@ export async function follow(path, token, heard) {
 
 /** One server-sent event: {id, event}, or null for a comment (a keep-alive). */
 function parsed(text) {
-  const fields = Object.fromEntries(text.split("\n").filter((l) => l && !l.startsWith(":")).map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]));
+  const fields = Object.fromEntries(
+    text
+      .split("\n")
+      .filter((l) => l && !l.startsWith(":"))
+      .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
+  );
   return fields.data ? { id: fields.id, event: JSON.parse(fields.data) } : null;
 }
