@@ -10,6 +10,15 @@ const noHtmlStrings = [
   ...["write", "writeln"].map((property) => ({ object: "document", property })),
 ].map((rule) => ({ ...rule, message: HTML_STRINGS }));
 
+// The service is reached through transport.js alone (REST and the event stream, with its retries
+// and resumption), as boardgame.io's clients reach theirs through one Transport.
+const TRANSPORT = "Reach the service through /web/transport.js (api, follow, file)";
+const REQUESTS = ["fetch", "EventSource", "XMLHttpRequest", "WebSocket"];
+const noOwnRequests = REQUESTS.map((name) => ({ name, message: TRANSPORT }));
+const noOwnRequestsThrough = ["window", "self", "globalThis"].flatMap((object) =>
+  REQUESTS.map((property) => ({ object, property, message: TRANSPORT })),
+);
+
 export default [
   { ignores: ["service/web/vendor/**"] }, // third-party files, served exactly as released
   js.configs.recommended,
@@ -20,9 +29,14 @@ export default [
       "no-unused-vars": "error",
       eqeqeq: "error",
       "prefer-const": "error",
-      "no-restricted-properties": ["error", ...noHtmlStrings],
       "no-restricted-imports": ["error", { patterns: [{ group: ["**/vendor/*"], message: "import lit-html through /web/html.js" }] }],
+      "no-restricted-globals": ["error", ...noOwnRequests],
+      "no-restricted-properties": ["error", ...noHtmlStrings, ...noOwnRequestsThrough],
     },
   },
   { files: ["service/web/html.js"], rules: { "no-restricted-imports": "off" } },
+  {
+    files: ["service/web/transport.js"],
+    rules: { "no-restricted-globals": "off", "no-restricted-properties": ["error", ...noHtmlStrings] },
+  },
 ];

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli.generated_file import write
 from service.openapi import render
 
+from .generated_file import write
 from .openapi_examples import record
 
 TARGET = Path(__file__).resolve().parent.parent / "openapi.yaml"

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from application.settings import DECLARED, SECTIONS
-from cli.generated_file import write
+
+from .generated_file import write
 
 TARGET = Path(__file__).resolve().parent.parent / "docs" / "settings.md"
 

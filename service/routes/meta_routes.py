@@ -22,6 +22,7 @@ from ..operation import PROBLEM, Answer, Operation, Reply
 from ..problems import unavailable
 from ..requests import service
 from ..schemas.meta import Catalogue, Health
+from ..web_pages import web_page
 
 meta = Blueprint("meta", __name__)
 pages = Blueprint("pages", __name__)
@@ -198,7 +199,7 @@ def changelog() -> Answer:
 )
 def lobby() -> Answer:
     """The play-by-web lobby: plain files that use only the public API."""
-    return send_from_directory(WEB, "index.html", mimetype="text/html")
+    return web_page("index.html")
 
 
 @Operation(
@@ -211,7 +212,7 @@ def lobby() -> Answer:
     responses={200: Reply("HTML", HTML)},
 )
 def ratings_page() -> Answer:
-    return send_from_directory(WEB, "ratings.html", mimetype="text/html")
+    return web_page("ratings.html")
 
 
 @Operation(
@@ -224,7 +225,7 @@ def ratings_page() -> Answer:
     responses={200: Reply("HTML", HTML), 404: Reply("Not a game id the service makes.", PROBLEM)},
 )
 def play_page(game: str) -> Answer:
-    return send_from_directory(WEB, "play.html", mimetype="text/html")
+    return web_page("play.html")
 
 
 @Operation(

@@ -5,6 +5,8 @@
 // tests/unit/test_translations.py finds every key the pages use and checks each language has it.
 // The language is the one picked on the page (kept in localStorage), else the browser's first
 // language we have, else English; this module loads its catalogue before any page script runs.
+import { file } from "/web/transport.js";
+
 export const LANGUAGES = { en: "English", de: "Deutsch", ru: "Русский", pt: "Português" };
 const KEPT = "bluemoon.language";
 const changed = []; // what to redraw when the language changes
@@ -13,21 +15,25 @@ let language = "en";
 let words = {};
 
 function kept() {
-  try { return localStorage.getItem(KEPT); } catch { return null; } // storage may be off
+  try {
+    return localStorage.getItem(KEPT);
+  } catch {
+    return null;
+  } // storage may be off
 }
 
 /** The picked language, else the browser's first language we have, else English. */
 function preferred() {
   const picked = kept();
   if (picked && Object.hasOwn(LANGUAGES, picked)) return picked;
-  const found = (navigator.languages ?? [navigator.language]).map((tag) => tag.toLowerCase().split("-")[0])
+  const found = (navigator.languages ?? [navigator.language])
+    .map((tag) => tag.toLowerCase().split("-")[0])
     .find((base) => Object.hasOwn(LANGUAGES, base));
   return found ?? "en";
 }
 
 async function load(code) {
-  const response = await fetch(`/web/i18n/${code}.json`);
-  words = await response.json();
+  words = await file(`/web/i18n/${code}.json`);
   language = code;
   document.documentElement.lang = code;
   translateMarkup();
@@ -38,8 +44,11 @@ export const currentLanguage = () => language;
 /** The text of ``text`` (a catalogue entry) for ``params``, cut at its placeholders: the literal
  * parts and the named values alternate, so a value may be markup (a lit-html template). */
 function pieces(text, params) {
-  const chosen = typeof text === "object" ? text[new Intl.PluralRules(language).select(params.count)] ?? text.other : text;
-  return chosen.split(/\{(\w+)\}/).map((part, i) => (i % 2 === 0 ? part : Object.hasOwn(params, part) ? params[part] : `{${part}}`));
+  const chosen =
+    typeof text === "object" ? (text[new Intl.PluralRules(language).select(params.count)] ?? text.other) : text;
+  return chosen
+    .split(/\{(\w+)\}/)
+    .map((part, i) => (i % 2 === 0 ? part : Object.hasOwn(params, part) ? params[part] : `{${part}}`));
 }
 
 /** The text of ``key`` in the page's language, its {placeholders} filled from ``params``. */
@@ -60,7 +69,8 @@ export function tParts(key, params = {}) {
 }
 
 /** A number with ``digits`` decimals, written as the page's language writes it (12.5, 12,5). */
-export const decimal = (x, digits = 1) => new Intl.NumberFormat(language, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
+export const decimal = (x, digits = 1) =>
+  new Intl.NumberFormat(language, { minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x);
 
 /** Words for a list (a, b and c) in the page's language. */
 export const listed = (items) => new Intl.ListFormat(language, { type: "conjunction" }).format(items.map(String));
@@ -81,12 +91,25 @@ export function explain(said) {
 
 /** The form fields a malformed request's ``errors`` name, by their labels on the page. */
 const FIELD_LABELS = {
-  seats: "lobby.seats", edition: "lobby.edition", players: "lobby.players", bots: "lobby.bots",
-  turn_deadline: "lobby.deadline", deadline_level: "lobby.deadlineLevel", clock: "lobby.clock",
-  "clock.bank_seconds": "lobby.bank", "clock.increment_seconds": "lobby.increment", "clock.cap_seconds": "lobby.cap",
-  rating_range: "lobby.ratingsFrom", "rating_range.min": "lobby.lowest", "rating_range.max": "lobby.highest",
-  "email.delay_seconds": "alerts.delay", "discord.url": "alerts.field.discord", "slack.url": "alerts.field.slack",
-  "quiet_hours.start": "alerts.quietFrom", "quiet_hours.end": "alerts.quietTo", "quiet_hours.time_zone": "alerts.zone",
+  seats: "lobby.seats",
+  edition: "lobby.edition",
+  players: "lobby.players",
+  bots: "lobby.bots",
+  turn_deadline: "lobby.deadline",
+  deadline_level: "lobby.deadlineLevel",
+  clock: "lobby.clock",
+  "clock.bank_seconds": "lobby.bank",
+  "clock.increment_seconds": "lobby.increment",
+  "clock.cap_seconds": "lobby.cap",
+  rating_range: "lobby.ratingsFrom",
+  "rating_range.min": "lobby.lowest",
+  "rating_range.max": "lobby.highest",
+  "email.delay_seconds": "alerts.delay",
+  "discord.url": "alerts.field.discord",
+  "slack.url": "alerts.field.slack",
+  "quiet_hours.start": "alerts.quietFrom",
+  "quiet_hours.end": "alerts.quietTo",
+  "quiet_hours.time_zone": "alerts.zone",
   language: "alerts.language",
 };
 
@@ -107,12 +130,15 @@ function fieldErrors(errors, path = []) {
 }
 
 /** Call ``redraw`` whenever the reader picks another language. */
-export const onLanguageChange = (redraw) => { changed.push(redraw); };
+export const onLanguageChange = (redraw) => {
+  changed.push(redraw);
+};
 
 /** The static text of the page's HTML: an element's data-i18n names its text, data-i18n-label its accessible name. */
 function translateMarkup() {
   for (const element of document.querySelectorAll("[data-i18n]")) element.textContent = say(element.dataset.i18n);
-  for (const element of document.querySelectorAll("[data-i18n-label]")) element.setAttribute("aria-label", say(element.dataset.i18nLabel));
+  for (const element of document.querySelectorAll("[data-i18n-label]"))
+    element.setAttribute("aria-label", say(element.dataset.i18nLabel));
 }
 
 /** The header's language picker (<select id="language">): each language named in itself. */
@@ -125,7 +151,11 @@ function picker() {
     select.append(option);
   }
   select.addEventListener("change", async () => {
-    try { localStorage.setItem(KEPT, select.value); } catch { /* not kept: this page still changes */ }
+    try {
+      localStorage.setItem(KEPT, select.value);
+    } catch {
+      /* not kept: this page still changes */
+    }
     await load(select.value);
     for (const redraw of changed) redraw();
   });

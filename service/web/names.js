@@ -47,15 +47,29 @@ const colours = () => ({
 // a dragon named on its own ("red dragon") and as the object of a sentence ("the red dragon"):
 // German and Russian decline it (den roten Drachen, красного дракона)
 const dragons = () => ({ red: t("dragon.red"), green: t("dragon.green"), blue: t("dragon.blue") });
-const dragonObjects = () => ({ red: t("dragon.red.object"), green: t("dragon.green.object"), blue: t("dragon.blue.object") });
+const dragonObjects = () => ({
+  red: t("dragon.red.object"),
+  green: t("dragon.green.object"),
+  blue: t("dragon.blue.object"),
+});
 
-const levels = () => ({ random: t("level.random"), greedy: t("level.greedy"), mcts: t("level.mcts"), planner: t("level.planner") });
+const levels = () => ({
+  random: t("level.random"),
+  greedy: t("level.greedy"),
+  mcts: t("level.mcts"),
+  planner: t("level.planner"),
+});
 
 const phases = () => ({ movement: t("phase.movement"), contribution: t("phase.contribution") });
 
 const kinds = () => ({ human: t("kind.human"), bot: t("kind.bot"), open: t("kind.open") });
 
-const endings = () => ({ offerings: t("ending.offerings"), rebuilt: t("ending.rebuilt"), draw: t("ending.draw"), stalemate: t("ending.stalemate") });
+const endings = () => ({
+  offerings: t("ending.offerings"),
+  rebuilt: t("ending.rebuilt"),
+  draw: t("ending.draw"),
+  stalemate: t("ending.stalemate"),
+});
 
 const rewardReasons = () => ({
   majority: t("reward.majority"),

@@ -1,11 +1,14 @@
 // Passkeys from the page: sign up, add one, sign in, through the browser's own authenticator.
 // The service speaks WebAuthn's JSON form (binary fields in base64url); the browser wants
 // ArrayBuffers, so each side is turned into the other here.
-import { api } from "./api.js";
+import { api } from "/web/transport.js";
 
 const toBytes = (text) => Uint8Array.from(atob(text.replace(/-/g, "+").replace(/_/g, "/")), (c) => c.charCodeAt(0));
 const toText = (buffer) =>
-  btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  btoa(String.fromCharCode(...new Uint8Array(buffer)))
+    .replace(/\+/g, "-")
+    .replace(/\//g, "_")
+    .replace(/=+$/, "");
 
 function creationOptions(options) {
   return {

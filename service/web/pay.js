@@ -28,7 +28,10 @@ export function worth(cards, colour) {
       brownOnes += colour === "brown" && valueOf(c) === 1;
     } else if (colourOf(c) === "green") total += 1;
     else if (colourOf(c) === "brown" && valueOf(c) < 3) mimix += 1;
-    else if (recolours > 0) { recolours -= 1; total += valueOf(c); } else problem = t("pay.needsHoax", { card: c, colour: colourName(colour), people: PEOPLES.white.name });
+    else if (recolours > 0) {
+      recolours -= 1;
+      total += valueOf(c);
+    } else problem = t("pay.needsHoax", { card: c, colour: colourName(colour), people: PEOPLES.white.name });
   }
   if (mimix % 2) problem ||= t("pay.loneMimix", { people: PEOPLES.brown.name });
   return { total: total + 3 * Math.floor(mimix / 2) + Math.floor(brownOnes / 2), problem };
@@ -37,12 +40,16 @@ export function worth(cards, colour) {
 /** /legal's contributions to this space that spend exactly the ticked cards (by kind). */
 export function matching(payments, ticked, colour) {
   const want = kinds(ticked);
-  return payments.filter((c) => kinds(spent(c)) === want && (c.colour === undefined || c.colour === null || c.colour === colour));
+  return payments.filter(
+    (c) => kinds(spent(c)) === want && (c.colour === undefined || c.colour === null || c.colour === colour),
+  );
 }
 
 /** Words for one payment: its cards, its colour and what its Hoax cards recolour. */
 export function described(command, colour) {
-  const hoax = (command.hoax ?? []).map((h) => ` (${t("pay.hoax", { card: h.card, targets: h.targets.join(", "), colour: colourName(colour) })})`).join("");
+  const hoax = (command.hoax ?? [])
+    .map((h) => ` (${t("pay.hoax", { card: h.card, targets: h.targets.join(", "), colour: colourName(colour) })})`)
+    .join("");
   return `${command.cards.join(" + ")}${hoax}`;
 }
 

@@ -20,13 +20,14 @@ export const PEOPLES = {
 export const symbolOf = (colour) => PEOPLES[colour]?.symbol ?? "✱";
 
 /** A people's power in words, in the page's language. */
-export const powerOf = (colour) => ({
-  black: t("power.black"),
-  red: t("power.red"),
-  blue: t("power.blue"),
-  grey: t("power.grey"),
-  green: t("power.green"),
-  brown: t("power.brown"),
-  white: t("power.white"),
-  yellow: t("power.yellow"),
-})[colour] ?? "";
+export const powerOf = (colour) =>
+  ({
+    black: t("power.black"),
+    red: t("power.red"),
+    blue: t("power.blue"),
+    grey: t("power.grey"),
+    green: t("power.green"),
+    brown: t("power.brown"),
+    white: t("power.white"),
+    yellow: t("power.yellow"),
+  })[colour] ?? "";

@@ -16,28 +16,37 @@ function ours(address) {
 
 self.addEventListener("push", (event) => {
   const message = (() => {
-    try { return event.data ? event.data.json() : {}; } catch { return { body: event.data.text() }; } // plain text: the body
+    try {
+      return event.data ? event.data.json() : {};
+    } catch {
+      return { body: event.data.text() };
+    } // plain text: the body
   })();
-  event.waitUntil(self.registration.showNotification(message.title || "Blue Moon City", {
-    body: message.body || "",
-    tag: message.tag, // a newer alert of the same game replaces the older one
-    icon: "/web/icon-192.png",
-    data: { url: ours(message.url || "/"), game: message.game ?? null },
-  }));
+  event.waitUntil(
+    self.registration.showNotification(message.title || "Blue Moon City", {
+      body: message.body || "",
+      tag: message.tag, // a newer alert of the same game replaces the older one
+      icon: "/web/icon-192.png",
+      data: { url: ours(message.url || "/"), game: message.game ?? null },
+    }),
+  );
 });
 
 self.addEventListener("notificationclick", (event) => {
   event.notification.close();
   const url = ours(event.notification.data?.url || "/");
   const opened = (async () => {
-    const open = (await self.clients.matchAll({ type: "window", includeUncontrolled: true }))
-      .find((client) => new URL(client.url).origin === self.location.origin);
+    const open = (await self.clients.matchAll({ type: "window", includeUncontrolled: true })).find(
+      (client) => new URL(client.url).origin === self.location.origin,
+    );
     if (open) {
       try {
         const moved = await open.navigate(url); // a page this worker does not control cannot be moved
         await (moved ?? open).focus().catch(() => {});
         return;
-      } catch { /* then a new window */ }
+      } catch {
+        /* then a new window */
+      }
     }
     await self.clients.openWindow(url);
   })();

@@ -11,7 +11,8 @@ const SLOP = 10; // pixels a finger may wander and still tap
 /** Follow touches on ``container``'s city (its .city box); ``reset`` (a button) returns to 1×. */
 export function pinchZoom(container, reset) {
   let view = { scale: 1, x: 0, y: 0 };
-  const fingers = new Map(); // pointerId -> {x, y}: pixels from the city's top left corner (and screenY: from the window's)
+  // pointerId -> {x, y}: pixels from the city's top left corner (and screenY: from the window's)
+  const fingers = new Map();
   let start = null; // where the gesture stood when its fingers last changed: {view, mid, distance, at}
   let moved = false; // this gesture dragged or pinched: the click that ends it selects nothing
   const city = () => container.querySelector(".city");
@@ -37,9 +38,15 @@ export function pinchZoom(container, reset) {
   const mid = ([a, b]) => ({ x: (a.x + b.x) / 2, y: (a.y + b.y) / 2 });
   const distance = ([a, b]) => Math.hypot(a.x - b.x, a.y - b.y) || 1;
 
-  function begin() { // the fingers changed: the gesture goes on from here
+  function begin() {
+    // the fingers changed: the gesture goes on from here
     const points = [...fingers.values()];
-    start = points.length === 2 ? { view, mid: mid(points), distance: distance(points) } : points.length === 1 ? { view, at: points[0] } : null;
+    start =
+      points.length === 2
+        ? { view, mid: mid(points), distance: distance(points) }
+        : points.length === 1
+          ? { view, at: points[0] }
+          : null;
   }
 
   container.addEventListener("pointerdown", (event) => {
@@ -58,16 +65,17 @@ export function pinchZoom(container, reset) {
     if (fingers.size === 2) {
       // the point of the city under the fingers' midpoint at the start stays under it now
       const points = [...fingers.values()];
-      const scale = Math.min(MAX, Math.max(MIN, start.view.scale * distance(points) / start.distance));
+      const scale = Math.min(MAX, Math.max(MIN, (start.view.scale * distance(points)) / start.distance));
       const centre = mid(points);
-      const x = centre.x - scale * (start.mid.x - start.view.x) / start.view.scale;
-      const y = centre.y - scale * (start.mid.y - start.view.y) / start.view.scale;
+      const x = centre.x - (scale * (start.mid.x - start.view.x)) / start.view.scale;
+      const y = centre.y - (scale * (start.mid.y - start.view.y)) / start.view.scale;
       show({ scale, x, y });
       return;
     }
     if (!moved && Math.hypot(now.x - start.at.x, now.y - start.at.y) < SLOP) return;
     moved = true;
-    if (view.scale > 1) show({ scale: view.scale, x: start.view.x + now.x - start.at.x, y: start.view.y + now.y - start.at.y });
+    if (view.scale > 1)
+      show({ scale: view.scale, x: start.view.x + now.x - start.at.x, y: start.view.y + now.y - start.at.y });
     else window.scrollBy(0, before.screenY - now.screenY); // at 1× a swipe over the city scrolls the page
   });
 
@@ -78,9 +86,16 @@ export function pinchZoom(container, reset) {
   container.addEventListener("pointerup", lift);
   container.addEventListener("pointercancel", lift);
   // a drag or a pinch ends with no tile chosen (the listener is on the way down, before board.js's)
-  container.addEventListener("click", (event) => {
-    if (moved) { event.stopPropagation(); event.preventDefault(); }
-  }, true);
+  container.addEventListener(
+    "click",
+    (event) => {
+      if (moved) {
+        event.stopPropagation();
+        event.preventDefault();
+      }
+    },
+    true,
+  );
   reset.addEventListener("click", () => show({ scale: 1, x: 0, y: 0 }));
   window.addEventListener("resize", () => show(view)); // the box changed size: keep the city inside it
 }

@@ -103,7 +103,7 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
         if view.turn is None or view.turn.seat != 0:  # the bot's turn: wait for its events by long poll
             page = list_events.sync(game, client=me, after=seen, wait=10)
             assert isinstance(page, EventPage)
-            seen = page.next_after
+            seen = page.next_  # (`next`, renamed by the generator: a Python builtin)
             continue
         legal = legal_commands.sync(game, client=me)
         assert isinstance(legal, Legal) and legal.commands

@@ -24,7 +24,7 @@ PASSKEYS = "const m = await import('/web/passkeys.js');"
 
 def _call(page, method: str, path: str, body=None) -> dict:
     script = """async ([method, path, body]) => {
-        const m = await import('/web/api.js');
+        const m = await import('/web/transport.js');
         const r = await m.api(method, path, body === null ? undefined : body);
         return {status: r.status, body: r.body};
     }"""

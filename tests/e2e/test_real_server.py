@@ -40,7 +40,7 @@ def test_the_readme_quick_start_over_real_http(server):
     while time.monotonic() < deadline:
         status, page = call(server, "GET", f"/games/{game}/events?after={after}&wait=5", token=token)
         assert status == 200
-        after = page["next_after"]
+        after = page["next"]
         if any(e["type"] == "TurnStarted" and e["data"]["seat"] == 0 for e in page["events"]):
             break
     else:

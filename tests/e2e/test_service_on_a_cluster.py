@@ -77,7 +77,7 @@ def test_a_game_against_a_bot_is_played_over_http_with_its_games_on_a_cluster(on
             status, page = call(base, "GET", f"/games/{game}/events?after={after}&wait=5", token=token)
             assert status == 200
             heard += page["events"]
-            after = page["next_after"]
+            after = page["next"]
             if any(e["type"] == "TurnStarted" and e["data"]["seat"] == 0 for e in page["events"]):
                 break
         else:

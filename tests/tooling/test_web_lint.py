@@ -63,3 +63,30 @@ def test_the_same_text_through_a_template_passes():
 def test_lit_html_is_imported_only_through_html_js():
     messages = _lint_as_a_page_script('import { render } from "/web/vendor/lit-html.js";\nexport { render };\n')
     assert [m["ruleId"] for m in messages] == ["no-restricted-imports"], messages
+
+
+@pytest.mark.parametrize(
+    "code",
+    [
+        'export const load = () => fetch("/games");',
+        'export const listen = () => new EventSource("/games/x/stream");',
+        'export const load = () => window.fetch("/games");',
+    ],
+)
+def test_a_page_script_reaches_the_service_only_through_transport_js(code):
+    """One transport (transport.js: the token, the headers, 429's retry, the problem document,
+    the stream's resumption) for every page: a script's own request is refused."""
+    messages = _lint_as_a_page_script(code)
+    assert len(messages) == 1 and "transport.js" in messages[0]["message"], messages
+
+
+def test_transport_js_itself_may_request():
+    result = _eslint(
+        "--stdin",
+        "--stdin-filename",
+        "service/web/transport.js",
+        "--format",
+        "json",
+        stdin='export const f = () => fetch("/x");\n',
+    )
+    assert [m for file in json.loads(result.stdout) for m in file["messages"]] == []

@@ -100,6 +100,6 @@ export async function playMyTurns(api: BlueMoon, game: string, seat: number): Pr
     }
     const page = await api.events(game, after);
     page.events.forEach((e) => console.log(describe(e)));
-    after = page.next_after;
+    after = page.next;
   }
 }
