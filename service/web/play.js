@@ -487,8 +487,15 @@ async function start() {
   listenLive();
 }
 
+// loads started so far: a load's answers are put on the page only while no later load has
+// begun, and never over a newer version (an older /legal would make the next command a 412)
+let loads = 0;
+const overtaken = (started, view) => started !== loads || (state.view && view.version < state.view.version);
+
 async function load() {
+  const started = ++loads;
   const viewed = await api("GET", `/games/${game}`, undefined, state.token);
+  if (viewed.ok && overtaken(started, viewed.body)) return;
   if (!viewed.ok) {
     update({ problem: viewed.problem });
     return;
@@ -504,6 +511,7 @@ async function load() {
   if (mine) {
     const answer = await api("GET", `/games/${game}/legal`, undefined, state.token);
     if (answer.ok) legal = answer.body;
+    if (overtaken(started, view)) return;
   }
   // a new version ends a payment begun on the old one; choices and discard ticks start afresh
   const payment = moved ? { paying: null, ticked: [] } : {};
