@@ -44,8 +44,8 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         400: "Unreadable request (bad JSON).",
         401: "No seat token.",
         403: "The token may not do this: a personal access token without the scope the operation needs (code "
-        "insufficient_scope, its `scope` named, with `WWW-Authenticate: Bearer error=\"insufficient_scope\", "
-        "scope=\"...\"`), or where only the page's session may (scope `account`: code session_required); or a "
+        'insufficient_scope, its `scope` named, with `WWW-Authenticate: Bearer error="insufficient_scope", '
+        'scope="..."`), or where only the page\'s session may (scope `account`: code session_required); or a '
         "request that signs in, or is signed in by the session cookie, came from another origin (code cross_origin).",
         404: "No such game, seat or version.",
         409: "Illegal move (code names the rule), stale version, seat taken, or not finished; keeping seats, "
@@ -72,6 +72,8 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         for c in sorted({*codes, 414, 500, 503, *([429] if limited else [])})
     }
     found["503"]["headers"] = {"Retry-After": RETRY_AFTER}
+    if "403" in found:
+        found["403"]["headers"] = {"WWW-Authenticate": INSUFFICIENT_SCOPE}
     if limited:
         found["429"]["headers"] = {"Retry-After": RETRY_AFTER, **RATE_HEADERS}
     return found
@@ -105,6 +107,11 @@ STALE_ETAG = {
     "schema": {"type": "string"},
 }
 RETRY_AFTER = {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}
+INSUFFICIENT_SCOPE = {
+    "description": 'With insufficient_scope or session_required (RFC 6750): `Bearer error="insufficient_scope", '
+    'scope="<the scope needed>"`.',
+    "schema": {"type": "string"},
+}
 RATE_HEADERS = {
     "RateLimit-Limit": {
         "description": "Requests allowed in the current window by the tightest limit that applies.",
@@ -344,6 +351,7 @@ def shared_headers() -> dict[str, tuple[str, dict[str, Any]]]:
         "X-Request-ID": ("X-Request-ID", REQUEST_ID_HEADER),
         **{name: (name, definition) for name, definition in RATE_HEADERS.items()},
         "Retry-After": ("Retry-After", RETRY_AFTER),
+        "InsufficientScope": ("WWW-Authenticate", INSUFFICIENT_SCOPE),
         "ETag": ("ETag", ETAG["ETag"]),
         "ViewETag": ("ETag", VIEW_ETAG["ETag"]),
         "StaleETag": ("ETag", STALE_ETAG),
