@@ -242,7 +242,7 @@ class Accounts:
         hashed = digest(token)
         made = now()
         expires = None if days is None else _later(made, days * 86400)
-        record = {
+        record: dict[str, Any] = {
             "id": token_id,
             "name": name,
             "created": made,
