@@ -21,6 +21,7 @@ from apispec.ext.marshmallow import MarshmallowPlugin
 from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
+from application.accounts import scopes
 from application.outbound.webhooks import TEST_KIND
 
 from . import deprecation, openapi_components, openapi_types, schemas
@@ -42,9 +43,10 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
     text = {
         400: "Unreadable request (bad JSON).",
         401: "No seat token.",
-        403: "The token may not do this (a personal access token where only the page's session may: code "
-        "session_required); or a request that signs in, or is signed in by the session cookie, came from another "
-        "origin (code cross_origin).",
+        403: "The token may not do this: a personal access token without the scope the operation needs (code "
+        'insufficient_scope, its `scope` named, with `WWW-Authenticate: Bearer error="insufficient_scope", '
+        'scope="..."`), or where only the page\'s session may (scope `account`: code session_required); or a '
+        "request that signs in, or is signed in by the session cookie, came from another origin (code cross_origin).",
         404: "No such game, seat or version.",
         409: "Illegal move (code names the rule), stale version, seat taken, or not finished; keeping seats, "
         "another account than the caller's named (not_this_account).",
@@ -70,6 +72,8 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         for c in sorted({*codes, 414, 500, 503, *([429] if limited else [])})
     }
     found["503"]["headers"] = {"Retry-After": RETRY_AFTER}
+    if "403" in found:
+        found["403"]["headers"] = {"WWW-Authenticate": INSUFFICIENT_SCOPE}
     if limited:
         found["429"]["headers"] = {"Retry-After": RETRY_AFTER, **RATE_HEADERS}
     return found
@@ -103,6 +107,11 @@ STALE_ETAG = {
     "schema": {"type": "string"},
 }
 RETRY_AFTER = {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}
+INSUFFICIENT_SCOPE = {
+    "description": 'With insufficient_scope or session_required (RFC 6750): `Bearer error="insufficient_scope", '
+    'scope="<the scope needed>"`.',
+    "schema": {"type": "string"},
+}
 RATE_HEADERS = {
     "RateLimit-Limit": {
         "description": "Requests allowed in the current window by the tightest limit that applies.",
@@ -147,7 +156,7 @@ def _operation(operation: Operation, converter: FieldConverterMixin) -> dict[str
         doc["deprecated"] = True
         doc["description"] = "\n\n".join(filter(None, (operation.description, operation.deprecated.text())))
     if operation.security is not None:
-        doc["security"] = operation.security
+        doc["security"] = operation.requirements()
     segments = instance(PathParameters).fields
     parameters = [_parameter(segments[name], "path", converter) for name in re.findall(r"\{(\w+)\}", operation.path)]
     for location, declared in (("query", operation.query), ("header", operation.headers)):
@@ -161,7 +170,8 @@ def _operation(operation: Operation, converter: FieldConverterMixin) -> dict[str
     if operation.deprecated is not None:
         deprecation.documented(doc["responses"], {str(status) for status in operation.responses})
     if operation.problems is not None:
-        unsafe = (403,) if operation.method != "get" else ()  # the session cookie's Origin check (service/sessions.py)
+        # the session cookie's Origin check (service/sessions.py); a token without the scope needed
+        unsafe = (403,) if operation.method != "get" or operation.scope else ()
         # whoever may sign in may send a personal access token that is unknown or was revoked
         signs_in = (401,) if operation.security and any("personalToken" in way for way in operation.security) else ()
         limited = operation.rate_limited and operation.blueprint is not pages  # the limits are the API's
@@ -247,8 +257,13 @@ def described() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
         {
             "type": "http",
             "scheme": "bearer",
-            "description": "A personal access token (`bmp_...`, POST /me/tokens): acts for the person, "
-            "in every game where they hold a seat.",
+            "description": "A personal access token (`bmp_...`, POST /me/tokens): acts for the person, in every "
+            "game where they hold a seat, as far as its scopes go. Each operation's security requirement names the "
+            "scope it needs; a token without it is refused with 403 `insufficient_scope`. The scopes:\n\n"
+            f"{scopes.listed()}\n\nA token holds those chosen when it was made (left out: "
+            f"{', '.join(scopes.DEFAULT_TOKEN_SCOPES)}; tokens made before scopes hold the same), never `account`, "
+            f"and lasts until revoked or the `expires_in_days` chosen (at most {scopes.MAX_TOKEN_DAYS}): an expired "
+            "token is 401 as an unknown one.",
         },
     )
     spec.components.security_scheme(
@@ -260,7 +275,8 @@ def described() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
             "description": "The page's session, set by signing in (POST /auth/email-link/use, /signin, "
             "/auth/device-code, /auth/passkeys/sign-in, a passkey sign-up); named `__Host-bm_session` when the "
             "service is reached over https (`PUBLIC_URL`). A request that signs in, and an unsafe request the "
-            "session authenticates, must come from the service's own origin (else 403 cross_origin).",
+            "session authenticates, must come from the service's own origin (else 403 cross_origin). The session "
+            "holds every scope; its requirements name the operation's scope all the same.",
         },
     )
     assert marshmallow.converter is not None  # set up by APISpec
@@ -335,6 +351,7 @@ def shared_headers() -> dict[str, tuple[str, dict[str, Any]]]:
         "X-Request-ID": ("X-Request-ID", REQUEST_ID_HEADER),
         **{name: (name, definition) for name, definition in RATE_HEADERS.items()},
         "Retry-After": ("Retry-After", RETRY_AFTER),
+        "InsufficientScope": ("WWW-Authenticate", INSUFFICIENT_SCOPE),
         "ETag": ("ETag", ETAG["ETag"]),
         "ViewETag": ("ETag", VIEW_ETAG["ETag"]),
         "StaleETag": ("ETag", STALE_ETAG),

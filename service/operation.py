@@ -15,10 +15,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from flask import Blueprint, Response, after_this_request, current_app, request
+from flask import Blueprint, Response, after_this_request, current_app, g, request
 from marshmallow import EXCLUDE, Schema, fields
 from marshmallow.validate import Range, Regexp
 
+from application.accounts.scopes import SCOPES
 from application.games.codec import dumps
 from application.games.reads import GameRead
 from events.projection import CURSOR
@@ -38,16 +39,19 @@ View = Callable[..., Answer]
 
 IDEMPOTENCY_KEY = "Idempotency-Key"  #: the header that names a command, so that it is applied once
 MAX_VERSION = 2**53 - 1  #: the largest version a JSON client can hold exactly
-#: Who may act for a person: a personal access token (programs) or the page's session.
+#: Who may act for a person: a personal access token (programs) or the page's session. The
+#: operation's ``scope`` is written into each (``Operation.requirements``).
 PERSON: list[dict[str, list[str]]] = [{"personalToken": []}, {"session": []}]
 OPTIONAL_PERSON: list[dict[str, list[str]]] = [{}, *PERSON]
-#: Only the page's session: what makes credentials or deletes the account (requests.py session_person).
+#: Only the page's session: the ``account`` scope, which no personal access token holds.
 SESSION_ONLY: list[dict[str, list[str]]] = [{"session": []}]
 SESSION_ONLY_TEXT = (
-    "Only a signed-in session may do this: a personal access token is refused with 403 `session_required` "
-    "(a token acts in the person's games, but makes no tokens, passkeys or codes for another device, and "
-    "deletes no account)."
+    "Only a signed-in session may do this (scope `account`): a personal access token is refused with 403 "
+    "`session_required` (a token acts in the person's games, but manages no tokens, passkeys, sessions, profile or "
+    "account)."
 )
+#: The security schemes that are account credentials, whose requirements name a scope.
+ACCOUNT_CREDENTIALS = ("personalToken", "session")
 #: A seat's token, or the person who holds the seat.
 AUTH: list[dict[str, list[str]]] = [{"seatToken": []}, *PERSON]
 OPTIONAL_AUTH: list[dict[str, list[str]]] = [{}, *AUTH]
@@ -185,10 +189,28 @@ class Operation:
     problems: tuple[int, ...] | None = None
     rate_limited: bool = True  #: False for the probes, which the limiter exempts (service/ratelimit.py)
     deprecated: Deprecated | None = None
+    #: The scope (application/accounts/scopes.py) an account credential needs here; required
+    #: exactly when ``security`` takes one.
+    scope: str | None = None
+
+    def __post_init__(self) -> None:
+        takes = any(scheme in ACCOUNT_CREDENTIALS for way in self.security or () for scheme in way)
+        if takes != (self.scope is not None) or (self.scope is not None and self.scope not in SCOPES):
+            raise ValueError(f"{self.id}: name one scope of {list(SCOPES)} exactly when an account credential is taken")
+
+    def requirements(self) -> list[dict[str, list[str]]] | None:
+        """``security`` as openapi.yaml says it: each account credential's requirement names the scope."""
+        if self.security is None:
+            return None
+        return [
+            {scheme: [self.scope] if scheme in ACCOUNT_CREDENTIALS and self.scope else [] for scheme in way}
+            for way in self.security
+        ]
 
     def __call__(self, view: View) -> Callable[..., Response]:
         @functools.wraps(view)
         def handle(**path: Any) -> Response:
+            g.scope = self.scope  # what a personal access token must hold (requests.py signed_in)
             if self.deprecated is not None:
                 after_this_request(self._say_deprecated)
             return self._write(view(**path, **self._read(path)))

@@ -109,6 +109,8 @@ def register(app: Flask) -> None:
         response = problem(error.status, error.code, error.title, error.detail, **extra)
         if retry_after is not None:
             response.headers["Retry-After"] = str(retry_after)
+        if error.status == 403 and extra.get("scope"):  # a credential without the scope needed (RFC 6750 3.1)
+            response.headers["WWW-Authenticate"] = f'Bearer error="insufficient_scope", scope="{extra["scope"]}"'
         return response
 
     @app.errorhandler(HTTPException)

@@ -18,6 +18,7 @@ from marshmallow import Schema
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from application.accounts.account_service import TOKEN_PREFIX, Accounts
+from application.accounts.scopes import ACCOUNT
 from application.games.clocks import Bank, Clocks
 from application.games.codec import event_to_json
 from application.games.game_service import NOT_A_SEAT, GameService
@@ -95,16 +96,20 @@ def components() -> Components:
 
 def signed_in() -> str | None:
     """The person calling, by a personal access token (bearer) or the page's session cookie
-    (used only when no Authorization header is sent); None for a seat token or nobody."""
+    (used only when no Authorization header is sent); None for a seat token or nobody. A token
+    without the scope the operation declares (``g.scope``, set by service/operation.py) is
+    refused: 403 naming the scope."""
     if "account" in g:
         return g.account
     found, account = tokens(), None
     if found and found[0].startswith(TOKEN_PREFIX):
-        account = accounts().token_account(found[0])
-        if account is None:
-            raise Unauthorized("this personal access token is unknown or was revoked")
+        grant = accounts().token_account(found[0])
+        if grant is None:
+            raise Unauthorized("this personal access token is unknown, was revoked or has expired")
+        _check_scope(grant.scopes)
+        account = grant.account
     elif not found and (cookie := request.cookies.get(session_cookie())):
-        account = accounts().session_account(cookie)
+        account = accounts().session_account(cookie)  # a session holds every scope
     g.account = account
     return account
 
@@ -113,15 +118,39 @@ class SessionRequired(ServiceError):
     status, code, title = 403, "session_required", "Only a signed-in session may do this"
 
 
+class InsufficientScope(ServiceError):
+    status, code, title = 403, "insufficient_scope", "The token lacks the scope this needs"
+
+
+def _check_scope(held: frozenset[str]) -> None:
+    """Refuse a personal access token that does not hold the operation's scope (RFC 6750's
+    insufficient_scope; service/problems.py adds its WWW-Authenticate challenge). ``account`` is
+    the session's alone: a token never holds it (application/accounts/scopes.py)."""
+    needed = g.get("scope")
+    if needed in held:
+        return
+    if needed is None or needed == ACCOUNT:
+        raise SessionRequired(
+            "a personal access token cannot manage tokens, passkeys, sessions, the profile or the account (scope "
+            "'account', the page's session only): sign in on the page and do it there",
+            scope=ACCOUNT,
+        )
+    raise InsufficientScope(
+        f"this needs the scope '{needed}', which this personal access token does not hold (it holds "
+        f"{', '.join(sorted(held)) or 'none'}): make a token with '{needed}' on the page",
+        scope=needed,
+    )
+
+
 def session_person() -> str:
     """The person signed in by the page's session, or 401; a personal access token is refused
-    (403): whoever holds one may act in the person's games, but not mint more credentials (a
-    token, a passkey, a code for another device) nor delete the account."""
+    (403 session_required) as on every operation of the ``account`` scope."""
     account = person()
     if tokens():
         raise SessionRequired(
             "a personal access token cannot make tokens, passkeys or codes for another device, nor delete the "
-            "account: sign in on the page and do it there"
+            "account: sign in on the page and do it there",
+            scope=ACCOUNT,
         )
     return account
 

@@ -16,7 +16,7 @@ import secrets
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from application import counters
@@ -27,6 +27,8 @@ from application.settings import SIGN_IN_CODES_PER_ADDRESS, SIGN_IN_LINKS_PER_AD
 from events import keys
 from events.redis_store import RedisStore, text
 from events.serialization import now
+
+from .scopes import DEFAULT_TOKEN_SCOPES, EARLIER_TOKENS, SCOPES
 
 LINK_SECONDS = 15 * 60  #: a sign-in link is good for 15 minutes, once
 SESSION_SECONDS = 30 * 24 * 3600  #: a page's session lasts 30 days
@@ -90,6 +92,16 @@ class NewToken:
     name: str
     created: str
     token: str
+    scopes: list[str]
+    expires: str | None
+
+
+@dataclass(frozen=True)
+class Grant:
+    """Whom a personal access token acts for, and what it may do (application/accounts/scopes.py)."""
+
+    account: str
+    scopes: frozenset[str]
 
 
 class Accounts:
@@ -209,21 +221,50 @@ class Accounts:
 
     # -- personal access tokens (programs) --------------------------------------------------
 
-    def create_token(self, account: str, name: str, chosen: tuple[str, str] | None = None) -> NewToken:
-        """A new personal access token. ``chosen``: its id and secret chosen beforehand (a retried
-        request's, application/retries.py): the token is made once, and made again answers as it is."""
+    def create_token(
+        self,
+        account: str,
+        name: str,
+        chosen: tuple[str, str] | None = None,
+        scopes: tuple[str, ...] = DEFAULT_TOKEN_SCOPES,
+        days: int | None = None,
+    ) -> NewToken:
+        """A new personal access token holding ``scopes``, good for ``days`` (None: until revoked).
+        ``chosen``: its id and secret chosen beforehand (a retried request's, application/retries.py):
+        the token is made once, and made again answers as it is."""
         held = keys.account_tokens(account)
         token_id, token = chosen or fresh_token()
         earlier = self.client.hget(held, token_id) if chosen else None
-        if earlier is None and self.client.hlen(held) >= MAX_TOKENS:
-            raise TooManyTokens(f"an account holds at most {MAX_TOKENS} tokens: revoke one first")
+        if earlier is None:
+            self._forget_expired(account)
+            if self.client.hlen(held) >= MAX_TOKENS:
+                raise TooManyTokens(f"an account holds at most {MAX_TOKENS} tokens: revoke one first")
         hashed = digest(token)
-        record = {"id": token_id, "name": name, "created": now(), "last_used": None, "digest": hashed}
+        made = now()
+        expires = None if days is None else _later(made, days * 86400)
+        record: dict[str, Any] = {
+            "id": token_id,
+            "name": name,
+            "created": made,
+            "last_used": None,
+            "digest": hashed,
+            "scopes": [scope for scope in SCOPES if scope in scopes],  # in the vocabulary's order, each once
+            "expires": expires,
+        }
         self.store.durably(held, lambda c: c.hsetnx(held, token_id, json.dumps(record)))
-        record = json.loads(self.client.hget(held, token_id))  # the first's, where two made it at once
+        record = _with_scopes(json.loads(self.client.hget(held, token_id)))  # the first's, where two made it at once
         owner = keys.personal_token(hashed)
-        self.store.durably(owner, lambda c: c.set(owner, f"{account}:{token_id}"))
-        return NewToken(token_id, record["name"], record["created"], token)
+        ends = None if record["expires"] is None else int(datetime.fromisoformat(record["expires"]).timestamp() * 1000)
+        self.store.durably(owner, lambda c: c.set(owner, f"{account}:{token_id}", pxat=ends))  # gone when expired
+        return NewToken(token_id, record["name"], record["created"], token, record["scopes"], record["expires"])
+
+    def _forget_expired(self, account: str) -> None:
+        """Remove the account's expired tokens (they no longer count against MAX_TOKENS)."""
+        stamp = now()
+        for record in self._tokens(account):
+            if _expired(record, stamp):
+                self.client.delete(keys.personal_token(record["digest"]))
+                self.client.hdel(keys.account_tokens(account), record["id"])
 
     def tokens(self, account: str) -> list[dict[str, Any]]:
         """The account's tokens with their last use, oldest first; never the secrets."""
@@ -232,7 +273,7 @@ class Accounts:
 
     def _tokens(self, account: str) -> list[dict[str, Any]]:
         """The tokens as kept, with their digests."""
-        return [json.loads(raw) for raw in self.client.hvals(keys.account_tokens(account))]
+        return [_with_scopes(json.loads(raw)) for raw in self.client.hvals(keys.account_tokens(account))]
 
     def revoke_token(self, account: str, token_id: str) -> None:
         raw = self.client.hget(keys.account_tokens(account), token_id)
@@ -241,9 +282,9 @@ class Accounts:
         self.client.delete(keys.personal_token(json.loads(raw)["digest"]))
         self.client.hdel(keys.account_tokens(account), token_id)
 
-    def token_account(self, token: str) -> str | None:
-        """The account a personal access token acts for (None when unknown or revoked); notes
-        its last use."""
+    def token_account(self, token: str) -> Grant | None:
+        """The account a personal access token acts for and its scopes (None when unknown, revoked
+        or expired); notes its last use."""
         found = self.client.get(keys.personal_token(digest(token)))
         if found is None:
             return None
@@ -254,10 +295,12 @@ class Accounts:
             return None
         record = json.loads(raw)
         stamp = now()
+        if _expired(record, stamp):
+            return None
         if record["last_used"] is None or _seconds_between(record["last_used"], stamp) >= LAST_USE_EVERY:
             record["last_used"] = stamp
             self.client.hset(held, token_id, json.dumps(record))
-        return account
+        return Grant(account, frozenset(_with_scopes(record)["scopes"]))
 
     # -- the person -------------------------------------------------------------------------
 
@@ -334,6 +377,20 @@ class Accounts:
 def fresh_token() -> tuple[str, str]:
     """A new personal access token's id and secret."""
     return "tok_" + secrets.token_hex(8), TOKEN_PREFIX + secrets.token_urlsafe(32)
+
+
+def _with_scopes(record: dict[str, Any]) -> dict[str, Any]:
+    """A kept token record with its scopes and expiry: one made before scopes existed keeps what
+    every token could do then, until revoked."""
+    return {"scopes": list(EARLIER_TOKENS), "expires": None, **record}
+
+
+def _expired(record: dict[str, Any], stamp: str) -> bool:
+    return record.get("expires") is not None and _seconds_between(record["expires"], stamp) >= 0
+
+
+def _later(stamp: str, seconds: int) -> str:
+    return (datetime.fromisoformat(stamp) + timedelta(seconds=seconds)).isoformat(timespec="milliseconds")
 
 
 def _seconds_between(earlier: str, later: str) -> float:

@@ -8,6 +8,7 @@ from html import escape
 from flask import Blueprint, Response, request
 
 from application.accounts.account_service import DEVICE_CODE_SECONDS, SignInRefused, fresh_token
+from application.accounts.scopes import ACCOUNT, DEFAULT_TOKEN_SCOPES, PLAY, READ
 from application.accounts.sign_in_mail import delivery, send_sign_in_link
 from application.refusals import ServiceError, Unauthorized
 from application.words import LANGUAGES
@@ -109,6 +110,7 @@ def use_email_link(body: Body) -> Answer:
     summary="A one-time code (10 minutes) to sign in on another device without email or passkey.",
     description=SESSION_ONLY_TEXT,
     security=SESSION_ONLY,
+    scope=ACCOUNT,
     responses={201: Reply("Show it, or its link, on the other device.", DeviceCode)},
     problems=(401, 403, 404),
 )
@@ -141,6 +143,7 @@ def use_device_code(body: Body) -> Answer:
     tag="accounts",
     summary="Whether the caller is signed in, and as whom: signed out is an answer, not a 401 (a revoked token is).",
     security=OPTIONAL_PERSON,
+    scope=READ,
     responses={200: Reply("Signed in or not.", SessionState)},
     problems=(401,),
 )
@@ -158,6 +161,7 @@ def get_session() -> Answer:
     tag="accounts",
     summary="Sign out: the session ends on the server and its cookie is cleared.",
     security=[{"session": []}],
+    scope=ACCOUNT,
     responses={204: Reply("Signed out.", headers=SESSION_CLEARED)},
     problems=(401, 403),
 )
@@ -177,7 +181,9 @@ def sign_out() -> Answer:
     tag="accounts",
     summary="Sign out everywhere: every session of your account ends on the server (every browser and device "
     "signed in to it), this one's cookie is cleared. Personal access tokens are revoked apart (DELETE /me/tokens/…).",
-    security=PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
+    scope=ACCOUNT,
     responses={204: Reply("Every session ended.", headers=SESSION_CLEARED)},
     problems=(401, 403),
 )
@@ -194,6 +200,7 @@ def sign_out_everywhere() -> Answer:
     tag="accounts",
     summary="Your profile: the display name others see, and your email, which only you see.",
     security=PERSON,
+    scope=READ,
     responses={200: Reply("Your profile.", Profile)},
     problems=(401, 404),
 )
@@ -208,7 +215,9 @@ def get_profile() -> Answer:
     id="changeProfile",
     tag="accounts",
     summary="Change your display name (seats you take from now on carry it).",
-    security=PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
+    scope=ACCOUNT,
     body=ProfileChange,
     responses={200: Reply("Your profile.", Profile)},
     problems=(400, 401, 403, 404, 413, 415, 422),
@@ -226,6 +235,7 @@ def change_profile(body: Body) -> Answer:
     summary="Delete your account: its email, sessions, tokens and its link to your seats. Games stay as played.",
     description=SESSION_ONLY_TEXT,
     security=SESSION_ONLY,
+    scope=ACCOUNT,
     responses={204: Reply("Deleted.", headers=SESSION_CLEARED)},
     problems=(401, 403, 404),
 )
@@ -243,7 +253,9 @@ def delete_account() -> Answer:
     id="listTokens",
     tag="accounts",
     summary="Your personal access tokens, with their last use (never their secrets).",
-    security=PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
+    scope=ACCOUNT,
     responses={200: Reply("Your tokens.", TokenList)},
     problems=(401,),
 )
@@ -260,6 +272,7 @@ def list_tokens() -> Answer:
     summary="Make a personal access token for a program; its secret is shown this once.",
     description=SESSION_ONLY_TEXT,
     security=SESSION_ONLY,
+    scope=ACCOUNT,
     headers=RetryKey,
     body=TokenRequest,
     responses={201: Reply("Made.", NewToken)},
@@ -269,7 +282,9 @@ def create_token(body: Body, headers: Body) -> Answer:
     account = session_person()
 
     def made(plan: Plan) -> Made:
-        token = accounts().create_token(account, body["name"], (plan["id"], plan["token"]))
+        scopes = tuple(body.get("scopes") or DEFAULT_TOKEN_SCOPES)
+        chosen = (plan["id"], plan["token"])
+        token = accounts().create_token(account, body["name"], chosen, scopes, body.get("expires_in_days"))
         return {**token.__dict__, "last_used": None}, {}
 
     return once("createToken", headers, made, lambda: dict(zip(("id", "token"), fresh_token())))
@@ -282,7 +297,9 @@ def create_token(body: Body, headers: Body) -> Answer:
     id="revokeToken",
     tag="accounts",
     summary="Revoke a personal access token: it stops working at once.",
-    security=PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
+    scope=ACCOUNT,
     responses={204: Reply("Revoked.")},
     problems=(401, 403, 404),
 )
@@ -300,6 +317,7 @@ def revoke_token(token: str) -> Answer:
     summary="Keep seats in the account named (yours, shown to you and confirmed): each seat token sent proves its "
     "seat (the tokens keep working).",
     security=PERSON,
+    scope=PLAY,
     body=SeatClaim,
     responses={200: Reply("The seats now in your account.", Claimed)},
     problems=(400, 401, 403, 409, 413, 415, 422),
@@ -341,6 +359,7 @@ def claim_seats(body: Body) -> Answer:
     tag="accounts",
     summary="Your games on every device: those where it is your turn first, then by last move, newest first.",
     security=PERSON,
+    scope=READ,
     query=Paging,
     responses={200: Reply("Your games.", GameList)},
     problems=(401, 422),

@@ -9,6 +9,7 @@ from html import escape
 from flask import Blueprint, Response
 from marshmallow import fields, validate
 
+from application.accounts.scopes import ALERTS
 from application.alerts.channel_settings import AlertSettings
 from application.alerts.vapid import public_key, vapid_key
 from application.refusals import Forbidden, NotFound
@@ -50,6 +51,7 @@ def _doc(account: str) -> Body:
     tag="alerts",
     summary="Your turn alerts: channels, quiet hours, muted games, push subscriptions, and the VAPID key to subscribe with.",
     security=PERSON,
+    scope=ALERTS,
     responses={200: Reply("Your alert settings.", AlertSettingsDoc)},
     problems=(401, 404),
 )
@@ -67,6 +69,7 @@ def get_alert_settings() -> Answer:
     description="A Discord or Slack address must be https and public (the same checks as webhooks): "
     "a private, loopback or metadata address is refused with `unsafe_webhook_url` naming the field.",
     security=PERSON,
+    scope=ALERTS,
     body=AlertChanges,
     responses={200: Reply("Your alert settings.", AlertSettingsDoc)},
     problems=(400, 401, 403, 404, 413, 415, 422),
@@ -86,6 +89,7 @@ def change_alert_settings(body: Body) -> Answer:
     tag="alerts",
     summary="Keep a browser's push subscription (PushSubscription.toJSON()); the same endpoint again replaces its keys.",
     security=PERSON,
+    scope=ALERTS,
     body=PushSubscriptionRequest,
     responses={201: Reply("Kept.", PushSubscriptionShown)},
     problems=(400, 401, 403, 413, 415, 422),
@@ -103,6 +107,7 @@ def subscribe_push(body: Body) -> Answer:
     tag="alerts",
     summary="Stop pushing to a browser.",
     security=PERSON,
+    scope=ALERTS,
     responses={204: Reply("Dropped.")},
     problems=(401, 403, 404),
 )
@@ -120,6 +125,7 @@ def unsubscribe_push(subscription: str) -> Answer:
     tag="alerts",
     summary="Mute a game of yours: no alert for it until you unmute it.",
     security=PERSON,
+    scope=ALERTS,
     responses={204: Reply("Muted.")},
     problems=(401, 403, 404),
 )
@@ -138,6 +144,7 @@ def mute_game(game: str) -> Answer:
     tag="alerts",
     summary="Unmute a game.",
     security=PERSON,
+    scope=ALERTS,
     responses={204: Reply("Unmuted.")},
     problems=(401, 403, 404),
 )
@@ -162,6 +169,7 @@ def _own_game(account: str, game: str) -> None:
     tag="alerts",
     summary="Your alerts' last deliveries, failures and skips on every channel, newest first.",
     security=PERSON,
+    scope=ALERTS,
     responses={200: Reply("What was sent.", AlertLog)},
     problems=(401,),
 )
@@ -227,6 +235,7 @@ def unsubscribe_one_click(query: Body) -> Answer:
     tag="alerts",
     summary="Your vacation: until when you are away, and the days you have left this year.",
     security=PERSON,
+    scope=ALERTS,
     responses={200: Reply("Your vacation.", VacationStatus)},
     problems=(401,),
 )
@@ -246,6 +255,7 @@ def get_vacation() -> Answer:
     "moves the end of the vacation under way, which keeps its start: its days are charged once, so the same "
     "request repeated changes nothing. A refusal (too few days left) changes nothing either.",
     security=PERSON,
+    scope=ALERTS,
     body=VacationRequest,
     responses={200: Reply("Away.", VacationStatus)},
     problems=(400, 401, 403, 413, 415, 422),
@@ -262,6 +272,7 @@ def go_away(body: Body) -> Answer:
     tag="alerts",
     summary="Come back early: the whole days not begun are yours again, and your deadlines move back.",
     security=PERSON,
+    scope=ALERTS,
     responses={200: Reply("Back.", VacationStatus)},
     problems=(401, 403),
 )

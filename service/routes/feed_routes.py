@@ -10,6 +10,7 @@ from flask import Blueprint, Response, current_app, stream_with_context
 from marshmallow import ValidationError, fields
 from marshmallow.validate import Range
 
+from application.accounts.scopes import READ
 from application.games.game_service import digest
 
 from .. import live
@@ -91,6 +92,7 @@ class Page(Parameters):
     f"`wait` seconds (at most {live.MAX_WAIT:g}) for one, and answers 200 with an empty page if "
     "none comes.",
     security=OPTIONAL_AUTH,
+    scope=READ,
     query=Page,
     responses={200: Reply("A page of events (empty when `wait` passed with none).", EventPage)},
     problems=(403, 404, 422),
@@ -155,6 +157,7 @@ SSE_EVENT = {
     f"{live.SSE_RESTART_RETRY_MS[0]}-{live.SSE_RESTART_RETRY_MS[1]} ms, so that its clients do not all "
     "reconnect at once.",
     security=OPTIONAL_AUTH,
+    scope=READ,
     query=Start,
     headers=Resume,
     responses={

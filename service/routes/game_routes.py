@@ -12,6 +12,7 @@ from flask import Blueprint, Response, current_app
 from marshmallow import ValidationError, fields
 from marshmallow.validate import OneOf
 
+from application.accounts.scopes import PLAY, READ
 from application.games.game_service import SeatSpec, digest
 from application.games.sweeps import Sweeper
 from application.refusals import Unauthorized
@@ -52,6 +53,7 @@ games = Blueprint("games", __name__)
     tag="games",
     summary="Create a game; human seats get their secret token now (signed in: your seat is the first human one).",
     security=OPTIONAL_PERSON,
+    scope=PLAY,
     headers=RetryKey,
     body=CreateGame,
     responses={201: Reply("Created.", Created, headers={**ETAG, **location("The game.")})},
@@ -155,6 +157,7 @@ class GameFilter(Paging):
     tag="games",
     summary="List games, newest first, a page at a time; with seat tokens (comma-separated), your games.",
     security=OPTIONAL_AUTH,
+    scope=READ,
     query=GameFilter,
     responses={200: Reply("Games.", GameList)},
     problems=(401, 422),
@@ -209,6 +212,7 @@ class Conditional(Parameters):
     tag="games",
     summary="The game as your seat (with a token) or a spectator sees it.",
     security=OPTIONAL_AUTH,
+    scope=READ,
     headers=Conditional,
     responses={
         200: Reply("The view.", GameView, headers=VIEW_ETAG),
@@ -232,6 +236,7 @@ def get_game(game: str, caller: Caller, headers: Body) -> Answer:
     tag="games",
     summary="Take an open seat with its invite; returns the seat token (signed in: the seat is yours).",
     security=OPTIONAL_PERSON,
+    scope=PLAY,
     headers=RetryKey,
     body=Join,
     responses={201: Reply("Joined.", Joined)},

@@ -12,6 +12,7 @@ from flask import Blueprint, Response
 from marshmallow import fields
 from marshmallow.validate import OneOf, Range
 
+from application.accounts.scopes import PLAY, READ
 from application.lobby.open_games import TableSpec
 from application.lobby.ratings import BOT, Rating
 from application.refusals import NotFound
@@ -67,6 +68,7 @@ def public(doc: dict[str, Any]) -> dict[str, Any]:
     tag="lobby",
     summary="Open a game in the lobby with yourself in the first seat; it starts when every seat is taken.",
     security=PERSON,
+    scope=PLAY,
     headers=RetryKey,
     body=OpenGameRequest,
     responses={201: Reply("Listed in the lobby.", OpenGame, headers=location("The open game."))},
@@ -159,6 +161,7 @@ def get_open_game(table: str) -> Answer:
     tag="lobby",
     summary="Take a free seat; the last seat taken starts the game, which is then in each person's games.",
     security=PERSON,
+    scope=PLAY,
     headers=RetryKey,
     responses={200: Reply("Seated (and, when full, started).", OpenGame)},
     problems=(401, 403, 404, 409, 422),
@@ -178,6 +181,7 @@ def join_open_game(table: str, headers: Body) -> Answer:
     tag="lobby",
     summary="Cancel an open game you opened, before it starts; its seats are released.",
     security=PERSON,
+    scope=PLAY,
     responses={200: Reply("Cancelled.", OpenGame)},
     problems=(401, 403, 404, 409),
 )
@@ -193,6 +197,7 @@ def cancel_open_game(table: str) -> Answer:
     tag="lobby",
     summary="Offer or accept a rematch of a finished game: the same seats and options, once every person accepts.",
     security=AUTH,
+    scope=PLAY,
     headers=RetryKey,
     responses={200: Reply("Accepted; the new game once every human seat has.", RematchStatus)},
     problems=(401, 403, 404, 409, 422),
@@ -216,6 +221,7 @@ def accept_rematch(game: str, caller: Caller, headers: Body) -> Answer:
     summary="Who has accepted a rematch, and the new game once every person has; its invites only to this "
     "game's seats.",
     security=OPTIONAL_AUTH,
+    scope=READ,
     responses={200: Reply("The rematch so far.", RematchStatus)},
     problems=(403, 404),
 )
@@ -257,6 +263,7 @@ def _rating_of(player: str) -> dict[str, Any]:
     tag="lobby",
     summary="Your rating, its uncertainty and its history.",
     security=PERSON,
+    scope=READ,
     responses={200: Reply("The rating.", PlayerRating)},
     problems=(401, 403),
 )

@@ -9,9 +9,10 @@ from urllib.parse import urlsplit
 from flask import Blueprint, Response
 
 from application.accounts.passkeys import Passkeys, RelyingParty
+from application.accounts.scopes import ACCOUNT
 from application.games.codec import dumps
 
-from ..operation import PERSON, SESSION_ONLY, SESSION_ONLY_TEXT, SESSION_SET, Answer, Body, Operation, Reply
+from ..operation import SESSION_ONLY, SESSION_ONLY_TEXT, SESSION_SET, Answer, Body, Operation, Reply
 from ..origin import own_origin
 from ..requests import accounts, person, session_person, signed_in
 from ..schemas.accounts import Profile
@@ -46,6 +47,7 @@ def _by_session() -> str | None:
     summary="Options to make a passkey: for your account when signed in, else for a new account (sign-up).",
     description=SESSION_ONLY_TEXT,
     security=[{}, *SESSION_ONLY],
+    scope=ACCOUNT,
     body=PasskeyBegin,
     responses={200: Reply("Pass `options` to navigator.credentials.create.", Ceremony)},
     problems=(400, 401, 403, 413, 415, 422),
@@ -65,6 +67,7 @@ def begin_registration(body: Body) -> Answer:
     summary="Keep the new passkey; a sign-up is signed in at once (the session cookie is set).",
     description=SESSION_ONLY_TEXT,
     security=[{}, *SESSION_ONLY],
+    scope=ACCOUNT,
     body=PasskeyFinish,
     responses={
         201: Reply(
@@ -120,7 +123,9 @@ def sign_in(body: Body) -> Answer:
     id="listPasskeys",
     tag="accounts",
     summary="Your passkeys, with their last use.",
-    security=PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
+    scope=ACCOUNT,
     responses={200: Reply("Your passkeys.", PasskeyList)},
     problems=(401,),
 )
@@ -135,7 +140,9 @@ def list_passkeys() -> Answer:
     id="removePasskey",
     tag="accounts",
     summary="Remove a passkey: it signs in no more.",
-    security=PERSON,
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
+    scope=ACCOUNT,
     responses={204: Reply("Removed.")},
     problems=(401, 403, 404),
 )

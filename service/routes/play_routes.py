@@ -8,6 +8,7 @@ from typing import Any
 from flask import Blueprint
 from marshmallow import ValidationError, fields
 
+from application.accounts.scopes import PLAY, READ
 from application.games.codec import command_from_json, legal_document
 from application.refusals import PreconditionRequired
 
@@ -37,6 +38,7 @@ class Expand(Parameters):
     "interchangeable cards), and the Reset is one `end_turn` plus `end_turn_discards`, the "
     "cards it may discard, instead of every combination of them.",
     security=AUTH,
+    scope=READ,
     query=Expand,
     responses={200: Reply("Legal commands (empty when it is not your turn).", Legal, headers=ETAG)},
     problems=(401, 403, 404, 422),
@@ -78,6 +80,7 @@ class Precondition(Parameters):
     tag="play",
     summary="Play a command, exactly once per Idempotency-Key.",
     security=AUTH,
+    scope=PLAY,
     headers=Precondition,
     body=CommandRequest,
     responses={200: Reply("Applied (or replayed).", CommandResult, headers=ETAG)},

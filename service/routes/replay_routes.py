@@ -6,6 +6,7 @@ from typing import Any
 
 from flask import Blueprint
 
+from application.accounts.scopes import READ
 from application.games.finished_documents import finished_document
 from application.games.log_audit import audit_log
 from application.refusals import NotFinished, NotFound
@@ -27,6 +28,7 @@ replay = Blueprint("replay", __name__)
     tag="follow",
     summary="The game as you saw it at a past version (time travel).",
     security=OPTIONAL_AUTH,
+    scope=READ,
     responses={200: Reply("The view then.", GameView, headers=ETAG)},
     problems=(403, 404),
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from flask import Blueprint, Response
 
+from application.accounts.scopes import WEBHOOKS
 from application.outbound.webhooks import Webhooks, new_id, new_secret
 
 from ..operation import AUTH, Answer, Body, Caller, Operation, Reply, location
@@ -35,6 +36,7 @@ def _hooks() -> Webhooks:
     "disabled and says why (`disabled_reason`). A game has at most 120 deliveries a minute, and "
     "a signed-in seat's account 300: past that they wait for the next minute (`deferred`).",
     security=AUTH,
+    scope=WEBHOOKS,
     headers=RetryKey,
     body=WebhookRequest,
     responses={
@@ -65,6 +67,7 @@ def create_webhook(game: str, caller: Caller, body: Body, headers: Body) -> Answ
     tag="webhooks",
     summary="Your seat's webhooks (without their secrets).",
     security=AUTH,
+    scope=WEBHOOKS,
     responses={200: Reply("Webhooks.", WebhookList)},
     problems=(401, 403, 404),
 )
@@ -80,6 +83,7 @@ def list_webhooks(game: str, caller: Caller) -> Answer:
     tag="webhooks",
     summary="One of your seat's webhooks (without its secret): where its Location points.",
     security=AUTH,
+    scope=WEBHOOKS,
     responses={200: Reply("The webhook.", Webhook)},
     problems=(401, 403, 404),
 )
@@ -95,6 +99,7 @@ def get_webhook(game: str, hook: str, caller: Caller) -> Answer:
     tag="webhooks",
     summary="Stop a webhook; its pending deliveries are dropped.",
     security=AUTH,
+    scope=WEBHOOKS,
     responses={204: Reply("Deleted.")},
     problems=(401, 403, 404),
 )
@@ -111,6 +116,7 @@ def delete_webhook(game: str, hook: str, caller: Caller) -> Answer:
     tag="webhooks",
     summary="The webhook's last delivery attempts: time, status, duration.",
     security=AUTH,
+    scope=WEBHOOKS,
     responses={200: Reply("Attempts, newest first.", DeliveryLog)},
     problems=(401, 403, 404),
 )
@@ -130,6 +136,7 @@ def webhook_deliveries(game: str, hook: str, caller: Caller) -> Answer:
     'Its body is `{"type": "webhook.test", "game", "version" (the game\'s now), "seat", '
     '"data": {"webhook": <id>}}`. A disabled webhook is refused (409 `webhook_disabled`): enable it first.',
     security=AUTH,
+    scope=WEBHOOKS,
     responses={202: Reply("On its way (within a fraction of a second, by the delivery workers).", DeliverySent)},
     problems=(401, 403, 404, 409),
 )
@@ -150,6 +157,7 @@ def test_webhook(game: str, hook: str, caller: Caller) -> Answer:
     "`webhook-id`. One still being retried is left to its next try. A disabled webhook is refused (409 "
     "`webhook_disabled`): enable it first.",
     security=AUTH,
+    scope=WEBHOOKS,
     responses={202: Reply("On its way.", DeliverySent)},
     problems=(401, 403, 404, 409),
 )
@@ -167,6 +175,7 @@ def redeliver(game: str, hook: str, delivery: str, caller: Caller) -> Answer:
     description="Deliveries of events from now on are sent again; those the game had while it was disabled were "
     "not made (redeliver a failed one from the log). Enabling an enabled webhook changes nothing.",
     security=AUTH,
+    scope=WEBHOOKS,
     responses={200: Reply("Enabled.", Webhook)},
     problems=(401, 403, 404),
 )

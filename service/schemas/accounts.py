@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from application.accounts.scopes import ACCOUNT, DEFAULT_TOKEN_SCOPES, MAX_TOKEN_DAYS, PLAY, READ, TOKEN_SCOPES, listed
 from application.words import LANGUAGES
 
 from .common import NAME_RULE, Flag, Strict, Whole, shown_to_others
@@ -65,6 +66,28 @@ class TokenRequest(Strict):
         validate=validate.Length(min=1, max=60),
         metadata={"description": "What the token is for, to tell it apart in the list."},
     )
+    scopes = fields.List(
+        fields.String(
+            validate=validate.OneOf(
+                TOKEN_SCOPES,
+                error=f"must be one of {', '.join(TOKEN_SCOPES)}: a personal access token never holds "
+                f"'{ACCOUNT}', which is the page's session's",
+            )
+        ),
+        validate=validate.Length(min=1, max=len(TOKEN_SCOPES)),
+        metadata={
+            "description": "What the token may do (each operation names the scope it needs). Left out: "
+            f"{', '.join(DEFAULT_TOKEN_SCOPES)}, what every token could do before scopes.\n\n{listed()}",
+            "example": [READ, PLAY],
+        },
+    )
+    expires_in_days = Whole(
+        validate=validate.Range(1, MAX_TOKEN_DAYS, error=f"must be a whole number of days from 1 to {MAX_TOKEN_DAYS}"),
+        metadata={
+            "description": f"The token stops working (401) this many days from now, at most {MAX_TOKEN_DAYS}. "
+            "Left out: it works until revoked."
+        },
+    )
 
 
 class TokenInfo(Schema):
@@ -72,6 +95,10 @@ class TokenInfo(Schema):
     name = fields.String(required=True)
     created = fields.String(required=True)
     last_used = fields.String(required=True, allow_none=True, metadata={"description": "To the minute."})
+    scopes = fields.List(fields.String(), required=True, metadata={"description": "What the token may do."})
+    expires = fields.String(
+        required=True, allow_none=True, metadata={"description": "When it stops working; null: until revoked."}
+    )
 
 
 class NewToken(TokenInfo):

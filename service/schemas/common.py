@@ -92,3 +92,9 @@ class Problem(Schema):
     limit = fields.String(
         metadata={"description": "With a refusal past a limit or quota: the setting that sets it (docs/operations.md)."}
     )
+    scope = fields.String(
+        metadata={
+            "description": "With insufficient_scope or session_required: the scope the operation needs, as the "
+            'WWW-Authenticate header also says (`Bearer error="insufficient_scope", scope="play"`).'
+        }
+    )

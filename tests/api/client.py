@@ -60,6 +60,7 @@ MEANINGFUL = (
     "Set-Cookie",
     "ETag",
     "Retry-After",
+    "WWW-Authenticate",
     "RateLimit-Limit",
     "RateLimit-Remaining",
     "Content-Security-Policy",

@@ -11,7 +11,7 @@ from unittest import mock
 import pytest
 
 from events import keys
-from tests.support.accounts import OWN, personal_token, sign_in, sign_in_links
+from tests.support.accounts import OWN, page_of, personal_token, sign_in, sign_in_links
 from tests.support.games import made_with_first_turn
 
 
@@ -97,14 +97,15 @@ def test_a_personal_access_token_is_shown_once_acts_for_its_person_and_can_be_re
     assert made["token"].startswith("bmp_") and made["last_used"] is None
     listed = api.get("/me/tokens").json["tokens"]
     assert [t["id"] for t in listed] == [made["id"]] and "token" not in listed[0]
+    page = page_of(api, "ada@example.com")
     api.delete("/auth/session", headers=OWN)
     assert api.get("/me", token=made["token"]).status_code == 200
     stored = api.app.extensions["bluemoon"].client.hgetall(
         keys.account_tokens(api.get("/me", token=made["token"]).json["account"])
     )
     assert made["token"] not in str(stored)  # kept hashed only
-    assert api.get("/me/tokens", token=made["token"]).json["tokens"][0]["last_used"] is not None
-    assert api.delete(f"/me/tokens/{made['id']}", token=made["token"]).status_code == 204
+    assert page.get("/me/tokens").json["tokens"][0]["last_used"] is not None
+    assert page.delete(f"/me/tokens/{made['id']}", headers=OWN).status_code == 204
     assert api.get("/me", token=made["token"]).status_code == 401
 
 
@@ -115,15 +116,15 @@ def test_one_persons_token_never_acts_for_another(api):
     assert api.get(f"/games/{game['game']}/legal", token=bo).status_code == 403
     command = {"type": "end_turn", "discards": []}
     assert api.post(f"/games/{game['game']}/commands", json=command, token=bo).status_code == 403
-    ada_tokens = api.get("/me/tokens", token=ada).json["tokens"]
-    assert api.delete(f"/me/tokens/{ada_tokens[0]['id']}", token=bo).status_code == 404
+    ada_tokens = page_of(api, "ada@example.com").get("/me/tokens").json["tokens"]
+    assert page_of(api, "bo@example.com").delete(f"/me/tokens/{ada_tokens[0]['id']}", headers=OWN).status_code == 404
     assert api.get("/me", token=ada).status_code == 200
     assert api.get("/me/games", token=bo).json["games"] == []
 
 
 def test_a_persons_seats_follow_them_and_their_token_plays_them(api):
     ada = personal_token(api, "ada@example.com")
-    api.request("PATCH", "/me", json={"display_name": "Ada"}, token=ada)
+    page_of(api, "ada@example.com").patch("/me", json={"display_name": "Ada"}, headers=OWN)
     created = made_with_first_turn(api, {"seats": [{"kind": "human"}, {"kind": "open"}]}, token=ada)
     game = created["game"]
     assert created["seats"][0]["name"] == "Ada"  # the display name, never the email

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.accounts import OWN, personal_token
+from tests.support.accounts import OWN, page_of, personal_token
 
 REFUSED = {
     "CR/LF": "Ada\r\nBcc: everyone@example.com",
@@ -72,5 +72,5 @@ def test_names_in_any_script_and_joined_emoji_are_taken(api, name):
     made = api.post("/games", json={"seats": [{"kind": "human", "name": name}, {"kind": "human"}]})
     assert made.status_code == 201, made.json
     assert made.json["seats"][0]["name"] == name
-    ada = personal_token(api, "ada@example.com")
-    assert api.patch("/me", json={"display_name": name}, token=ada).json["display_name"] == name
+    page = page_of(api, "ada@example.com")
+    assert page.patch("/me", json={"display_name": name}, headers=OWN).json["display_name"] == name

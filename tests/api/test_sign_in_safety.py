@@ -186,14 +186,21 @@ def test_a_personal_access_token_cannot_make_credentials_or_delete_the_account(a
         ("POST", "/auth/passkeys/registration", {}),
         ("POST", "/auth/passkeys", {"ceremony": "x", "credential": {}}),
         ("DELETE", "/me", None),
+        ("GET", "/me/tokens", None),
+        ("DELETE", "/me/tokens/tok_0123456789abcdef", None),
+        ("GET", "/me/passkeys", None),
+        ("DELETE", "/me/passkeys/AAAA", None),
+        ("PATCH", "/me", {"display_name": "Mallory"}),
+        ("DELETE", "/auth/sessions", None),
     ]:
         refused = api.request(method, path, token=token, json=body)
         assert refused.status_code == 403 and refused.json["code"] == "session_required", (path, refused.json)
-        assert "personal access token" in refused.json["detail"]
-    assert len(api.get("/me/tokens", token=token).json["tokens"]) == 1
-    assert api.get("/me/passkeys", token=token).json["passkeys"] == []
-    assert api.get("/me", token=token).status_code == 200  # still there, and the token still acts
+        assert "personal access token" in refused.json["detail"] and refused.json["scope"] == "account"
+        assert refused.headers["WWW-Authenticate"] == 'Bearer error="insufficient_scope", scope="account"'
     page = page_of(api, "ada@example.com")  # the signed-in page may
+    assert len(page.get("/me/tokens").json["tokens"]) == 1
+    assert page.get("/me/passkeys").json["passkeys"] == []
+    assert api.get("/me", token=token).json["display_name"] != "Mallory"  # unchanged, and the token still acts
     assert page.post("/me/tokens", json={"name": "another"}, headers=OWN).status_code == 201
     assert page.post("/me/device-code", headers=OWN).status_code == 201
     assert page.delete("/me", headers=OWN).status_code == 204
