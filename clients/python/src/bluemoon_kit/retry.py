@@ -62,7 +62,7 @@ class RetryingTransport(httpx.BaseTransport):
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     def _pause(self, attempt: int) -> float:
-        return min(self.longest_wait, self.backoff * 2 ** (attempt - 1) * random.uniform(0.5, 1.5))
+        return min(self.longest_wait, self.backoff * 2.0 ** (attempt - 1) * random.uniform(0.5, 1.5))
 
     def close(self) -> None:
         self.inner.close()

@@ -84,7 +84,8 @@ def _events(lines: Iterator[str]) -> Iterator[ServerEvent | float]:
     """The events of a stream's lines, and each ``retry:`` (as seconds) as it comes; an event
     cut off before its blank line is never delivered (it comes again after the resume)."""
     event_id: str | None = None
-    kind, data = "", []
+    kind = ""
+    data: list[str] = []
     for line in lines:
         if not line:
             if data:
