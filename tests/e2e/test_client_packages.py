@@ -30,7 +30,7 @@ import pytest
 
 from service.api_version import API_VERSION
 from tests.e2e.conftest import call, personal_token
-from tests.e2e.test_generated_clients import _choose
+from tests.support.generated_clients import choose_like_a_human
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("bluemoon_client", "bluemoon_kit")
@@ -114,7 +114,7 @@ def test_the_python_wheel_states_the_api_version_and_plays_a_whole_game(wheel, s
         legal = legal_commands.sync(game, client=api)
         assert isinstance(legal, Legal)
         answer = post_command.sync_detailed(
-            game, client=api, body=_choose(legal.commands, rnd), if_match=f'"{legal.version}"'
+            game, client=api, body=choose_like_a_human(legal.commands, rnd), if_match=f'"{legal.version}"'
         )
         assert answer.status_code == 200, answer.content
         played += 1
