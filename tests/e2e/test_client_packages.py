@@ -298,5 +298,7 @@ def test_the_typescript_package_is_packed_and_plays_a_whole_game_from_node(tmp_p
     assert played.returncode == 0, played.stdout + played.stderr
     outcome = json.loads(played.stdout.strip().splitlines()[-1])
     assert outcome["result"] is not None and outcome["played"] > 10 and outcome["refused"] in (404, 422), outcome
+    middle = outcome["seen"] // 2
+    assert outcome["resumed"] == [middle + 1, middle + 2, middle + 3] * 2, outcome
     status, view = call(server, "GET", f"/games/{outcome['game']}")
     assert status == 200 and view["result"] == outcome["result"]

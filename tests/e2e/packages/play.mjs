@@ -1,7 +1,8 @@
 // Plays a whole game against a greedy bot with the packed TypeScript package, as a person with a
 // personal access token: node play.mjs <service URL> <token>. Waits for the bot by following the
-// game's stream (resumed with Last-Event-ID when it breaks); prints what happened as JSON.
-import { ApiError, BlueMoon, followGame } from "bluemoon-client";
+// game's stream (each event once, in order), then follows it again from its middle; prints what
+// happened as JSON.
+import { ApiError, BlueMoon, follow, followGame } from "bluemoon-client";
 
 const [base, token] = process.argv.slice(2);
 const api = new BlueMoon(base, token);
@@ -29,7 +30,7 @@ for (let step = 0; step < 3000; step++) {
   if (view.result) break;
   if (view.turn?.seat !== 0) {
     const next = await events.next(); // the bot's turn: wait for the next event
-    seen = next.value.seq;
+    if (next.value.seq !== ++seen) throw new Error(`event ${next.value.seq} came after ${seen - 1}`);
     continue;
   }
   const legal = await api.legal(game);
@@ -37,10 +38,17 @@ for (let step = 0; step < 3000; step++) {
   played++;
 }
 await events.return(undefined);
+// resumed after an event, by the option and by the URL's `after`: the events that followed it
+const resumed = [];
+for (const url of [`${base}/games/${game}/stream`, `${base}/games/${game}/stream?after=${Math.floor(seen / 2)}`]) {
+  const again = follow(url, { token, after: url.includes("?") ? undefined : Math.floor(seen / 2) });
+  for (let i = 0; i < 3; i++) resumed.push(JSON.parse((await again.next()).value.data).seq);
+  await again.return(undefined);
+}
 let refused;
 try {
   await api.view("no-such-game");
 } catch (error) {
   refused = error instanceof ApiError ? error.status : String(error);
 }
-console.log(JSON.stringify({ game, played, seen, result: view.result ?? null, refused }));
+console.log(JSON.stringify({ game, played, seen, resumed, result: view.result ?? null, refused }));
