@@ -34,7 +34,8 @@ def connect(
     """A generated client for ``base_url`` (pass it as ``client=`` to any ``bluemoon_client.api``
     function) whose requests are retried ``attempts`` times in all with their Idempotency-Key and
     If-Match kept, sending ``token`` and, on a 401, once more with ``refresh()``'s token.
-    ``transport`` is what sends a request (httpx's own by default)."""
+    ``transport`` is what sends a request (httpx's own by default). For the generated functions'
+    ``sync`` and ``sync_detailed``: the transport is synchronous, so not for their ``asyncio``."""
     httpx_args = {"transport": RetryingTransport(transport, attempts=attempts)}
     if token is None:
         return Client(base_url=base_url, timeout=httpx.Timeout(timeout), httpx_args=httpx_args)
