@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.conftest import personal_token, signed_in_session
+from tests.support.generated_clients import choose_like_a_human
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent  # the generator runs ruff on its output, from the same venv
@@ -53,19 +54,6 @@ def generated(tmp_path_factory) -> object:
         yield importlib.import_module("bluemoon_client")
     finally:
         sys.path.remove(str(out))
-
-
-def _choose(commands: list, rnd: random.Random):
-    """A human's pick: build when possible (so the game ends), else mostly move, else the Reset."""
-    by_type: dict[str, list] = {}
-    for command in commands:
-        by_type.setdefault(command.type_, []).append(command)
-    for kind in ("offer", "contribute"):
-        if by_type.get(kind):
-            return rnd.choice(by_type[kind])
-    if by_type.get("move") and rnd.random() < 0.6:
-        return rnd.choice(by_type["move"])
-    return by_type["end_turn"][0]
 
 
 @pytest.mark.slow
@@ -107,7 +95,7 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
             continue
         legal = legal_commands.sync(game, client=me)
         assert isinstance(legal, Legal) and legal.commands
-        command = _choose(legal.commands, rnd)
+        command = choose_like_a_human(legal.commands, rnd)
         result = post_command.sync_detailed(
             game, client=me, body=command, if_match=f'"{legal.version}"', idempotency_key=f"ada-{legal.version}"
         )
