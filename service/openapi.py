@@ -425,6 +425,20 @@ class _NoAliases(yaml.SafeDumper):
         return True
 
 
+SHORT_LIST = 80  #: a list of plain values whose text is at most this long is written on one line
+
+
+def _short_list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
+    """A list of a few plain values (``required``, ``enum``, a scope) on one line, as people write
+    them: ``required: [game, version]``; anything longer or nested one item a line."""
+    plain = all(isinstance(item, int | float | bool) or (isinstance(item, str) and "\n" not in item) for item in data)
+    short = bool(data) and plain and len(", ".join(map(str, data))) <= SHORT_LIST
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=short)
+
+
+_NoAliases.add_representer(list, _short_list)
+
+
 def _dump(document: Any) -> str:
     return yaml.dump(document, Dumper=_NoAliases, sort_keys=False, allow_unicode=True, width=120)
 
