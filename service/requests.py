@@ -18,7 +18,8 @@ from marshmallow import Schema
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from application.accounts.account_service import TOKEN_PREFIX, Accounts
-from application.accounts.scopes import ACCOUNT
+from application.accounts.bot_accounts import bots_among, is_bot
+from application.accounts.scopes import ACCOUNT, BOT, PLAY
 from application.games.clocks import Bank, Clocks
 from application.games.codec import event_to_json
 from application.games.game_service import NOT_A_SEAT, GameService
@@ -107,6 +108,12 @@ def signed_in() -> str | None:
         if grant is None:
             raise Unauthorized("this personal access token is unknown, was revoked or has expired")
         _check_scope(grant.scopes)
+        if g.get("scope") == PLAY and BOT not in grant.scopes and is_bot(accounts().client, grant.account):
+            raise InsufficientScope(
+                f"a bot account plays with a token holding '{BOT}' beside '{PLAY}', which this one does not (it holds "
+                f"{', '.join(sorted(grant.scopes))}): make a token with '{BOT}' on the page",
+                scope=BOT,
+            )
         account = grant.account
     elif not found and (cookie := request.cookies.get(session_cookie())):
         account = accounts().session_account(cookie)  # a session holds every scope
@@ -186,7 +193,12 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
     settings = settings if settings is not None else service().settings(game)
     doc = dict(service().views.view(game, state, seat))  # the drawn picture stays as it is
     doc["game"] = game
-    doc["seats"] = service().public_seats(game, settings["seats"])
+    held = settings.get("accounts") or {}
+    bots = bots_among(service().client, held.values())
+    doc["seats"] = [  # a bot account's seat says so (only then, as Lichess's title "BOT")
+        {**s, "account_bot": True} if held.get(s["seat"]) in bots else s
+        for s in service().public_seats(game, settings["seats"])
+    ]
     deadline = settings.get("turn_deadline")
     bank = Bank.of(settings)
     doc["settings"] = {
