@@ -49,6 +49,16 @@ def bots_among(client: redis.Redis, accounts: Iterable[str]) -> set[str]:
     return {account for account, bot in zip(named, found) if bot}
 
 
+def rated_among(client: redis.Redis, games: Iterable[str]) -> list[str]:
+    """Those of ``games`` that are rated, in one round trip (a game no longer kept is none)."""
+    named = list(games)
+    with client.pipeline(transaction=False) as pipe:
+        for game in named:
+            pipe.hget(keys.meta(game), "rated")
+        found = pipe.execute() if named else []
+    return [game for game, rated in zip(named, found) if rated is not None and json.loads(rated)]
+
+
 class BotAccounts:
     def __init__(self, store: RedisStore) -> None:
         self.store = store

@@ -6,11 +6,11 @@ from __future__ import annotations
 from flask import Blueprint
 from marshmallow import ValidationError
 
-from application.accounts.bot_accounts import BotAccounts, is_bot
+from application.accounts.bot_accounts import BotAccounts, is_bot, rated_among
 from application.accounts.scopes import ACCOUNT, BOT, DEFAULT_TOKEN_SCOPES
 
 from ..operation import SESSION_ONLY, SESSION_ONLY_TEXT, Answer, Operation, Reply
-from ..requests import accounts, components, service, session_person
+from ..requests import accounts, components, session_person
 from ..schemas.accounts import Profile
 
 bot_api = Blueprint("bots", __name__)
@@ -46,7 +46,7 @@ def token_scopes(account: str, asked: list[str] | None) -> tuple[str, ...]:
 def become_bot_account() -> Answer:
     account = session_person()
     ratings = components().ratings
-    rated = [game for game in accounts().seats(account) if service().settings(game).get("rated")]
+    rated = rated_among(accounts().client, accounts().seats(account))
     bots = BotAccounts(accounts().store)
     bots.convert(account, ratings.current(account).games, rated, bots.open_games_of(account))
     return accounts().profile(account)

@@ -40,6 +40,8 @@ def test_an_account_becomes_a_bot_account_once_by_its_session_alone(api):
     page = page_of(api, "robo@example.com")
     person_token = made_token(page)
     assert page.get("/me").json["bot"] is False
+    gone = keys.account_seats(page.get("/me").json["account"])
+    api.app.extensions["bluemoon"].client.hset(gone, "a-game-no-longer-kept", 0)  # no rated game: no matter
     refused(api.post("/me/bot", headers=auth(person_token)), 403, "session_required")  # a program cannot do it
     assert page.get("/me").json["bot"] is False
     assert page.post("/me/bot", headers=OWN).json["bot"] is True
