@@ -164,3 +164,16 @@ def test_a_whole_rated_game_between_a_person_and_a_bot_account_over_the_api(api)
     rating = api.get(f"/players/{bot_player}/rating").json
     assert rating["bot"] is True and rating["games"] == 1 and [h["game"] for h in rating["history"]] == [game]
     assert components.client.zscore(keys.LEADERBOARD, bot_player) is None
+
+
+def test_a_view_polled_with_its_etag_hears_that_a_seat_became_a_bot_accounts(api):
+    """An account may become a bot account while it plays unrated games: their views say so at
+    once, and a poll with the ETag it held is not told that nothing changed."""
+    ada, robo = people(api, "ada", "robo")
+    table = open_game(api, ada, rated=False)
+    game = api.post(f"/open-games/{table['id']}/join", headers=auth(robo)).json["game"]
+    before = api.get(f"/games/{game}", headers=auth(ada))
+    assert [s.get("account_bot") for s in before.json["seats"]] == [None, None]
+    assert page_of(api, "robo@example.com").post("/me/bot", headers=OWN).status_code == 200
+    after = api.get(f"/games/{game}", headers={**auth(ada), "If-None-Match": before.headers["ETag"]})
+    assert after.status_code == 200 and [s.get("account_bot") for s in after.json["seats"]] == [None, True]
