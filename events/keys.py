@@ -289,6 +289,7 @@ def rating_history(player: str) -> str:
 
 
 LEADERBOARD = "{ratings}:leaderboard"  #: a sorted set: account id -> shown rating (mu - 3 sigma)
+BOT_LEADERBOARD = "{ratings}:bot-accounts"  #: the same, for bot accounts: listed apart from people
 RATING_LOCK = "{ratings}:lock"  #: held while a game's ratings are computed from the current ones
 
 #: The lobby of open games: one tag for its lists, written when a table opens, fills or closes

@@ -18,7 +18,8 @@ from marshmallow import Schema
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from application.accounts.account_service import TOKEN_PREFIX, Accounts
-from application.accounts.scopes import ACCOUNT
+from application.accounts.bot_accounts import bots_among, is_bot
+from application.accounts.scopes import ACCOUNT, BOT, PLAY
 from application.games.clocks import Bank, Clocks
 from application.games.codec import event_to_json
 from application.games.game_service import NOT_A_SEAT, GameService
@@ -107,6 +108,12 @@ def signed_in() -> str | None:
         if grant is None:
             raise Unauthorized("this personal access token is unknown, was revoked or has expired")
         _check_scope(grant.scopes)
+        if g.get("scope") == PLAY and BOT not in grant.scopes and is_bot(accounts().client, grant.account):
+            raise InsufficientScope(
+                f"a bot account plays with a token holding '{BOT}' beside '{PLAY}', which this one does not (it holds "
+                f"{', '.join(sorted(grant.scopes))}): make a token with '{BOT}' on the page",
+                scope=BOT,
+            )
         account = grant.account
     elif not found and (cookie := request.cookies.get(session_cookie())):
         account = accounts().session_account(cookie)  # a session holds every scope
@@ -186,7 +193,10 @@ def game_view(game: str, state: Any, seat: int | None, settings: dict[str, Any] 
     settings = settings if settings is not None else service().settings(game)
     doc = dict(service().views.view(game, state, seat))  # the drawn picture stays as it is
     doc["game"] = game
-    doc["seats"] = service().public_seats(game, settings["seats"])
+    bots = bot_seats(settings)
+    doc["seats"] = [  # a bot account's seat says so (only then, as Lichess's title "BOT")
+        {**s, "account_bot": True} if s["seat"] in bots else s for s in service().public_seats(game, settings["seats"])
+    ]
     deadline = settings.get("turn_deadline")
     bank = Bank.of(settings)
     doc["settings"] = {
@@ -231,6 +241,16 @@ def served_events(stored: list[StoredEvent], seat: int | None, revealed: bool) -
     return [event_to_json(s, redact(s.event, seat, revealed=revealed)) for s in stored]
 
 
+def bot_seats(settings: dict[str, Any]) -> list[int]:
+    """The seats of the game whose accounts are bot accounts (application/accounts/bot_accounts.py),
+    read once a request and kept in ``settings``: the view shows them and its ETag tags them."""
+    if "bot_seats" not in settings:
+        held = settings.get("accounts") or {}
+        bots = bots_among(service().client, held.values())
+        settings["bot_seats"] = sorted(seat for seat, account in held.items() if account in bots)
+    return list(settings["bot_seats"])
+
+
 def etag(version: int) -> dict[str, str]:
     return {"ETag": f'"{version}"'}
 
@@ -238,13 +258,14 @@ def etag(version: int) -> dict[str, str]:
 def view_etag(version: int, settings: dict[str, Any], seat: int | None) -> dict[str, str]:
     """A game view's ETag: the version, and a tag of whose view it is (each seat sees its own
     hand) and of what the view shows beside the game's events and can change without them (the
-    seats' names, a vacation's span in the clocks, the turn's deadline): ``"12.3f9a0c1d"``. A
+    seats' names, which of them are bot accounts', a vacation's span in the clocks, the turn's deadline): ``"12.3f9a0c1d"``. A
     poll with If-None-Match then hears of a vacation, and never gets another seat's view as
     unchanged; If-Match takes it as its version."""
     pending = settings.get("pending_turn")
     shown = [
         seat,
         settings["seats"],
+        bot_seats(settings),
         settings.get("clocks"),
         [pending.turn, pending.deadline_ms] if pending else None,
         [settings.get(name) for name in ("turn_deadline", "deadline_level", "rated", "clock")],

@@ -309,7 +309,8 @@ class Accounts:
         if not found:
             raise NotFound("this account was deleted")
         email = found["email"] or None  # a passkey-only account has none
-        return {"account": account, "display_name": found["name"], "email": email, "created": found["created"]}
+        shown = {"account": account, "display_name": found["name"], "email": email, "created": found["created"]}
+        return {**shown, "bot": "bot" in found}  # a bot account (application/accounts/bot_accounts.py)
 
     def exists(self, account: str) -> bool:
         return bool(self.client.exists(keys.account(account)))

@@ -7,6 +7,12 @@ twenty people joining at once exactly the free seats are taken. The join that ta
 seat chooses the game's id in the same write, and whoever reads a full table whose game is not
 there yet makes it (the same id, so never twice). Unless it fills, a table closes after
 ``OPEN_GAME_SECONDS`` (7 days); its creator may cancel it sooner.
+
+Bot accounts (application/accounts/bot_accounts.py) join only tables that let them in
+(``bot_accounts``). Ruling: left out, a rated table keeps them out and an unrated one lets them
+in: people who play for a rating expect to meet people unless they ask for bots, and an unrated
+table is where a bot is a welcome sparring partner. Each seat notes whether its account is a bot
+account (an account becomes one only while seated at no open table, so the note stays true).
 """
 
 from __future__ import annotations
@@ -22,6 +28,7 @@ import redis
 
 from application import settings
 from application.accounts.account_service import Accounts
+from application.accounts.bot_accounts import is_bot
 from application.games import sweeps
 from application.games.game_service import GameService, SeatSpec
 from application.lobby.ratings import Ratings
@@ -63,6 +70,10 @@ class TooManyOpenGames(ServiceError):
     status, code, title = 429, "too_many_open_games", "You have as many open games as you may"
 
 
+class BotAccountsKeptOut(ServiceError):
+    status, code, title = 409, "bot_accounts_kept_out", "The open game keeps bot accounts out"
+
+
 class OutOfRange(ServiceError):
     status, code, title = 409, "rating_out_of_range", "Your rating is outside the open game's range"
 
@@ -80,6 +91,7 @@ class TableSpec:
     turn_deadline: int | None = None
     deadline_level: str | None = None
     clock: dict[str, int] | None = None  #: a time bank (application/games/clocks.py), instead of a deadline
+    bot_accounts: bool | None = None  #: whether bot accounts may join; None: unless rated (the ruling above)
 
 
 class Tables:
@@ -111,6 +123,7 @@ class Tables:
             "turn_deadline": spec.turn_deadline,
             "deadline_level": spec.deadline_level,
             "clock": spec.clock,
+            "bot_accounts": (not spec.rated) if spec.bot_accounts is None else spec.bot_accounts,
             "seats": [{"kind": "human", "account": creator, "name": self.accounts.display_name(creator)}]
             + [{"kind": "human", "account": None, "name": None}] * (spec.players - 1 - len(spec.bots))
             + [{"kind": "bot", "level": level, "name": None} for level in spec.bots],
@@ -122,6 +135,8 @@ class Tables:
             doc = json.loads(made)  # opened already, by this request's first copy
             if doc["status"] != "open":
                 return doc
+        if is_bot(self.client, creator):
+            doc["seats"][0]["bot"] = True
         self._hold(creator, doc["id"], doc["closes"])
         self.store.durably(key, lambda c: c.hsetnx(key, "doc", json.dumps(doc)))
         doc = json.loads(self.client.hget(key, "doc"))  # the first copy's, where two opened it at once
@@ -203,6 +218,7 @@ class Tables:
         its copies find the seat theirs instead of refusing a second one."""
         rating = self.ratings.current(account).shown
         name = self.accounts.display_name(account)
+        bot = is_bot(self.client, account)
         while True:
             raw, doc = self._read(table_id)
             if mark and any(s.get("account") == account and s.get("mark") == mark for s in doc["seats"]):
@@ -215,6 +231,8 @@ class Tables:
                 raise TableClosed(f"open game {table_id} has {doc['status']}")
             if any(s.get("account") == account for s in doc["seats"]):
                 raise AlreadySeated("you already have a seat at this open game")
+            if bot and not doc.get("bot_accounts", True):  # (a table opened before bot accounts lets them in)
+                raise BotAccountsKeptOut("this open game keeps bot accounts out (bot_accounts: false)")
             if doc["rating_range"] and not doc["rating_range"][0] <= rating <= doc["rating_range"][1]:
                 low, high = doc["rating_range"]
                 raise OutOfRange(f"your rating {rating:.1f} is outside {low:g} to {high:g}")
@@ -222,7 +240,13 @@ class Tables:
             if free is None:
                 raise TableFull("every seat is taken")
             seats = list(doc["seats"])
-            seats[free] = {"kind": "human", "account": account, "name": name, **({"mark": mark} if mark else {})}
+            seats[free] = {
+                "kind": "human",
+                "account": account,
+                "name": name,
+                **({"mark": mark} if mark else {}),
+                **({"bot": True} if bot else {}),
+            }
             full = all(s["kind"] != "human" or s["account"] for s in seats)
             joined = {**doc, "seats": seats, **({"status": "started", "game": uuid.uuid4().hex} if full else {})}
             if self._swapped(table_id, raw, joined):
@@ -268,14 +292,17 @@ class Tables:
         return doc
 
     def lobby(
-        self, edition: str | None, players: int | None, limit: int, after: str | None
+        self, edition: str | None, players: int | None, limit: int, after: str | None, bot_accounts: bool = True
     ) -> tuple[list[dict[str, Any]], str | None]:
-        """Open tables, newest first, a page at a time, of one edition or player count if asked
-        (``version``, asked first, has closed those past their time)."""
+        """Open tables, newest first, a page at a time, of one edition or player count if asked,
+        and without those a bot account sits at unless ``bot_accounts`` (``version``, asked first,
+        has closed those past their time)."""
         listed = {}
         for raw in self.client.hvals(keys.LOBBY_SUMMARIES):
             doc = json.loads(raw)
             if (edition and doc["options"]["edition"] != edition) or (players and doc["options"]["players"] != players):
+                continue
+            if not bot_accounts and any(s.get("bot") for s in doc["seats"]):
                 continue
             listed[entry(doc["id"], doc["created"])] = doc
         page = page_of(listed, limit, after)

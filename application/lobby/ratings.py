@@ -24,6 +24,7 @@ from typing import Any
 
 from openskill.models import PlackettLuce
 
+from application.accounts.bot_accounts import is_bot
 from application.background.work import WORK
 from domain import Game
 from domain.standings import places
@@ -120,8 +121,9 @@ class Ratings:
         ]
         return sorted(entries, key=lambda e: e["at"], reverse=True)
 
-    def leaderboard(self, limit: int, offset: int = 0) -> list[tuple[str, float]]:
-        found = self.client.zrevrange(keys.LEADERBOARD, offset, offset + limit - 1, withscores=True)
+    def leaderboard(self, limit: int, offset: int = 0, board: str = keys.LEADERBOARD) -> list[tuple[str, float]]:
+        """The best of ``board``: people (``keys.LEADERBOARD``) or bot accounts (``keys.BOT_LEADERBOARD``)."""
+        found = self.client.zrevrange(board, offset, offset + limit - 1, withscores=True)
         return [(text(account), float(score)) for account, score in found]
 
     def result(self, game: str) -> dict[str, Any] | None:
@@ -194,13 +196,15 @@ class Ratings:
                 keys=[rating, history], args=[game, after["mu"], after["sigma"], entry, now(), after["games"]], client=c
             ),
         )
-        if not player.startswith(BOT):
-            self.client.zadd(keys.LEADERBOARD, {player: after["rating"]})
+        if not player.startswith(BOT):  # a bot account is listed apart from people
+            board = keys.BOT_LEADERBOARD if is_bot(self.client, player) else keys.LEADERBOARD
+            self.client.zadd(board, {player: after["rating"]})
         return bool(applied)
 
     def forget(self, player: str) -> None:
         """A deleted account leaves the leaderboard; its games keep their recorded ratings."""
         self.client.zrem(keys.LEADERBOARD, player)
+        self.client.zrem(keys.BOT_LEADERBOARD, player)
         self.client.delete(keys.rating(player), keys.rating_history(player))
 
 

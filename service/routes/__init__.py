@@ -10,6 +10,7 @@ from flask import Blueprint
 from ..operation import DECLARED
 from .account_routes import account_api
 from .alert_routes import alert_api
+from .bot_routes import bot_api
 from .feed_routes import feeds
 from .game_routes import games
 from .lobby_routes import lobby
@@ -19,7 +20,7 @@ from .play_routes import play
 from .replay_routes import replay
 from .webhook_routes import webhooks
 
-API = (games, lobby, play, feeds, webhooks, replay, meta, account_api, passkey_api, alert_api)
+API = (games, lobby, play, feeds, webhooks, replay, meta, account_api, bot_api, passkey_api, alert_api)
 api = Blueprint("api", __name__)
 for feature in API:
     api.register_blueprint(feature)

@@ -8,7 +8,7 @@ from html import escape
 from flask import Blueprint, Response, request
 
 from application.accounts.account_service import DEVICE_CODE_SECONDS, SignInRefused, fresh_token
-from application.accounts.scopes import ACCOUNT, DEFAULT_TOKEN_SCOPES, PLAY, READ
+from application.accounts.scopes import ACCOUNT, PLAY, READ
 from application.accounts.sign_in_mail import delivery, send_sign_in_link
 from application.refusals import ServiceError, Unauthorized
 from application.words import LANGUAGES
@@ -51,6 +51,7 @@ from ..schemas.games import GameList
 from ..schemas.retries import RetryKey
 from ..server_pages import page_language, server_page, words
 from ..sessions import clear_session, set_session, signed_in_as
+from .bot_routes import token_scopes
 from .game_routes import with_seat
 from .meta_routes import HTML, pages
 
@@ -282,7 +283,7 @@ def create_token(body: Body, headers: Body) -> Answer:
     account = session_person()
 
     def made(plan: Plan) -> Made:
-        scopes = tuple(body.get("scopes") or DEFAULT_TOKEN_SCOPES)
+        scopes = token_scopes(account, body.get("scopes"))  # (with `bot` for a bot account's)
         chosen = (plan["id"], plan["token"])
         token = accounts().create_token(account, body["name"], chosen, scopes, body.get("expires_in_days"))
         return {**token.__dict__, "last_used": None}, {}

@@ -16,6 +16,7 @@ from application.accounts.scopes import PLAY, READ
 from application.lobby.open_games import TableSpec
 from application.lobby.ratings import BOT, Rating
 from application.refusals import NotFound
+from events import keys
 
 from ..operation import (
     AUTH,
@@ -28,6 +29,7 @@ from ..operation import (
     Paging,
     Parameters,
     Reply,
+    TrueOrFalse,
     location,
 )
 from ..quotas import quotas
@@ -43,7 +45,13 @@ lobby = Blueprint("lobby", __name__)
 def public(doc: dict[str, Any]) -> dict[str, Any]:
     """An open game as anyone may see it: names and player ids, never an email."""
     seats = [
-        {"kind": s["kind"], "name": s.get("name"), "level": s.get("level"), "player": s.get("account")}
+        {
+            "kind": s["kind"],
+            "name": s.get("name"),
+            "level": s.get("level"),
+            "player": s.get("account"),
+            **({"account_bot": True} if s.get("bot") else {}),  # only a bot account's seat says so
+        }
         for s in doc["seats"]
     ]
     closes = datetime.fromtimestamp(doc["closes"] / 1000, UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
@@ -53,6 +61,7 @@ def public(doc: dict[str, Any]) -> dict[str, Any]:
         "clock": shown_clock(doc.get("clock")),
         "closes": closes,
         "rating_range": {"min": rating_range[0], "max": rating_range[1]} if rating_range else None,
+        "bot_accounts": doc.get("bot_accounts", True),  # (opened before bot accounts: they were not kept out)
         "seats": seats,
         "free": sum(s["kind"] == "human" and not s["player"] for s in seats),
         "game": doc["game"],
@@ -85,6 +94,7 @@ def open_game(body: Body, headers: Body) -> Answer:
         turn_deadline=body["turn_deadline"],
         deadline_level=body["deadline_level"] if body["turn_deadline"] or body["clock"] else None,
         clock=stored_clock(body["clock"]),
+        bot_accounts=body["bot_accounts"],
     )
     creator = person()
 
@@ -102,6 +112,10 @@ def open_game(body: Body, headers: Body) -> Answer:
 class LobbyFilter(Paging):
     edition = fields.String(validate=OneOf(["classic", "cmon"], error="must be classic or cmon"))
     players = fields.Integer(validate=Range(2, 4, error="must be 2, 3 or 4"))
+    bot_accounts = TrueOrFalse(
+        load_default=True,
+        metadata={"description": "false: leave out the open games a bot account opened or sits at."},
+    )
 
 
 class LobbyConditional(Parameters):
@@ -134,7 +148,9 @@ def list_open_games(query: Body, headers: Body) -> Answer:
     version = tables.version()
     if etag_version(headers.get("if_none_match", "")) == version:
         return Response(status=304, headers=etag(version))
-    found, after = tables.lobby(query.get("edition"), query.get("players"), query["limit"], query.get("after"))
+    found, after = tables.lobby(
+        query.get("edition"), query.get("players"), query["limit"], query.get("after"), query["bot_accounts"]
+    )
     # the version read before the listing: a change between the two costs a poll one more 200, never a 304
     return {"open_games": [public(doc) for doc in found], "next": after}, etag(version)
 
@@ -230,8 +246,15 @@ def get_rematch(game: str, caller: Caller) -> Answer:
 
 
 def rated(player: str, rating: Rating) -> dict[str, Any]:
-    name = f"{player[len(BOT) :]} bot" if player.startswith(BOT) else accounts().display_name(player)
-    return {"player": player, "name": name, **rating.document()}
+    if player.startswith(BOT):
+        return {"player": player, "name": f"{player[len(BOT) :]} bot", "bot": True, **rating.document()}
+    profile = accounts().profile(player)
+    return {"player": player, "name": profile["display_name"], **_bot(profile), **rating.document()}
+
+
+def _bot(profile: dict[str, Any]) -> dict[str, bool]:
+    """``bot: true`` for a bot account, nothing for a person (only a bot says so)."""
+    return {"bot": True} if profile["bot"] else {}
 
 
 @Operation(
@@ -288,15 +311,21 @@ class Top(Parameters):
 )
 def leaderboard(query: Body) -> Answer:
     ratings = components().ratings
-    people = []
-    for player, _ in ratings.leaderboard(query["limit"]):
-        try:
-            people.append(rated(player, ratings.current(player)))
-        except NotFound:  # an account deleted while its last game was being rated
-            ratings.forget(player)
+    people, bot_accounts = _best(query["limit"], keys.LEADERBOARD), _best(query["limit"], keys.BOT_LEADERBOARD)
     bots = sorted(
         (rated(f"{BOT}{level}", ratings.current(f"{BOT}{level}")) for level in LEVELS),
         key=lambda r: r["rating"],
         reverse=True,
     )
-    return {"players": people, "bots": bots}
+    return {"players": people, "bot_accounts": bot_accounts, "bots": bots}
+
+
+def _best(limit: int, board: str) -> list[dict[str, Any]]:
+    """The best ``limit`` accounts of a leaderboard: people's, or bot accounts'."""
+    ratings, best = components().ratings, []
+    for player, _ in ratings.leaderboard(limit, board=board):
+        try:
+            best.append(rated(player, ratings.current(player)))
+        except NotFound:  # an account deleted while its last game was being rated
+            ratings.forget(player)
+    return best

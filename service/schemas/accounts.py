@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from application.accounts.scopes import ACCOUNT, DEFAULT_TOKEN_SCOPES, MAX_TOKEN_DAYS, PLAY, READ, TOKEN_SCOPES, listed
+from application.accounts.scopes import (
+    ACCOUNT,
+    BOT,
+    DEFAULT_TOKEN_SCOPES,
+    MAX_TOKEN_DAYS,
+    PLAY,
+    READ,
+    TOKEN_SCOPES,
+    listed,
+)
 from application.words import LANGUAGES
 
 from .common import NAME_RULE, Flag, Strict, Whole, shown_to_others
@@ -50,6 +59,9 @@ class Profile(Schema):
         required=True, allow_none=True, metadata={"description": "Shown to you alone; null for a passkey-only account."}
     )
     created = fields.String(required=True)
+    bot = Flag(
+        metadata={"description": "A bot account (POST /me/bot): a program plays for it, and others see it labelled."},
+    )
 
 
 class ProfileChange(Strict):
@@ -77,7 +89,8 @@ class TokenRequest(Strict):
         validate=validate.Length(min=1, max=len(TOKEN_SCOPES)),
         metadata={
             "description": "What the token may do (each operation names the scope it needs). Left out: "
-            f"{', '.join(DEFAULT_TOKEN_SCOPES)}, what every token could do before scopes.\n\n{listed()}",
+            f"{', '.join(DEFAULT_TOKEN_SCOPES)}, what every token could do before scopes (a bot account's: "
+            f"with `{BOT}` too). Only a bot account's token may hold `{BOT}` (else 422 naming `scopes`).\n\n{listed()}",
             "example": [READ, PLAY],
         },
     )

@@ -222,6 +222,12 @@ class SeatInfo(Schema):
     name = fields.String(allow_none=True)
     level = fields.String(allow_none=True)
     open = Flag(required=True)
+    account_bot = Flag(
+        metadata={
+            "description": "In a game's view, true: the seat's account is a bot account (a program plays it; its kind "
+            "is `human`, as every account's seat); absent for a person, an open seat or a bot level (kind `bot`)."
+        }
+    )
 
 
 class CreatedSeat(SeatInfo):

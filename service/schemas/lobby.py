@@ -36,6 +36,15 @@ class OpenGameRequest(TimeLimits):
         allow_none=True,
         metadata={"description": "Only people whose shown rating is within it may join (yours too)."},
     )
+    bot_accounts = Flag(
+        load_default=None,
+        allow_none=True,
+        metadata={
+            "description": "Whether bot accounts (programs' accounts, labelled bots) may join: a bot account's join of "
+            "a game that keeps them out is refused with 409 bot_accounts_kept_out. Left out (or null): kept out of "
+            "a rated game, let in to an unrated one."
+        },
+    )
 
     @validates_schema
     def _consistent(self, data: dict[str, Any], **_: Any) -> None:
@@ -60,6 +69,9 @@ class OpenSeat(Schema):
     player = fields.String(
         allow_none=True, metadata={"description": "The person's player id (their ratings); null while free"}
     )
+    account_bot = Flag(
+        metadata={"description": "true: the seat's account is a bot account (a program plays it); absent for a person"},
+    )
 
 
 class OpenGame(Schema):
@@ -73,6 +85,7 @@ class OpenGame(Schema):
     turn_deadline = Whole(required=True, allow_none=True)
     deadline_level = fields.String(required=True, allow_none=True)
     clock = fields.Nested(ClockRequest, required=True, allow_none=True)
+    bot_accounts = Flag(metadata={"description": "Whether bot accounts may join."})
     seats = fields.List(fields.Nested(OpenSeat), required=True)
     free = Whole(required=True, metadata={"description": "Seats still free for people."})
     game = fields.String(
@@ -130,16 +143,24 @@ class RatedGame(Schema):
 class PlayerRating(RatingNumbers):
     player = fields.String(required=True, metadata={"description": "An account's player id, or bot:<level>."})
     name = fields.String(required=True)
+    bot = Flag(metadata={"description": "true: a bot (a bot account, or a bot level); absent for a person."})
     history = fields.List(fields.Nested(RatedGame), required=True, metadata={"description": "Newest first."})
 
 
 class RatedPlayer(RatingNumbers):
     player = fields.String(required=True)
     name = fields.String(required=True)
+    bot = Flag(metadata={"description": "true: a bot (a bot account, or a bot level); absent for a person."})
 
 
 class Leaderboard(Schema):
-    players = fields.List(fields.Nested(RatedPlayer), required=True, metadata={"description": "Best first."})
+    players = fields.List(
+        fields.Nested(RatedPlayer), required=True, metadata={"description": "People, best first (no bot account)."}
+    )
+    bot_accounts = fields.List(
+        fields.Nested(RatedPlayer),
+        metadata={"description": "Bot accounts, listed apart from people, best first."},
+    )
     bots = fields.List(
         fields.Nested(RatedPlayer), required=True, metadata={"description": "Each bot level, strongest first."}
     )

@@ -65,7 +65,11 @@ function openPanel() {
   return state.open.map((table) => {
     const who = table.seats
       .map((s) =>
-        s.kind === "bot" ? t("lobby.botSeat", { level: levelName(s.level) }) : (s.name ?? t("lobby.freeSeat")),
+        s.kind === "bot"
+          ? t("lobby.botSeat", { level: levelName(s.level) })
+          : s.account_bot
+            ? t("names.botAccount", { name: s.name })
+            : (s.name ?? t("lobby.freeSeat")),
       )
       .join(", ");
     const what = [
@@ -118,7 +122,7 @@ async function tableAction(method, path) {
 async function listOpen(force = false) {
   const asked = await api(
     "GET",
-    "/open-games?limit=50",
+    `/open-games?limit=50${$("hide-bot-accounts").checked ? "&bot_accounts=false" : ""}`,
     undefined,
     undefined,
     !force && state.openTag ? { "If-None-Match": state.openTag } : {},
@@ -139,6 +143,8 @@ async function listBoard() {
   if (board.ok) update({ board: board.body, rating: mine?.ok ? mine.body : null });
 }
 
+$("hide-bot-accounts").onchange = () => listOpen(true);
+
 $("open-game").onsubmit = async (event) => {
   event.preventDefault();
   const form = event.target;
@@ -148,6 +154,7 @@ $("open-game").onsubmit = async (event) => {
     expansion: form.expansion.checked,
     bots: Array(Number(form.bots.value)).fill(form.level.value),
     rated: form.rated.checked,
+    bot_accounts: form.bot_accounts.checked,
     ...clockRequest(form, state.clocks.open),
   };
   if (form.min.value !== "" || form.max.value !== "")

@@ -113,7 +113,8 @@ function playersPanel() {
   const rows = v.players.map((p) => {
     const turn = Boolean(v.turn && v.turn.seat === p.seat);
     const seat = v.seats[p.seat];
-    const who = `${seat.name ?? kindName(seat.kind)}${seat.level ? ` (${levelName(seat.level)})` : ""}`;
+    const name = seat.account_bot ? t("names.botAccount", { name: seat.name }) : seat.name;
+    const who = `${name ?? kindName(seat.kind)}${seat.level ? ` (${levelName(seat.level)})` : ""}`;
     const own = clocks.find((c) => c.seat === p.seat);
     const clock = timed ? clockOf(v, own) : nothing;
     return html`<tr class=${turn ? "turn" : nothing}>

@@ -6,7 +6,9 @@ import { api } from "/web/transport.js";
 
 const $ = (id) => document.getElementById(id);
 const shown = (r) => `${decimal(r.rating)} ± ${decimal(3 * r.sigma)}`;
-const link = (p) => html`<a href="#player=${p.player}">${p.name}</a>`;
+/** A bot account's name says it is a bot; a bot level's name says so already ("greedy bot"). */
+const named = (p) => (p.bot && !p.player.startsWith("bot:") ? t("names.botAccount", { name: p.name }) : p.name);
+const link = (p) => html`<a href="#player=${p.player}">${named(p)}</a>`;
 const heads = (titles) => html`<tr>${titles.map((title) => html`<th>${title}</th>`)}</tr>`;
 
 function profile(p) {
@@ -15,7 +17,7 @@ function profile(p) {
     <td>${h.place}</td><td>${decimal(h.before.rating)}</td><td>${decimal(h.after.rating)}</td></tr>`,
   );
   const said = {
-    name: html`<strong>${p.name}</strong>`,
+    name: html`<strong>${named(p)}</strong>`,
     rating: shown(p),
     count: p.games,
     mu: decimal(p.mu, 2),
@@ -35,6 +37,11 @@ async function show() {
         : html`<li class="muted">${t("ratings.nobody")}</li>`,
       $("players"),
     );
+    render(
+      (board.body.bot_accounts ?? []).map((p) => html`<li>${link(p)}: ${shown(p)}</li>`),
+      $("bot-accounts"),
+    );
+    $("bot-accounts-section").hidden = !board.body.bot_accounts?.length;
     render(
       html`<tbody>${heads([t("ratings.level"), t("ratings.rating"), t("ratings.ratedGames")])}
       ${board.body.bots.map((b) => html`<tr><td>${link(b)}</td><td>${shown(b)}</td><td>${b.games}</td></tr>`)}</tbody>`,
