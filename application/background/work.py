@@ -142,6 +142,15 @@ WORK = Registry(
             job_id=message_job_id,
         ),
         Kind(
+            "person_stream",
+            "ps:",
+            "workers.person_stream_jobs.write",
+            TURNS,  # a write to Redis, never a wait on another server
+            LEASE_MS,
+            timeout=30,
+            at_once=True,  # a person following their stream hears of their turn as soon as the game's watchers do
+        ),
+        Kind(
             "alert",
             "al:",
             "workers.alert_jobs.send",

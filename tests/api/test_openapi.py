@@ -329,9 +329,12 @@ def test_shared_headers_problems_and_parameters_are_written_once_under_component
     assert not {header: places for header, places in inline.items() if len(places) > 1}, "share it in components"
 
 
-def test_the_document_is_at_most_10500_lines_and_no_operation_is_longer_than_150():
+def test_the_document_is_at_most_11000_lines_and_no_operation_is_longer_than_150():
+    """Nothing written twice keeps it short; what it must say still grows: 10,500 lines until a
+    person's stream (two operations, and six types of news with a schema and an example each) took
+    about 660 more."""
     lines = (ROOT / "openapi.yaml").read_text().splitlines()
-    assert len(lines) <= 10_500
+    assert len(lines) <= 11_000
     lengths, current = {}, None
     for number, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
