@@ -45,9 +45,9 @@ def name_and_payload(claim: Claim) -> Arguments:
 
 
 def named_job_id(claim: Claim) -> str:
-    """A job named by its entry and the claim: ``rt-<game>-<tries>`` for ``rt:<game>``."""
-    prefix, _, rest = claim.name.partition(":")
-    return f"{prefix}-{rest}-{claim.tries}"
+    """A job named by its entry and the claim: ``rt-<game>-<tries>`` for ``rt:<game>``, every colon
+    a dash (RQ takes letters, digits, ``_`` and ``-`` only): ``ps-<game>-<what>-<account>-<tries>``."""
+    return f"{claim.name.replace(':', '-')}-{claim.tries}"
 
 
 def message_job_id(claim: Claim) -> str:

@@ -4,8 +4,9 @@ Every item names its game and what the person needs to act on it without another
 seat, the turn's deadline, the finishing order. The item types, in the order one append gives them:
 
 - ``open_game.filled``: the open game the person sat at filled, and its game was made;
-- ``game.started``: a game was made with a seat of theirs in it (an open game that filled, a
-  rematch every seat accepted); a game a person makes or joins by its invite themselves is not told;
+- ``game.started``: a game was made with a seat of theirs in it (one they made signed in, an open
+  game that filled, a rematch every seat accepted); a seat taken later (its invite, a seat token
+  kept in the account) is not told: its game had started;
 - ``turn.started``: their turn began, with its deadline if the game has one;
 - ``game.ended``: how it ended, each seat's place, and whether it is rated;
 - ``rating.changed``: their rating before and after a rated game, written when the rating job has

@@ -30,8 +30,9 @@ class PersonOpenGameFilled(Schema):
 
 
 class PersonGameStarted(Schema):
-    """A game was made with a seat of yours: an open game that filled, or a rematch every seat
-    accepted. (A game you make or join yourself is not announced.)"""
+    """A game was made with a seat of yours: one you made signed in, an open game that filled, or a
+    rematch every seat accepted. (A seat you take later, by its invite or by keeping its token, is
+    not announced: its game had started.)"""
 
     seat = _seat()
     seats = fields.List(fields.Nested(SeatInfo), required=True, metadata={"description": "Every seat, in order."})

@@ -11,8 +11,11 @@ from datetime import datetime
 
 import fakeredis
 import pytest
+from rq import Queue
 
 from application.background.handoff import CallbackHandoff
+from application.background.rq_handoff import RQHandoff
+from application.background.work import WORK
 from events.outbox import now_ms
 from service.app import create_app
 from tests.api.client import CheckedClient
@@ -248,3 +251,14 @@ def test_an_account_holds_at_most_its_quota_of_streams_open():
     for stream in (again, *reversed(held)):
         stream.close()
     assert app.extensions["bluemoon"].client.zcard(f"quota:streams:account:{account_of(api, dee)}") == 0
+
+
+def test_each_entry_goes_to_rq_under_a_job_id_rq_takes(table):
+    """An entry's name holds colons (``<prefix><game>:<what>:<account>``), which RQ refuses in a job id."""
+    api, game, dee, eli, ran = table
+    connection = fakeredis.FakeRedis()
+    handoff = RQHandoff(connection, queue="news")
+    for claim in ran:
+        kind = WORK.of(claim.name)
+        handoff.hand(kind, kind.work(claim), kind.job_id(claim))
+    assert ran and len(Queue("news", connection=connection).job_ids) == len(ran)
