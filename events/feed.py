@@ -267,9 +267,8 @@ class Feed:
         so that one pipeline reads them all."""
         moved: dict[str, None] = {}
         message = pubsub.get_message(timeout=self._block_ms / 1000)
-        for _ in range(ANNOUNCED_MAX):
-            if message is None:
-                break
+        taken = 0
+        while message is not None:
             if message["type"] == "psubscribe":
                 with self._lock:
                     moved.update(dict.fromkeys(self._games))
@@ -278,7 +277,10 @@ class Feed:
                 watched = self._games.get(game)
                 if watched is not None and int(version) > watched.version:
                     moved[game] = None
-            message = pubsub.get_message(timeout=0) if len(moved) < ANNOUNCED_MAX else None
+            taken += 1
+            if taken == ANNOUNCED_MAX or len(moved) >= ANNOUNCED_MAX:
+                break  # the rest wait in the subscription for the next look: none is fetched and dropped
+            message = pubsub.get_message(timeout=0)
         return list(moved)
 
     @staticmethod

@@ -20,6 +20,7 @@ write to an account that no longer exists is dropped (a deletion removes the str
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -34,6 +35,7 @@ from .redis_store import RedisStore, text
 LENGTH = 1_000  #: entries kept per person (``XADD MAXLEN ~``)
 IDLE_DAYS = 30  #: a stream with no new entry for this long lapses (its numbering goes on)
 MARKS_KEPT = 1_000  #: write marks kept per person: a job retried after more writes than this would write again
+MARK_DIGITS = 16  #: a mark is kept as this many hex digits of its SHA-256 (64 bits: no two of a person's meet)
 
 # KEYS: stream, last, marks, account, news channel. ARGV: mark, length, marks kept, lapse (ms),
 # 'publish' or 'spublish', account, then for each entry its type, game, at and data (JSON).
@@ -130,7 +132,8 @@ class PersonStreams:
             keys.person_stream_news(account),
         ]
         publish = "spublish" if isinstance(self.client, RedisCluster) else "publish"
-        args: list[Any] = [mark, LENGTH, MARKS_KEPT, IDLE_DAYS * 86_400_000, publish, account]
+        kept = hashlib.sha256(mark.encode()).hexdigest()[:MARK_DIGITS]  # an entry's name is ~70 bytes
+        args: list[Any] = [kept, LENGTH, MARKS_KEPT, IDLE_DAYS * 86_400_000, publish, account]
         for item in news:
             args += [item.type, item.game, item.at, json.dumps(item.data, sort_keys=True)]
         return int(self.store.durably(names[0], lambda c: self._write(keys=names, args=args, client=c)))
