@@ -24,4 +24,6 @@ def write(name: str, payload: str) -> str:
 def write_now(c: Components, name: str, payload: str) -> str:
     written = write_news(c.person_streams, name, payload)
     c.service.outbox.finish(name, payload)
-    return {0: "written already", -1: "the account is gone"}.get(written, "written")
+    if written == 0:
+        return "written already"
+    return "the account is gone" if written < 0 else "written"
