@@ -282,7 +282,7 @@ class Accounts:
         return self.profile(account)
 
     def delete(self, account: str) -> None:
-        """Remove the account: its email, passkeys, sessions, tokens and the link to its seats.
+        """Remove the account: its email, passkeys, sessions, tokens, the link to its seats and its stream.
         The games themselves are untouched (their seat tokens, events and audit stay as they were)."""
         profile = self.profile(account)
         if profile["email"]:
