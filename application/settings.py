@@ -257,6 +257,10 @@ QUOTA_STREAMS_PER_TOKEN = _declare(
     "QUOTA_STREAMS_PER_TOKEN", INTEGER, 16, LIMITS,
     "event streams open at once with one seat token (a closed page holds its slot up to 15 s)",
 )  # fmt: skip
+QUOTA_STREAMS_PER_ACCOUNT = _declare(
+    "QUOTA_STREAMS_PER_ACCOUNT", INTEGER, 16, LIMITS,
+    "streams of a person's news (`GET /me/stream`) open at once for one account",
+)  # fmt: skip
 UNSTARTED_GAME_SECONDS = _declare(
     "UNSTARTED_GAME_SECONDS", INTEGER, 7 * 24 * 3600, LIMITS,
     "seconds after its creation a game never started (or an open game) is removed", "`604800` (7 days)",

@@ -36,6 +36,7 @@ from application.settings import (
 )
 from events.cluster_feed import ClusterFeed
 from events.feed import BLOCK_MS, Feed
+from events.person_streams import PEOPLE, PersonStreams
 from events.redis_store import RedisStore
 
 #: Socket timeouts of the service's own calls (short reads and Lua appends): during an outage
@@ -61,6 +62,8 @@ class Components:
     rematches: Rematches
     alerts: AlertSettings
     vacations: Vacations
+    person_streams: PersonStreams
+    person_feed: Feed  #: the people's streams' live feed (events/person_streams.py), as ``feed`` is the games'
 
 
 def redis_url() -> str:
@@ -162,8 +165,11 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         client = connect(url)
     if isinstance(client, RedisCluster):  # the games' own channels, by sharded pub/sub
         feed: Feed = ClusterFeed(client)
+        person_feed: Feed = ClusterFeed(client, follows=PEOPLE)
     else:  # the feed's reader subscribes, so it has a connection of its own where there is a URL to open one
-        feed = Feed(client, functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client)
+        reader = functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client
+        feed = Feed(client, reader)
+        person_feed = Feed(client, reader, follows=PEOPLE)
     store = store_for(client, publish=True)  # each append is announced to the feeds
     service = GameService(client, store, handoff, on_append=feed.publish)
     accounts, ratings = Accounts(store), Ratings(store)
@@ -179,4 +185,6 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         Rematches(store, service, accounts),
         AlertSettings(store),
         Vacations(store, accounts, service.clocks, service.outbox),
+        PersonStreams(store),
+        person_feed,
     )

@@ -1,7 +1,8 @@
 """Many SSE watchers in one asyncio process: what bench/watchers.py and the CI test of live
 updates use to hold hundreds or thousands of real streams on plain sockets, cheaply.
 
-Each ``Watcher`` speaks HTTP/1.1 to ``GET /games/{id}/stream``, decodes the chunked body,
+Each ``Watcher`` speaks HTTP/1.1 to ``GET /games/{id}/stream`` (or another stream's ``path``, as
+bench/person_streams.py's ``/me/stream``), decodes the chunked body,
 and records every event id, every keep-alive comment, and whether the stream ended cleanly
 (the final zero-length chunk).
 """
@@ -30,6 +31,7 @@ class Watcher:
     opened: float = 0.0  #: when the request was about to be sent: the server cannot start its clock earlier
     closed: float = 0.0
     ready: asyncio.Event = field(default_factory=asyncio.Event)  #: set on the first byte of body
+    path: str = ""  #: the stream's path, if not the game's
 
     async def run(self) -> None:
         """Read the stream until the server ends it (or the task is cancelled)."""
@@ -37,7 +39,7 @@ class Watcher:
         try:
             reader, writer = await asyncio.open_connection(self.host, self.port)
             head = [
-                f"GET /games/{self.game}/stream HTTP/1.1",
+                f"GET {self.path or f'/games/{self.game}/stream'} HTTP/1.1",
                 f"Host: {self.host}:{self.port}",
                 "Accept: text/event-stream",
             ]
@@ -90,7 +92,7 @@ class Watcher:
         return self.ids == list(range(first, last + 1))
 
 
-async def _serve(conn: Connection, host: str, port: int, game: str, tokens: list[str | None]) -> None:
+async def _serve(conn: Connection, host: str, port: int, game: str, tokens: list[str | None], path: str) -> None:
     """The child process's loop: opens, checks and closes watchers as the parent asks."""
     loop = asyncio.get_running_loop()
     watchers: list[Watcher] = []
@@ -99,7 +101,10 @@ async def _serve(conn: Connection, host: str, port: int, game: str, tokens: list
         verb, arg = await loop.run_in_executor(None, conn.recv)
         if verb == "open":
             count, after, timeout = arg
-            fresh = [Watcher(host, port, game, tokens[(len(watchers) + i) % len(tokens)], after) for i in range(count)]
+            fresh = [
+                Watcher(host, port, game, tokens[(len(watchers) + i) % len(tokens)], after, path=path)
+                for i in range(count)
+            ]
             for i in range(0, count, 200):  # connect in batches: the listen backlog is finite
                 batch = fresh[i : i + 200]
                 tasks += [asyncio.create_task(w.run()) for w in batch]
@@ -134,23 +139,23 @@ async def _serve(conn: Connection, host: str, port: int, game: str, tokens: list
             return
 
 
-def _child(conn: Connection, host: str, port: int, game: str, tokens: list[str | None]) -> None:
+def _child(conn: Connection, host: str, port: int, game: str, tokens: list[str | None], path: str) -> None:
     import resource
 
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    asyncio.run(_serve(conn, host, port, game, tokens))
+    asyncio.run(_serve(conn, host, port, game, tokens, path))
 
 
 class WatcherPool:
-    """Watchers of one game held by a child process, so that reading thousands of streams
-    does not slow the process that measures commands. Tokens rotate over the watchers
-    (``None``: a spectator)."""
+    """Watchers of one game (or of the stream at ``path``) held by a child process, so that
+    reading thousands of streams does not slow the process that measures commands. Tokens
+    rotate over the watchers (``None``: a spectator)."""
 
-    def __init__(self, host: str, port: int, game: str, tokens: list[str | None]) -> None:
+    def __init__(self, host: str, port: int, game: str, tokens: list[str | None], path: str = "") -> None:
         self._conn, child = multiprocessing.Pipe()
         self._process = multiprocessing.get_context("spawn").Process(
-            target=_child, args=(child, host, port, game, tokens), daemon=True
+            target=_child, args=(child, host, port, game, tokens, path), daemon=True
         )
         self._process.start()
 

@@ -27,6 +27,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 
 from service.app import create_app
 from workers import webhook_delivery as deliveries
+from workers.person_stream_jobs import write_now
 from workers.rating_jobs import rate_now
 from workers.turn_jobs import play
 
@@ -204,8 +205,9 @@ def _session() -> dict[str, dict[str, Any]]:
     found["openapiJson"] = {"request": None, "response": {"openapi": "3.1.0", "info": {"title": "Blue Moon City"}}}
     token_id = _accounts(call, refused, http, found, game, ada)
     passkey_id = _passkeys(call, refused, found)
-    table, player = _lobby(call, refused, http, app.extensions["bluemoon"], workers, run_bots)
+    table, player, joined_token = _lobby(call, refused, http, app.extensions["bluemoon"], workers, run_bots)
     delivery = _webhook_asks(call, service, workers, game, ada)
+    _news(call, refused, http, found, app.extensions["bluemoon"], workers, joined_token)  # draws request ids too
     # the service worker and the manifest come last: each request draws an id, and ids drawn
     # before the others' would change every later example
     worker = http.get("/sw.js").get_data(as_text=True)
@@ -379,10 +381,12 @@ def _passkeys(call: Any, refused: Any, found: dict[str, Any]) -> str:
     return str(registered["passkey"]["id"])
 
 
-def _lobby(call: Any, refused: Any, http: Any, components: Any, workers: _Workers, run_bots: Any) -> tuple[str, str]:
+def _lobby(
+    call: Any, refused: Any, http: Any, components: Any, workers: _Workers, run_bots: Any
+) -> tuple[str, str, str]:
     """Two people open and fill a rated game in the lobby, play it to its end (they only end
     their turns; the bot builds), see their ratings, and accept a rematch; another open game is
-    cancelled. Returns the open game's id and the first person's player id."""
+    cancelled. Returns the open game's id, the first person's player id and the second's token."""
     own = {"Origin": "http://localhost"}
     links: list[str] = []
     with mock.patch(
@@ -418,6 +422,7 @@ def _lobby(call: Any, refused: Any, http: Any, components: Any, workers: _Worker
         end = {"type": "end_turn", "expected_version": state.version}
         http.post(f"/games/{game}/commands", json=end, headers={"Authorization": f"Bearer {by_seat[state.turn.seat]}"})
         run_bots()
+    _write_news(components, workers)  # as the workers would have, at once, before the rating
     for claim in workers.handed["rating"]:
         rate_now(service, components.ratings, claim.name, claim.payload)
     refused("acceptRematch", "POST", f"/games/{game}/rematch", None, "a-token-of-no-seat")
@@ -428,4 +433,32 @@ def _lobby(call: Any, refused: Any, http: Any, components: Any, workers: _Worker
     player = started["seats"][0]["player"]
     call("playerRating", "GET", f"/players/{player}/rating")
     del call("leaderboard", "GET", "/leaderboard?limit=10").get_json()["bots"][2:]  # (the recorded body: kept short)
-    return str(opened["id"]), str(player)
+    return str(opened["id"]), str(player), eli
+
+
+def _write_news(components: Any, workers: _Workers) -> None:
+    """Run the person-stream jobs handed on so far."""
+    for claim in workers.handed.pop("person_stream", []):
+        write_now(components, claim.name, claim.payload)
+
+
+def _news(
+    call: Any, refused: Any, http: Any, found: dict[str, Any], components: Any, workers: _Workers, token: str
+) -> None:
+    """The person-stream jobs run; the person who joined the lobby's game reads their news from the
+    rematch's offer (offered, then started), by long poll and by SSE, and is refused an id their
+    stream never sent. Each type's first event is its example."""
+    _write_news(components, workers)
+    auth = {"Authorization": f"Bearer {token}"}
+    every: list[dict[str, Any]] = []
+    while page := http.get(f"/me/events?after={every[-1]['id'] if every else 0}", headers=auth).get_json()["events"]:
+        every += page
+    examples: dict[str, dict[str, Any]] = {}
+    for event in every:
+        examples.setdefault(event["type"], event)
+    found["personEvents"] = examples
+    offered = examples["rematch.offered"]["id"]  # and the rematch's game.started after it
+    call("listMyEvents", "GET", f"/me/events?after={offered - 1}&wait=0", token=token)
+    refused("listMyEvents", "GET", f"/me/events?after={every[-1]['id'] + 1}", None, token)
+    stream = http.get(f"/me/stream?after={offered - 1}", headers=auth)
+    found["streamMyEvents"] = {"request": None, "response": stream.get_data(as_text=True)}

@@ -16,8 +16,7 @@ import logging
 import time
 from typing import Any
 
-from . import keys
-from .feed import Feed
+from .feed import GAMES, Feed, Followed
 
 log = logging.getLogger("bluemoon.feed")
 
@@ -31,8 +30,8 @@ class ClusterFeed(Feed):
     subscribes to the game's channel within one POLL, then reads the stream from that length,
     so nothing appended in between is missed. The catch-up is ``Feed._catch_up``'s pipelines."""
 
-    def __init__(self, client: Any) -> None:
-        super().__init__(client, lambda: client)
+    def __init__(self, client: Any, follows: Followed = GAMES) -> None:
+        super().__init__(client, lambda: client, follows=follows)
 
     def _learn_the_primaries(self) -> None:
         """Ask the cluster again which primary holds which slot. redis-py learns of a failover
@@ -57,9 +56,9 @@ class ClusterFeed(Feed):
                     pubsub, subscribed = self._client.pubsub(), set()
                 new, gone = wanted - subscribed, subscribed - wanted
                 if gone:
-                    pubsub.sunsubscribe(*(keys.live(g) for g in gone))
+                    pubsub.sunsubscribe(*(self.follows.channel(g) for g in gone))
                 if new:
-                    pubsub.ssubscribe(*(keys.live(g) for g in new))
+                    pubsub.ssubscribe(*(self.follows.channel(g) for g in new))
                 subscribed = wanted
                 due = time.monotonic() - caught_up > CATCH_UP_EVERY
                 self._catch_up(wanted if due else new)  # after (re)subscribing: nothing missed meanwhile
@@ -68,7 +67,7 @@ class ClusterFeed(Feed):
                 message = pubsub.get_sharded_message(ignore_subscribe_messages=True, timeout=POLL)
                 if message is not None:
                     channel = message["channel"]
-                    self._catch_up([keys.game_of(channel.decode() if isinstance(channel, bytes) else channel)])
+                    self._catch_up([self.follows.named(channel.decode() if isinstance(channel, bytes) else channel)])
                 pause = 0.1
             except Exception as error:
                 if self.closing:

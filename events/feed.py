@@ -18,6 +18,10 @@ Nothing is missed: the reader subscribes before it reads. On each (re)connection
 Redis to confirm the subscription, then reads every watched game from the last version it
 delivered; a game's first watcher learns the stream's length (``_seed``) after that, so any
 later append is announced to the reader. After an outage it reconnects with back-off.
+
+A feed follows one kind of stream (``Followed``): the games' (``GAMES``), or the people's
+(events/person_streams.py), each named by an id, numbered ``0-<n>`` and announced on a channel of
+its own slot; the rest is the same.
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from . import keys
 from .redis_store import decode_entry, text
@@ -45,6 +49,36 @@ CATCH_UP_BATCH = 500  #: reads per pipeline; between two the process's requests 
 ANNOUNCED_MAX = 1_000  #: announcements taken before the games they name are read
 
 
+class Numbered(Protocol):
+    """What a feed keeps of a stream's entry: its number (a game's version)."""
+
+    @property
+    def seq(self) -> int: ...
+
+
+@dataclass(frozen=True)
+class Followed:
+    """The kind of stream a feed follows, each stream named by an id (a game's, an account's)."""
+
+    stream: Callable[[str], str]  #: the stream's key; its entries are ``0-<n>``
+    decode: Callable[[dict[Any, Any]], Numbered]  #: an entry's fields as read
+    version: Callable[[Any, str], int]  #: (client, id): the stream's last number now
+    pattern: str  #: on a single Redis, the PSUBSCRIBE pattern of every stream's channel
+    channel: Callable[[str], str]  #: on a cluster, the stream's sharded channel
+    named: Callable[[str], str]  #: on a cluster, the id a channel belongs to
+
+
+#: The games' streams: a game's version is its stream's length (entries are never removed).
+GAMES = Followed(
+    keys.stream,
+    decode_entry,
+    lambda client, game: int(client.xlen(keys.stream(game))),
+    keys.APPENDED,
+    keys.live,
+    keys.game_of,
+)
+
+
 @dataclass
 class _Watched:
     """A game with watchers in this process: the newest version known and its last events."""
@@ -54,17 +88,21 @@ class _Watched:
     #: is one ``set()``, with no lock for each of them to take again
     grown: threading.Event = field(default_factory=threading.Event)
     watchers: int = 0
-    recent: list[StoredEvent] = field(default_factory=list)  #: contiguous, ending at ``version``
+    recent: list[Any] = field(default_factory=list)  #: contiguous, ending at ``version``
 
 
 class Feed:
     """Wakes every watcher of a game when its stream grows (see module doc).
 
     ``client`` serves the short reads (a stream's length, the new events); ``reader`` makes
-    the reader's own client, for its subscription, whose socket timeout exceeds ``block_ms``.
+    the reader's own client, for its subscription, whose socket timeout exceeds ``block_ms``;
+    ``follows``: the kind of stream (the games' unless told).
     """
 
-    def __init__(self, client: Any, reader: Callable[[], Any], block_ms: int = BLOCK_MS) -> None:
+    def __init__(
+        self, client: Any, reader: Callable[[], Any], block_ms: int = BLOCK_MS, follows: Followed = GAMES
+    ) -> None:
+        self.follows = follows
         self._client = client
         self._reader = reader
         self._block_ms = block_ms
@@ -109,7 +147,7 @@ class Feed:
     def _seed(self, game: str, watched: _Watched) -> None:
         """Learn the stream's length; every later append is announced to the reader, which
         reads the stream from there (see module doc), so the reader need not be told."""
-        version = int(self._client.xlen(keys.stream(game)))
+        version = self.follows.version(self._client, game)
         with self._lock:
             watched.version = max(watched.version, version)
             self._wake(watched)  # a watcher that came meanwhile may be waiting below it
@@ -134,7 +172,7 @@ class Feed:
         grown, watched.grown = watched.grown, threading.Event()
         grown.set()
 
-    def since(self, game: str, after: int) -> list[StoredEvent] | None:
+    def since(self, game: str, after: int) -> list[Any] | None:
         """The kept events of ``game`` after version ``after``, or None when the kept window
         does not reach back that far (the caller reads the store). No lock: the window is
         replaced whole, never changed in place, so one read of it is consistent."""
@@ -154,7 +192,7 @@ class Feed:
 
     # -- the reader ------------------------------------------------------------------------
 
-    def _deliver(self, game: str, stored: list[StoredEvent]) -> None:
+    def _deliver(self, game: str, stored: list[Any]) -> None:
         with self._lock:
             watched = self._games.get(game)
             if watched is None or not stored:
@@ -179,9 +217,9 @@ class Feed:
             versions = [(game, w.version) for game in batch if (w := self._games.get(game)) is not None]
             pipe = self._client.pipeline(transaction=False)
             for game, version in versions:
-                pipe.xrange(keys.stream(game), min=f"0-{version + 1}", count=PAGE)
+                pipe.xrange(self.follows.stream(game), min=f"0-{version + 1}", count=PAGE)
             for (game, _), entries in zip(versions, pipe.execute() if versions else []):
-                self._deliver(game, [decode_entry(fields) for _, fields in entries])
+                self._deliver(game, [self.follows.decode(fields) for _, fields in entries])
                 if len(entries) == PAGE:
                     pending.append(game)
             if pending:
@@ -209,7 +247,7 @@ class Feed:
             try:
                 if pubsub is None:
                     pubsub = self._reader().pubsub()
-                    pubsub.psubscribe(keys.APPENDED)
+                    pubsub.psubscribe(self.follows.pattern)
                 self._catch_up(self._announced(pubsub))
                 pause = 0.1
             except Exception as error:
@@ -229,9 +267,8 @@ class Feed:
         so that one pipeline reads them all."""
         moved: dict[str, None] = {}
         message = pubsub.get_message(timeout=self._block_ms / 1000)
-        for _ in range(ANNOUNCED_MAX):
-            if message is None:
-                break
+        taken = 0
+        while message is not None:
             if message["type"] == "psubscribe":
                 with self._lock:
                     moved.update(dict.fromkeys(self._games))
@@ -240,7 +277,10 @@ class Feed:
                 watched = self._games.get(game)
                 if watched is not None and int(version) > watched.version:
                     moved[game] = None
-            message = pubsub.get_message(timeout=0) if len(moved) < ANNOUNCED_MAX else None
+            taken += 1
+            if taken == ANNOUNCED_MAX or len(moved) >= ANNOUNCED_MAX:
+                break  # the rest wait in the subscription for the next look: none is fetched and dropped
+            message = pubsub.get_message(timeout=0)
         return list(moved)
 
     @staticmethod

@@ -368,3 +368,35 @@ def game_deliveries(game: str) -> str:
 def account_deliveries(account_id: str) -> str:
     """The same for everything sent for one account."""
     return _account_key(account_id, "deliveries")
+
+
+#: A person's stream (events/person_streams.py): what happens to them across their games, in the
+#: account's slot, written by the person-stream jobs (never by a game's append: another slot).
+def person_stream(account_id: str) -> str:
+    """The stream: entries ``0-<n>``, n counting up from 1 for ever (``person_stream_last``)."""
+    return _account_key(account_id, "stream")
+
+
+def person_stream_last(account_id: str) -> str:
+    """The last entry's number: kept when the stream is trimmed or lapses, so that ids never repeat."""
+    return _account_key(account_id, "stream-last")
+
+
+def person_stream_marks(account_id: str) -> str:
+    """The writes the stream has taken: a sorted set of write mark -> its last entry's number, so
+    that a retried job's write is taken once."""
+    return _account_key(account_id, "stream-marks")
+
+
+def person_stream_news(account_id: str) -> str:
+    """The pub/sub channel on which each write to the stream is announced to the live feeds: on a
+    single Redis ``<account> <n>`` (PUBLISH); on a cluster ``<n>`` (sharded: the account's slot)."""
+    return _account_key(account_id, "stream-news")
+
+
+PERSON_STREAM_NEWS = "{acct:*}:stream-news"  #: a PSUBSCRIBE pattern that matches every person's channel
+
+
+def account_of(key: str) -> str:
+    """The account a key of the account's slot (``{acct:<id>}:...``) belongs to."""
+    return key.split("{acct:", 1)[1].split("}", 1)[0]

@@ -65,6 +65,7 @@ def post_worker_init(worker: Any) -> None:
         components = getattr(worker.wsgi, "extensions", {}).get("bluemoon")
         if components is not None:
             gevent.spawn(components.feed.close)  # not in the signal handler itself: it takes a lock
+            gevent.spawn(components.person_feed.close)  # the people's streams end with the games'
 
     signal.signal(signal.SIGTERM, handle_exit)
 

@@ -14,7 +14,7 @@ import time
 import uuid
 import weakref
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ from application.games.codec import dumps, event_to_json
 from application.settings import BLUEMOON_SSE_KEEPALIVE, BLUEMOON_SSE_SECONDS
 from domain import redact
 from events import keys
+from events.feed import Feed, Numbered
 from events.serialization import StoredEvent
 
 if TYPE_CHECKING:
@@ -201,34 +202,63 @@ def frames(
     keepalive: float,
     revealed: bool = False,
 ) -> Iterator[bytes]:
-    """The SSE body: the events after ``after``, then each new one as it comes, with a
-    keep-alive comment after at most ``keepalive`` seconds of silence, for ``lifetime``
-    seconds (less up to LIFETIME_JITTER); then it ends, and EventSource resumes with
-    Last-Event-ID. Once the game has ended (``revealed``, or a GameEnded in the stream)
-    nothing is hidden any more."""
+    """The SSE body: the events after ``after``, then each new one as it comes (``followed``).
+    Once the game has ended (``revealed``, or a GameEnded in the stream) nothing is hidden any more."""
+
+    def encoded(batch: list[StoredEvent]) -> bytes:
+        nonlocal revealed
+        revealed = revealed or any(s.type == "GameEnded" for s in batch)
+        return b"".join(_encoded(s, seat, revealed)[1] for s in batch)
+
+    with _seat_watching(c, game, seat):
+        yield from followed(
+            c.feed,
+            game,
+            after,
+            lambda position: _next(c, game, position),
+            encoded,
+            lifetime=lifetime,
+            keepalive=keepalive,
+        )
+
+
+def followed(
+    feed: Feed,
+    name: str,
+    after: int,
+    read: Callable[[int], Sequence[Numbered]],
+    encoded: Callable[[Any], bytes],
+    *,
+    lifetime: float,
+    keepalive: float,
+) -> Iterator[bytes]:
+    """An SSE body following the stream ``name`` of ``feed`` (a game's, a person's): its entries
+    after ``after`` (``read``: a page after a number; ``encoded``: a page as frames), then each new
+    one as it comes, with a keep-alive comment after at most ``keepalive`` seconds of silence, for
+    ``lifetime`` seconds (less up to LIFETIME_JITTER); then it ends, and EventSource resumes with
+    Last-Event-ID."""
     position = after
     ends = time.monotonic() + lifetime * (1 - LIFETIME_JITTER * random.random())
     yield b"retry: %d\n\n" % SSE_RETRY_MS
-    with c.feed.watching(game), _seat_watching(c, game, seat):
+    with feed.watching(name):
         while True:
             try:
-                batch = _next(c, game, position)
+                batch = read(position)
             except redis.RedisError as error:
-                log.warning("stream of %s ends early: %s", game, error)
+                log.warning("stream of %s ends early: %s", name, error)
                 return
             if batch:
-                revealed = revealed or any(s.type == "GameEnded" for s in batch)
-                yield b"".join(_encoded(s, seat, revealed)[1] for s in batch)
+                yield encoded(batch)
                 position = batch[-1].seq
                 continue
             left = ends - time.monotonic()
             if left <= 0:
                 yield b": the stream ends here; reconnect with Last-Event-ID\n\n"
                 return
-            if c.feed.closing:
+            if feed.closing:
                 retry = random.randint(*SSE_RESTART_RETRY_MS)
                 yield b"retry: %d\n\n: the server is restarting; reconnect with Last-Event-ID\n\n" % retry
                 return
             quiet = keepalive * (1 - KEEPALIVE_JITTER * random.random())
-            if c.feed.wait(game, position, min(quiet, left)) <= position and left > quiet:
+            if feed.wait(name, position, min(quiet, left)) <= position and left > quiet:
                 yield b": keep-alive\n\n"

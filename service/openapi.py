@@ -30,6 +30,7 @@ from .browser_policy import PAGE_HEADERS
 from .operation import ETAG, PROBLEM, SESSION_CLEARED, SESSION_SET, VIEW_ETAG, Operation, PathParameters, Reply
 from .requests import instance
 from .routes import OPERATIONS, pages
+from .routes.feed_routes import SSE_HEADERS
 from .schemas.webhooks import WEBHOOK_KINDS
 
 
@@ -95,8 +96,9 @@ def _limits_text() -> str:
         "\n**Quotas** (429 with `Retry-After`; the problem's `limit` names the setting): per client address (an "
         f"IPv6 client per /64), {QUOTAS['QUOTA_GAMES_PER_ADDRESS']} games created (`POST /games`, "
         f"`POST /open-games`; rematches do not count) and {QUOTAS['QUOTA_STREAMS_PER_ADDRESS']} event streams open "
-        f"at once; per account, {QUOTAS['QUOTA_GAMES_PER_ACCOUNT']} games created and {OPEN_GAMES_PER_ACCOUNT} "
-        f"open games at once; per seat token, {QUOTAS['QUOTA_STREAMS_PER_TOKEN']} event streams open at once. "
+        f"at once; per account, {QUOTAS['QUOTA_GAMES_PER_ACCOUNT']} games created, {OPEN_GAMES_PER_ACCOUNT} "
+        f"open games at once and {QUOTAS['QUOTA_STREAMS_PER_ACCOUNT']} streams of its news (`GET /me/stream`) "
+        f"open at once; per seat token, {QUOTAS['QUOTA_STREAMS_PER_TOKEN']} event streams open at once. "
         f"A game never started is removed {UNSTARTED_GAME_SECONDS // 86400} days after its creation (see "
         "docs/operations.md). A turn is taken back at most 3 times (a rule: P17).\n"
     )
@@ -282,7 +284,8 @@ def described() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     assert marshmallow.converter is not None  # set up by APISpec
     operations = paths(marshmallow.converter)
     webhooks = {kind: _webhook(kind) for kind in [*WEBHOOK_KINDS, TEST_KIND]}
-    _components(spec, operations, webhooks, _problems(limited=False))  # the problems every operation may answer
+    # the problems every operation may answer, and each type of a person's news (PersonEvent's variants)
+    _components(spec, operations, webhooks, _problems(limited=False), openapi_types.person_event_data())
     for path, item in operations.items():
         spec.path(path=path, operations=item)
     return spec.to_dict(), webhooks
@@ -296,6 +299,7 @@ def build_spec(recorded: dict[str, dict[str, Any]]) -> dict[str, Any]:
     _links(document)
     openapi_types.command_variants(document)
     openapi_types.event_variants(document)
+    openapi_types.person_event_variants(document, recorded["personEvents"])
     openapi_types.name_enums(document)
     openapi_components.pages_apart(document)
     openapi_components.share(document, shared_headers())
@@ -358,6 +362,7 @@ def shared_headers() -> dict[str, tuple[str, dict[str, Any]]]:
         "SessionSet": ("Set-Cookie", SESSION_SET["Set-Cookie"]),
         "SessionCleared": ("Set-Cookie", SESSION_CLEARED["Set-Cookie"]),
         **{name: (name, definition) for name, definition in PAGE_HEADERS.items()},
+        **{name: (name, definition) for name, definition in SSE_HEADERS.items()},
         **deprecation.HEADERS,
     }
 

@@ -4,6 +4,8 @@
   the ``Command`` schema and ``COMMAND_FIELDS`` (the same table that validates requests).
 - Events: one payload schema per event type, derived from the domain's dataclasses, and an
   envelope ``oneOf`` discriminated on ``type``.
+- A person's news: one envelope per type (``PersonEvent``), each with its ``data`` schema
+  (service/schemas/person_stream.py) and an example recorded from the real API.
 - Enums: the card, tile, building and colour lists become named components, and a nullable one
   is spelled ``anyOf: [$ref, {type: 'null'}]``, so a generator makes one enum and an optional.
 """
@@ -23,6 +25,7 @@ from domain.commands import COMMAND_FIELDS as FIELD_RULES
 
 from .schemas.common import CARD_IDS, COLOURS, LEVELS, TILES
 from .schemas.feeds import EventMeta
+from .schemas.person_stream import PERSON_EVENT_DATA
 from .schemas.play import COMMAND_FIELDS
 
 REF = "#/components/schemas/"
@@ -206,6 +209,37 @@ def event_variants(document: dict[str, Any]) -> None:
         mapping[type_name] = REF + type_name + "Event"
     schemas["Event"] = {
         "description": envelope.get("description", "An event, redacted for the caller; `type` says which."),
+        "oneOf": [{"$ref": ref} for ref in mapping.values()],
+        "discriminator": {"propertyName": "type", "mapping": mapping},
+    }
+
+
+def person_event_data() -> list[dict[str, str]]:
+    """References to each type's ``data`` schema of a person's news, which make them components."""
+    return [_ref(schema.__name__) for schema in PERSON_EVENT_DATA.values()]
+
+
+def person_event_variants(document: dict[str, Any], examples: dict[str, Any]) -> None:
+    """``PersonEvent`` as a ``oneOf`` of one envelope per type, discriminated on ``type``, each with
+    its ``data`` schema and ``examples`` (type -> an event of that type) as its example."""
+    schemas = document["components"]["schemas"]
+    envelope = schemas.pop("PersonEvent")
+    mapping = {}
+    for type_name, data in PERSON_EVENT_DATA.items():
+        name = "Person" + "".join(part.title() for part in re.split(r"[._]", type_name)) + "Event"
+        schemas[name] = {
+            "type": "object",
+            "properties": {
+                **envelope["properties"],
+                "type": {"type": "string", "const": type_name},
+                "data": _ref(data.__name__),
+            },
+            "required": envelope["required"],
+            "examples": [examples[type_name]],
+        }
+        mapping[type_name] = REF + name
+    schemas["PersonEvent"] = {
+        "description": envelope.get("description", ""),
         "oneOf": [{"$ref": ref} for ref in mapping.values()],
         "discriminator": {"propertyName": "type", "mapping": mapping},
     }

@@ -9,8 +9,8 @@ signed-in account, in one round trip. A rematch does not count: it needs every s
 finished game to accept, so it is bounded by the games played. Past a quota the answer is 429
 ``too_many_games`` with ``Retry-After``, and nothing is made.
 
-Streams: a stream takes a slot for its address and one for its token when it opens (429
-``too_many_streams`` past either) and gives both back when its response is closed, also when
+Streams: a stream takes a slot for its address and one for its token (a game's) or its account
+(a person's, ``GET /me/stream``) when it opens (429 ``too_many_streams`` past either) and gives both back when its response is closed, also when
 the client goes away. A slot is a member of a sorted set scored with when it lapses; the
 stream's watching marks' renewer (service/live.py) renews it, so the slot of a process that
 died lapses by itself within ``live.WATCHING_MS``.
@@ -42,6 +42,7 @@ DEFAULTS = {
         "QUOTA_GAMES_PER_ACCOUNT",
         "QUOTA_STREAMS_PER_ADDRESS",
         "QUOTA_STREAMS_PER_TOKEN",
+        "QUOTA_STREAMS_PER_ACCOUNT",
     )
 }
 PREFIX = "quota"  #: no hash tag: the counters spread over every slot of a cluster
@@ -69,6 +70,7 @@ class Quotas:
         self.streams = {
             "address": ("QUOTA_STREAMS_PER_ADDRESS", int(setting("QUOTA_STREAMS_PER_ADDRESS"))),
             "token": ("QUOTA_STREAMS_PER_TOKEN", int(setting("QUOTA_STREAMS_PER_TOKEN"))),
+            "account": ("QUOTA_STREAMS_PER_ACCOUNT", int(setting("QUOTA_STREAMS_PER_ACCOUNT"))),
         }
 
     def count_game(self, account: str | None) -> None:
@@ -89,10 +91,12 @@ class Quotas:
                     limit=limit.scope,
                 )
 
-    def open_stream(self, token_digest: str | None) -> Callable[[], None]:
-        """Take a stream slot for this request's address (and its valid token); returns what
-        gives them back. 429 past either quota, and then nothing is held."""
+    def open_stream(self, token_digest: str | None, account: str | None = None) -> Callable[[], None]:
+        """Take a stream slot for this request's address (and its valid seat token, or the
+        ``account`` whose own stream it is); returns what gives them back. 429 past either
+        quota, and then nothing is held."""
         slots = [("address", client_address())] + ([("token", token_digest)] if token_digest else [])
+        slots += [("account", account)] if account else []
         member, at = uuid.uuid4().hex, int(time.time() * 1000)
         names = [f"{PREFIX}:streams:{kind}:{who}" for kind, who in slots]
         try:
@@ -120,7 +124,8 @@ class Quotas:
             setting, amount = self.streams[over[0][0]]
             raise TooManyStreams(
                 f"at most {amount} event streams open at once per {over[0][0]} ({setting}); "
-                "close one, or follow with the long poll (GET /games/{game}/events?wait=)",
+                "close one, or follow with the long poll ("
+                + ("GET /me/events?wait=)" if account else "GET /games/{game}/events?wait=)"),
                 retry_after=max(1, int(current_app.config["SSE_SECONDS"])),  # the longest a stream holds its slot
                 limit=setting,
             )

@@ -25,6 +25,7 @@ from application.games.game_service import digest
 from application.refusals import NotFound, ServiceError
 from application.settings import SIGN_IN_CODES_PER_ADDRESS, SIGN_IN_LINKS_PER_ADDRESS, SIGN_IN_LINKS_PER_EMAIL
 from events import keys
+from events.person_streams import PersonStreams
 from events.redis_store import RedisStore, text
 from events.serialization import now
 
@@ -325,7 +326,7 @@ class Accounts:
         return self.profile(account)
 
     def delete(self, account: str) -> None:
-        """Remove the account: its email, passkeys, sessions, tokens and the link to its seats.
+        """Remove the account: its email, passkeys, sessions, tokens, the link to its seats and its stream.
         The games themselves are untouched (their seat tokens, events and audit stay as they were)."""
         profile = self.profile(account)
         if profile["email"]:
@@ -355,6 +356,7 @@ class Accounts:
             keys.account_sessions(account),
             keys.account_passkeys(account),
         )
+        PersonStreams(self.store).forget(account)  # after the account: a late write finds it gone
 
     # -- seats ------------------------------------------------------------------------------
 

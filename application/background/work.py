@@ -45,9 +45,9 @@ def name_and_payload(claim: Claim) -> Arguments:
 
 
 def named_job_id(claim: Claim) -> str:
-    """A job named by its entry and the claim: ``rt-<game>-<tries>`` for ``rt:<game>``."""
-    prefix, _, rest = claim.name.partition(":")
-    return f"{prefix}-{rest}-{claim.tries}"
+    """A job named by its entry and the claim: ``rt-<game>-<tries>`` for ``rt:<game>``, every colon
+    a dash (RQ takes letters, digits, ``_`` and ``-`` only): ``ps-<game>-<what>-<account>-<tries>``."""
+    return f"{claim.name.replace(':', '-')}-{claim.tries}"
 
 
 def message_job_id(claim: Claim) -> str:
@@ -140,6 +140,15 @@ WORK = Registry(
             timeout=30,  # a delivery waits at most 5 s for its receiver
             at_once=False,  # a command's answer costs the same however many webhooks listen
             job_id=message_job_id,
+        ),
+        Kind(
+            "person_stream",
+            "ps:",
+            "workers.person_stream_jobs.write",
+            TURNS,  # a write to Redis, never a wait on another server
+            LEASE_MS,
+            timeout=30,
+            at_once=True,  # a person following their stream hears of their turn as soon as the game's watchers do
         ),
         Kind(
             "alert",

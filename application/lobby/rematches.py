@@ -7,7 +7,10 @@ take a stranger's seat with it. Each accepting seat
 gets its seat in the new game now: a person's seat goes to their account, a seat held by a
 token gets a new token, shown this once (the page keeps it), whose digest the new game's seat
 will take. When the last human seat accepts, the new game's id is chosen in the same slot
-(``HSETNX``), so it is made once, whoever reads the rematch first after that.
+(``HSETNX``), so it is made once, whoever reads the rematch first after that. Each acceptance that
+leaves people awaited tells each of them (``rematch.offered`` in their stream:
+application/person_stream/), through the outbox; a retried acceptance asks again, and the
+stream takes each once.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from typing import Any
 
 from application.accounts.account_service import Accounts
 from application.games.game_service import GameService, SeatSpec, digest
+from application.person_stream.entries import entries
+from application.person_stream.news import rematch_offered
 from application.refusals import NotFinished, ServiceError
 from domain import Edition, Layout, Options
 from events import keys
@@ -58,7 +63,16 @@ class Rematches:
             if not mark or earlier is None or json.loads(earlier).get("mark") != mark:
                 raise AlreadyAccepted(f"seat {seat} has accepted already")
         status = self.status(game, seat)
+        self._tell_the_awaited(game, seat, status)
         return {**status, "token": token}
+
+    def _tell_the_awaited(self, game: str, seat: int, status: dict[str, Any]) -> None:
+        """A ``rematch.offered`` for each person the rematch still waits for, handed on now."""
+        settings = self.service.settings(game)
+        offered = rematch_offered(game, seat, status, settings["seats"], settings["accounts"])
+        for write in entries(game, f"rematch-{seat}", {account: [news] for account, news in offered.items()}):
+            self.service.outbox.add(write.name, write.payload or "", write.due_ms)
+            self.service.dispatch(write.name)
 
     def status(self, game: str, seat: int | None) -> dict[str, Any]:
         """Who has accepted, who is awaited, and the new game once every person has accepted;

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from application.background.work import WORK
-from application.reactions import alerts, clocks, ratings, turn_handoff, webhooks
+from application.reactions import alerts, clocks, person_streams, ratings, turn_handoff, webhooks
 from domain import Event, Game
 from events.serialization import StoredEvent
 from events.store import HashWrite, OutboxWrite
@@ -47,7 +47,14 @@ class Reaction(Protocol):
 
 
 #: In this order: the turn's entry first (the appending process hands on what is due in order).
-REACTIONS: tuple[Reaction, ...] = (turn_handoff.react, alerts.react, ratings.react, webhooks.react, clocks.react)
+REACTIONS: tuple[Reaction, ...] = (
+    turn_handoff.react,
+    alerts.react,
+    ratings.react,
+    webhooks.react,
+    clocks.react,
+    person_streams.react,
+)
 
 
 def writes(change: Change) -> list[Write]:

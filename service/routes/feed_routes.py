@@ -128,6 +128,15 @@ class Resume(Parameters):
     )
 
 
+#: The headers of every SSE answer (a game's stream, a person's), as documented.
+SSE_HEADERS = {
+    "Cache-Control": {"description": "`no-cache`.", "schema": {"type": "string"}},
+    "X-Accel-Buffering": {
+        "description": "`no`: tells a proxy in front not to buffer the stream.",
+        "schema": {"type": "string"},
+    },
+}
+
 SSE_EVENT = {
     "type": "object",
     "properties": {
@@ -166,13 +175,7 @@ SSE_EVENT = {
             f"{live.SSE_SECONDS:g} s; reconnect to resume. "
             "The schema is that of one event of the stream.",
             {"text/event-stream": {"schema": SSE_EVENT}},
-            headers={
-                "Cache-Control": {"description": "`no-cache`.", "schema": {"type": "string"}},
-                "X-Accel-Buffering": {
-                    "description": "`no`: tells a proxy in front not to buffer the stream.",
-                    "schema": {"type": "string"},
-                },
-            },
+            headers=SSE_HEADERS,
         )
     },
     problems=(403, 404, 422, 429),

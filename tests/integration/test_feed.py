@@ -11,7 +11,7 @@ import redis
 from application.wiring import CALL_TIMEOUTS, READER_TIMEOUTS, build
 from domain import Edition, Options, new_game
 from events import keys
-from events.feed import BLOCK_MS, PAGE, Feed
+from events.feed import ANNOUNCED_MAX, BLOCK_MS, PAGE, Feed, _Watched
 from events.redis_store import RedisStore
 
 
@@ -118,3 +118,21 @@ def test_the_reader_reads_only_watched_games_announced_past_what_it_delivered(re
         )
         assert feed._announced(announced) == [watched]
         assert feed._announced(Announcements([{"type": "psubscribe", "data": 1}])) == [watched, delivered]
+
+
+def test_a_burst_of_more_announcements_than_one_look_takes_loses_none(real_redis, redis_url):
+    """The reader takes at most ANNOUNCED_MAX announcements a look; the next one waits for the
+    next look (it was once fetched and dropped: its game's watchers slept until another append)."""
+    store = RedisStore(real_redis, publish=True)
+    feed = Feed(real_redis, lambda: reader_client(redis_url), block_ms=300)
+    game, version = started_game(store)
+    feed._games[game] = _Watched(version)  # watched, the reader not started: this test looks for it
+    listener = reader_client(redis_url).pubsub()
+    listener.psubscribe(keys.APPENDED)
+    assert feed._announced(listener) == [game]  # the subscription confirmed: every watched game is read
+    for _ in range(ANNOUNCED_MAX):  # appends of games nobody here watches
+        real_redis.publish(keys.appended(game), f"{uuid.uuid4().hex} 1")
+    store.append(game, version, new_game(Options(2, Edition.CMON), b"t" * 32)[:1])
+    looks = [feed._announced(listener) for _ in range(2)]
+    listener.close()
+    assert looks == [[], [game]]
