@@ -29,7 +29,7 @@ from .api_version import API_VERSION
 from .browser_policy import PAGE_HEADERS
 from .operation import ETAG, PROBLEM, SESSION_CLEARED, SESSION_SET, VIEW_ETAG, Operation, PathParameters, Reply
 from .requests import instance
-from .routes import OPERATIONS, pages
+from .routes import OPERATIONS, oauth_routes, pages
 from .schemas.webhooks import WEBHOOK_KINDS
 
 
@@ -137,6 +137,8 @@ TAGS = {
     "alerts": "Word that it is your turn, on the channels you choose (email, Web Push, Discord, Slack), "
     "and not too often: quiet hours, muted games, nothing while you watch the game.",
     "service": "This document, the rulings, the building catalogue, health, and the play-by-web pages.",
+    "oauth": "OAuth 2.1 for apps: register an app, people allow it on the consent page, the app exchanges the "
+    "code (PKCE) for short-lived access tokens and rotating refresh tokens; a person lists and revokes the apps.",
 }
 
 
@@ -359,6 +361,9 @@ def shared_headers() -> dict[str, tuple[str, dict[str, Any]]]:
         "SessionCleared": ("Set-Cookie", SESSION_CLEARED["Set-Cookie"]),
         **{name: (name, definition) for name, definition in PAGE_HEADERS.items()},
         **deprecation.HEADERS,
+        "NoStore": ("Cache-Control", oauth_routes.NO_STORE["Cache-Control"]),
+        "BasicChallenge": ("WWW-Authenticate", oauth_routes.CHALLENGE["WWW-Authenticate"]),
+        "AppRedirect": ("Location", oauth_routes.APP_REDIRECT["Location"]),
     }
 
 

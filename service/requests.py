@@ -18,6 +18,7 @@ from marshmallow import Schema
 from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from application.accounts.account_service import TOKEN_PREFIX, Accounts
+from application.accounts.oauth import ACCESS_PREFIX, OAuthApps
 from application.accounts.scopes import ACCOUNT
 from application.games.clocks import Bank, Clocks
 from application.games.codec import event_to_json
@@ -102,10 +103,14 @@ def signed_in() -> str | None:
     if "account" in g:
         return g.account
     found, account = tokens(), None
-    if found and found[0].startswith(TOKEN_PREFIX):
-        grant = accounts().token_account(found[0])
+    if found and found[0].startswith((TOKEN_PREFIX, ACCESS_PREFIX)):  # an app's access token acts as a PAT would
+        grant = (
+            accounts().token_account(found[0])
+            if found[0].startswith(TOKEN_PREFIX)
+            else OAuthApps(accounts().store).access_grant(found[0])
+        )
         if grant is None:
-            raise Unauthorized("this personal access token is unknown, was revoked or has expired")
+            raise Unauthorized("this access token is unknown, was revoked or has expired")
         _check_scope(grant.scopes)
         account = grant.account
     elif not found and (cookie := request.cookies.get(session_cookie())):

@@ -329,9 +329,9 @@ def test_shared_headers_problems_and_parameters_are_written_once_under_component
     assert not {header: places for header, places in inline.items() if len(places) > 1}, "share it in components"
 
 
-def test_the_document_is_at_most_10500_lines_and_no_operation_is_longer_than_150():
+def test_the_document_is_at_most_11200_lines_and_no_operation_is_longer_than_150():
     lines = (ROOT / "openapi.yaml").read_text().splitlines()
-    assert len(lines) <= 10_500
+    assert len(lines) <= 11_200  # 10,500 until OAuth (issue 37) added its eight operations, ~700 lines
     lengths, current = {}, None
     for number, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
