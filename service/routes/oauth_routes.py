@@ -50,6 +50,24 @@ AUTHORIZE_QUERY = (
 )
 
 
+RETURN_COOKIE = "bm_oauth_return"  #: the consent page a person not yet signed in comes back to
+RETURN_SECONDS = 15 * 60  #: as long as the sign-in link they ask for lasts
+RETURNS_TO = "/oauth/authorize?"  #: the only place the cookie may send anyone back to
+
+
+@pages.after_app_request
+def _back_to_the_consent_page(response: Response) -> Response:
+    """After a sign-in by the emailed link (the /signin form's 303 to the lobby), go back to the
+    consent page that asked for it instead, and forget it. Only a path of the consent page is
+    followed, so a cookie planted by anyone else sends no one elsewhere (and consent is still asked)."""
+    back = request.cookies.get(RETURN_COOKIE, "")
+    signed_in_by_link = request.method == "POST" and request.path == "/signin" and response.status_code == 303
+    if signed_in_by_link and back.startswith(RETURNS_TO) and "\\" not in back:
+        response.headers["Location"] = back
+        response.delete_cookie(RETURN_COOKIE, path="/", httponly=True, samesite="Lax")
+    return response
+
+
 class AuthorizationRefused(ServiceError):
     """An authorization request whose app or redirect cannot be trusted: no answer may go to its redirect."""
 
@@ -99,7 +117,17 @@ def _where(redirect_uri: str) -> str:
     "cannot be trusted: a problem (nothing is sent to the redirect); another bad request: back to the app's "
     "redirect with `error` (RFC 6749 §4.1.2.1).",
     responses={
-        200: Reply("HTML: the consent page, or the request to sign in first.", HTML),
+        200: Reply(
+            "HTML: the consent page, or the request to sign in first.",
+            HTML,
+            headers={
+                "Set-Cookie": {
+                    "description": f"Not signed in: `{RETURN_COOKIE}` (HttpOnly, SameSite=Lax, {RETURN_SECONDS // 60} "
+                    "minutes), so that signing in by the emailed link comes back to this page.",
+                    "schema": {"type": "string"},
+                }
+            },
+        ),
         302: Reply("To the app's redirect with `error` and `state`.", headers=APP_REDIRECT),
     },
     problems=(400,),
@@ -112,7 +140,10 @@ def authorize_page() -> Answer:
     language = page_language()
     if account is None:
         body = f'<p>{words(language, "oauth.signInFirst")}</p><p><a href="/">{words(language, "oauth.signIn")}</a></p>'
-        return server_page(language, "oauth.title", body)
+        page = server_page(language, "oauth.title", body)
+        here = f"/oauth/authorize?{request.query_string.decode()}"
+        page.set_cookie(RETURN_COOKIE, here, max_age=RETURN_SECONDS, httponly=True, samesite="Lax", path="/")
+        return page
     app = grant.client.app
     redirect_uri = grant.request.payload.redirect_uri or app.redirect_uris[0]
     asked = "".join(

@@ -11,7 +11,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
 
-from tests.support.accounts import OWN, page_of
+from tests.support.accounts import OWN, page_of, sign_in_links
 from tests.support.games import made_with_first_turn
 
 LOOPBACK = "http://127.0.0.1/callback"
@@ -244,6 +244,25 @@ def test_another_site_cannot_allow_an_app_for_a_signed_in_person(api):
     signed_out = api.get(authorize_query(client))
     assert signed_out.status_code == 200 and "Sign in" in signed_out.data.decode()
     assert api.post(authorize_query(client), data={"decision": "allow"}).status_code == 401
+
+
+def test_a_person_not_signed_in_signs_in_by_the_emailed_link_and_comes_back_to_the_consent_page(api):
+    client = registered(page_of(api, "dev@example.com"))["client_id"]
+    asked = api.get(authorize_query(client))
+    assert "Set-Cookie" in asked.headers and "Moon Mobile" not in asked.data.decode()
+    (link,) = sign_in_links(api, "ada@example.com")
+    back = api.post("/signin", data={"token": link}, headers=OWN)
+    assert back.status_code == 303 and back.headers["Location"] == authorize_query(client)
+    assert "Moon Mobile" in api.get(back.headers["Location"]).data.decode()
+    (again,) = sign_in_links(api, "ada@example.com")  # the cookie was spent: the next sign-in goes to the lobby
+    assert api.post("/signin", data={"token": again}, headers=OWN).headers["Location"] == "/"
+
+
+def test_a_planted_return_cookie_sends_no_one_anywhere_but_the_consent_page(api):
+    for planted in ("https://evil.example/", "//evil.example/oauth/authorize?", "/oauth/authorize?\\evil"):
+        api.http.set_cookie("bm_oauth_return", planted)
+        (link,) = sign_in_links(api, "ada@example.com")
+        assert api.post("/signin", data={"token": link}, headers=OWN).headers["Location"] == "/", planted
 
 
 def test_a_confidential_app_needs_its_secret(api):
