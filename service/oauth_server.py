@@ -139,11 +139,13 @@ class RefreshToken(grants.RefreshTokenGrant):
 
     def authenticate_refresh_token(self, refresh_token: str) -> IssuedToken | None:
         kept = apps().refreshable(refresh_token)
-        return None if kept is None else IssuedToken(kept)
+        if kept is None or not apps().still_allowed(kept.account, kept.client_id):
+            return None  # invalid_grant
+        return IssuedToken(kept)
 
-    def authenticate_user(self, refresh_token: IssuedToken) -> Issued | None:
+    def authenticate_user(self, refresh_token: IssuedToken) -> Issued:
         kept = refresh_token.kept
-        return Issued(kept.account, kept.family) if apps().still_allowed(kept.account, kept.client_id) else None
+        return Issued(kept.account, kept.family)
 
     def revoke_old_credential(self, refresh_token: IssuedToken) -> None:
         apps().spend_refresh(refresh_token.kept)

@@ -318,4 +318,5 @@ class OAuthApps:
         self.client.hdel(keys.account_oauth_grants(account), client_id)
 
     def still_allowed(self, account: str, client_id: str) -> bool:
-        return self._grant(account, client_id) is not None
+        """Whether a refresh may still give tokens: the person has not revoked the app, nor deleted the account."""
+        return self._grant(account, client_id) is not None and bool(self.client.exists(keys.account(account)))

@@ -18,7 +18,7 @@ from flask import Blueprint, Response, request
 from application.accounts import oauth
 from application.accounts.oauth import APP_SCOPES, loopback, scopes_of
 from application.accounts.scopes import ACCOUNT
-from application.refusals import ServiceError, Unauthorized
+from application.refusals import ServiceError
 
 from ..browser_policy import CONTENT_SECURITY_POLICY
 from ..oauth_server import apps, server
@@ -95,6 +95,10 @@ def _signed_in_here() -> str | None:
     return accounts().session_account(cookie) if cookie else None
 
 
+def _sign_in_first(language: str) -> str:
+    return f'<p>{words(language, "oauth.signInFirst")}</p><p><a href="/">{words(language, "oauth.signIn")}</a></p>'
+
+
 def _where(redirect_uri: str) -> str:
     """Where an answer goes, as the person reads it, and as the consent page's form-action allows it."""
     parts = urlsplit(redirect_uri)
@@ -139,8 +143,7 @@ def authorize_page() -> Answer:
         return grant
     language = page_language()
     if account is None:
-        body = f'<p>{words(language, "oauth.signInFirst")}</p><p><a href="/">{words(language, "oauth.signIn")}</a></p>'
-        page = server_page(language, "oauth.title", body)
+        page = server_page(language, "oauth.title", _sign_in_first(language))
         here = f"/oauth/authorize?{request.query_string.decode()}"
         page.set_cookie(RETURN_COOKIE, here, max_age=RETURN_SECONDS, httponly=True, samesite="Lax", path="/")
         return page
@@ -176,17 +179,16 @@ def authorize_page() -> Answer:
     f"is checked, and the cookie is SameSite): another site cannot allow an app for you. The code lasts "
     f"{oauth.CODE_SECONDS} seconds and is exchanged once.",
     responses={
-        302: Reply(
-            "To the app's redirect with `code` and `state`, or `error`.", headers=location("The app's redirect.")
-        ),
+        302: Reply("To the app's redirect with `code` and `state`, or `error`.", headers=APP_REDIRECT),
+        401: Reply("HTML: not signed in (any more); sign in and open the app's link again.", HTML),
     },
-    problems=(400, 401),
+    problems=(400,),
     rate_limited=False,
 )
 def authorize() -> Answer:
     account = _signed_in_here()
-    if account is None:
-        raise Unauthorized("sign in on this service's page first, then allow the app")
+    if account is None:  # (the session ended meanwhile): a page, since a browser's form posted this
+        return server_page(page_language(), "oauth.title", _sign_in_first(page_language()), status=401)
     grant = _consent_request(account)
     if isinstance(grant, Response):
         return grant

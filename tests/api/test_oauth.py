@@ -235,6 +235,15 @@ def test_a_person_revokes_an_app_and_its_tokens_die_while_another_person_can_tou
     assert ada.get("/me/apps").json["apps"] == []
 
 
+def test_a_deleted_accounts_app_tokens_act_for_no_one(api):
+    page = page_of(api, "ada@example.com")
+    client = registered(page)["client_id"]
+    got = tokens_for(api, page, client)
+    assert page.delete("/me", headers=OWN).status_code == 204
+    assert api.get("/me", token=got["access_token"]).status_code == 401
+    refused(refresh(api, client, got["refresh_token"]), "invalid_grant")
+
+
 def test_another_site_cannot_allow_an_app_for_a_signed_in_person(api):
     page = page_of(api, "ada@example.com")
     client = registered(page)["client_id"]
@@ -243,7 +252,7 @@ def test_another_site_cannot_allow_an_app_for_a_signed_in_person(api):
     assert page.get("/me/apps").json["apps"] == []
     signed_out = api.get(authorize_query(client))
     assert signed_out.status_code == 200 and "Sign in" in signed_out.data.decode()
-    assert api.post(authorize_query(client), data={"decision": "allow"}).status_code == 401
+    assert api.post(authorize_query(client), data={"decision": "allow"}).status_code == 401  # a page: sign in first
 
 
 def test_a_person_not_signed_in_signs_in_by_the_emailed_link_and_comes_back_to_the_consent_page(api):
