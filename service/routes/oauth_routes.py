@@ -10,6 +10,7 @@ trusted) answers problems, as the rest of the API does."""
 from __future__ import annotations
 
 from html import escape
+from typing import Any
 from urllib.parse import urlsplit
 
 from authlib.oauth2 import OAuth2Error
@@ -74,7 +75,7 @@ class AuthorizationRefused(ServiceError):
     status, code, title = 400, "authorization_refused", "This authorization request cannot be answered"
 
 
-def _consent_request(account: str | None):  # type: ignore[no-untyped-def]
+def _consent_request(account: str | None) -> Any:
     """Authlib's grant for this authorization request; an error it may send to the app's redirect
     is that redirect (a Response); one it may not (an unknown app, a redirect the app did not
     register) is a problem."""
