@@ -13,6 +13,7 @@ body the service really sent; the contract tests check them against their schema
 from __future__ import annotations
 
 import base64
+import hashlib
 import os
 import random
 import re
@@ -216,6 +217,7 @@ def _session() -> dict[str, dict[str, Any]]:
     found["webManifest"] = {"request": None, "response": {k: manifest[k] for k in ("name", "start_url", "display")}}
     changelog = http.get("/changelog").get_data(as_text=True)  # its first lines: the format's own, they stay
     found["changelog"] = {"request": None, "response": "\n".join(changelog.splitlines()[:3]) + "\n…"}
+    app_id = _oauth(call, http, found)
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -229,6 +231,7 @@ def _session() -> dict[str, dict[str, Any]]:
         "table": table,
         "player": player,
         "subscription": found.pop("subscription"),
+        "app": app_id,
     }
     return found
 
@@ -296,6 +299,52 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
     call("deleteAccount", "DELETE", "/me", headers=own)
     found["deleteAccount"]["response"] = None
     return str(made["id"])
+
+
+def _oauth(call: Any, http: Any, found: dict[str, Any]) -> str:
+    """Register an app, allow it on the consent page, exchange the code with its PKCE verifier,
+    refresh, revoke, list the apps allowed and revoke the app; returns the app's client id."""
+    own = {"Origin": "http://localhost"}
+    links: list[str] = []
+    with mock.patch(
+        "service.routes.account_routes.send_sign_in_link", lambda email, link, language: links.append(link)
+    ):
+        call("askEmailLink", "POST", "/auth/email-link", {"email": "dev@example.com"})
+    http.post("/signin", data={"token": links[0].split("token=", 1)[1].split("&")[0]})
+    redirect = "http://127.0.0.1/callback"
+    app = call("registerApp", "POST", "/oauth/apps", {"name": "Moon Mobile", "redirect_uris": [redirect]}, headers=own)
+    client = app.get_json()["client_id"]
+    call("oauthMetadata", "GET", "/.well-known/oauth-authorization-server")
+    verifier = "a-verifier-of-forty-three-characters-or-more-0123456789"
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    query = (
+        f"/oauth/authorize?response_type=code&client_id={client}&redirect_uri=http://127.0.0.1:8765/callback"
+        f"&scope=read+play&state=xyz&code_challenge={challenge}&code_challenge_method=S256"
+    )
+    page = http.get(query).get_data(as_text=True)
+    found["oauthAuthorizePage"] = {"request": None, "response": "\n".join(page.splitlines()[:3]) + "\n…"}
+    answer = http.post(query, data={"decision": "allow"}, headers=own)
+    found["oauthAuthorize"] = {"request": None, "response": None}
+    code = answer.headers["Location"].split("code=", 1)[1].split("&")[0]
+    exchange = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": "http://127.0.0.1:8765/callback",
+        "code_verifier": verifier,
+        "client_id": client,
+    }
+    tokens = http.post("/oauth/token", data=exchange).get_json()
+    found["oauthToken"] = {"request": None, "response": tokens}
+    refreshed = http.post(
+        "/oauth/token",
+        data={"grant_type": "refresh_token", "refresh_token": tokens["refresh_token"], "client_id": client},
+    ).get_json()
+    http.post("/oauth/revoke", data={"token": refreshed["refresh_token"], "client_id": client})
+    found["oauthRevoke"] = {"request": None, "response": {}}
+    call("listAllowedApps", "GET", "/me/apps")
+    call("revokeApp", "DELETE", f"/me/apps/{client}", headers=own)
+    found["revokeApp"]["response"] = None
+    return str(client)
 
 
 def _alerts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: str, token: str) -> None:

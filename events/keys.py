@@ -400,3 +400,36 @@ PERSON_STREAM_NEWS = "{acct:*}:stream-news"  #: a PSUBSCRIBE pattern that matche
 def account_of(key: str) -> str:
     """The account a key of the account's slot (``{acct:<id>}:...``) belongs to."""
     return key.split("{acct:", 1)[1].split("}", 1)[0]
+
+
+# -- OAuth apps (application/accounts/oauth.py): each secret under its SHA-256, as the tokens are --
+
+
+def oauth_app(client_id: str) -> str:
+    """A registered app: JSON (name, owner, redirect URIs, public or confidential, its secret's digest)."""
+    return f"oauth-app:{client_id}"
+
+
+def account_oauth_apps(account_id: str) -> str:
+    """The client ids of the apps an account registered (a set), for the limit on apps."""
+    return _account_key(account_id, "oauth-apps")
+
+
+def account_oauth_grants(account_id: str) -> str:
+    """The apps an account allowed: a hash of client id -> JSON (scopes, when, its token families)."""
+    return _account_key(account_id, "oauth-grants")
+
+
+def oauth_code(code_digest: str) -> str:
+    """An authorization code: JSON (app, account, redirect URI, scopes, PKCE challenge), expiring."""
+    return f"oauth-code:{code_digest}"
+
+
+def oauth_token(token_digest: str) -> str:
+    """An app's access or refresh token: JSON (kind, account, app, family, scopes), expiring."""
+    return f"oauth-token:{token_digest}"
+
+
+def oauth_family(family: str) -> str:
+    """The digests of every token issued from one authorization code (a set): revoked together."""
+    return f"oauth-family:{family}"

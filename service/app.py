@@ -21,7 +21,7 @@ from application.redis_checks import LiveCheck, refuse_unsafe_redis
 from application.refusals import NotFound
 from application.wiring import build, connect, queue_url, store_url
 
-from . import browser_policy, http_extras, live, problems, quotas, ratelimit, sessions
+from . import browser_policy, http_extras, live, oauth_server, problems, quotas, ratelimit, sessions
 from .routes import api, pages
 
 MAX_URL = 2048  #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
@@ -123,6 +123,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     http_extras.install(app)
     sessions.install(app)
     browser_policy.install(app)
+    oauth_server.install(app)
     app.register_blueprint(pages)
 
     @app.before_request

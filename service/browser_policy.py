@@ -42,6 +42,7 @@ def _policy(response: Response) -> Response:
     headers = response.headers
     headers["X-Content-Type-Options"] = "nosniff"
     if response.mimetype == "text/html" and response.content_length:  # a page (an empty 204 or 303 is text/html too)
-        headers["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+        # (a page may narrow-extend form-action for itself: the OAuth consent page's form redirects to the app)
+        headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         headers["Referrer-Policy"] = REFERRER_POLICY
     return response

@@ -29,7 +29,7 @@ from .api_version import API_VERSION
 from .browser_policy import PAGE_HEADERS
 from .operation import ETAG, PROBLEM, SESSION_CLEARED, SESSION_SET, VIEW_ETAG, Operation, PathParameters, Reply
 from .requests import instance
-from .routes import OPERATIONS, pages
+from .routes import OPERATIONS, oauth_routes, pages
 from .routes.feed_routes import SSE_HEADERS
 from .schemas.webhooks import WEBHOOK_KINDS
 
@@ -139,6 +139,8 @@ TAGS = {
     "alerts": "Word that it is your turn, on the channels you choose (email, Web Push, Discord, Slack), "
     "and not too often: quiet hours, muted games, nothing while you watch the game.",
     "service": "This document, the rulings, the building catalogue, health, and the play-by-web pages.",
+    "oauth": "OAuth 2.1 for apps: register an app, people allow it on the consent page, the app exchanges the "
+    "code (PKCE) for short-lived access tokens and rotating refresh tokens; a person lists and revokes the apps.",
 }
 
 
@@ -364,6 +366,9 @@ def shared_headers() -> dict[str, tuple[str, dict[str, Any]]]:
         **{name: (name, definition) for name, definition in PAGE_HEADERS.items()},
         **{name: (name, definition) for name, definition in SSE_HEADERS.items()},
         **deprecation.HEADERS,
+        "NoStore": ("Cache-Control", oauth_routes.NO_STORE["Cache-Control"]),
+        "BasicChallenge": ("WWW-Authenticate", oauth_routes.CHALLENGE["WWW-Authenticate"]),
+        "AppRedirect": ("Location", oauth_routes.APP_REDIRECT["Location"]),
     }
 
 
@@ -430,14 +435,15 @@ class _NoAliases(yaml.SafeDumper):
         return True
 
 
-SHORT_LIST = 80  #: a list of plain values whose text is at most this long is written on one line
+SHORT_ITEM = 40  #: a list of plain values each at most this long is written in flow style, wrapped at 120
 
 
 def _short_list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
-    """A list of a few plain values (``required``, ``enum``, a scope) on one line, as people write
-    them: ``required: [game, version]``; anything longer or nested one item a line."""
+    """A list of plain values (``required``, an ``enum``, a scope, card ids) in flow style, as people
+    write them: ``required: [game, version]``, a long one wrapped at 120 columns; a list of objects
+    or of long texts one item a line."""
     plain = all(isinstance(item, int | float | bool) or (isinstance(item, str) and "\n" not in item) for item in data)
-    short = bool(data) and plain and len(", ".join(map(str, data))) <= SHORT_LIST
+    short = bool(data) and plain and all(len(str(item)) <= SHORT_ITEM for item in data)
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=short)
 
 

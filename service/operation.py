@@ -144,6 +144,7 @@ class PathParameters(Schema):
     table = fields.String(metadata={"description": "Open game id."})
     player = fields.String(metadata={"description": "A player id: an account's, or bot:<level>."})
     subscription = fields.String(metadata={"description": "Push subscription id."})
+    app = fields.String(metadata={"description": "An OAuth app's client id (app_...)."})
 
 
 class TrueOrFalse(fields.Boolean):

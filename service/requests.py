@@ -19,6 +19,7 @@ from werkzeug.exceptions import BadRequest, UnsupportedMediaType
 
 from application.accounts.account_service import TOKEN_PREFIX, Accounts
 from application.accounts.bot_accounts import bots_among, is_bot
+from application.accounts.oauth import ACCESS_PREFIX, OAuthApps
 from application.accounts.scopes import ACCOUNT, BOT, PLAY
 from application.games.clocks import Bank, Clocks
 from application.games.codec import event_to_json
@@ -103,10 +104,14 @@ def signed_in() -> str | None:
     if "account" in g:
         return g.account
     found, account = tokens(), None
-    if found and found[0].startswith(TOKEN_PREFIX):
-        grant = accounts().token_account(found[0])
+    if found and found[0].startswith((TOKEN_PREFIX, ACCESS_PREFIX)):  # an app's access token acts as a PAT would
+        grant = (
+            accounts().token_account(found[0])
+            if found[0].startswith(TOKEN_PREFIX)
+            else OAuthApps(accounts().store).access_grant(found[0])
+        )
         if grant is None:
-            raise Unauthorized("this personal access token is unknown, was revoked or has expired")
+            raise Unauthorized("this access token is unknown, was revoked or has expired")
         _check_scope(grant.scopes)
         if g.get("scope") == PLAY and BOT not in grant.scopes and is_bot(accounts().client, grant.account):
             raise InsufficientScope(

@@ -42,6 +42,10 @@ SIGNS_IN = {
     ("POST", "/auth/passkeys"),  # a sign-up's first session
 }
 
+#: Requests the cookie never authenticates, whatever they carry: an app's calls to the OAuth token
+#: and revocation endpoints (service/routes/oauth_routes.py), which authenticate the app itself.
+NOT_BY_COOKIE = {("POST", "/oauth/token"), ("POST", "/oauth/revoke")}
+
 
 class CrossOrigin(Exception):
     """A request that must come from the service's own pages came from ``origin`` (None: unsaid)."""
@@ -116,6 +120,8 @@ def install(app: Flask) -> None:
         if (request.method, rule) in SIGNS_IN:
             check_signing_in()  # whatever cookies it carries
         if session_cookie() not in request.cookies or "Authorization" in request.headers:
+            return None
+        if (request.method, rule) in NOT_BY_COOKIE:
             return None
         origin = _sender()
         if origin == own_origin():

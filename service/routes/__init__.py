@@ -15,13 +15,28 @@ from .feed_routes import feeds
 from .game_routes import games
 from .lobby_routes import lobby
 from .meta_routes import meta, pages
+from .oauth_routes import oauth_api
 from .passkey_routes import passkey_api
 from .person_stream_routes import people
 from .play_routes import play
 from .replay_routes import replay
 from .webhook_routes import webhooks
 
-API = (games, lobby, play, feeds, webhooks, replay, meta, account_api, bot_api, passkey_api, alert_api, people)
+API = (
+    games,
+    lobby,
+    play,
+    feeds,
+    webhooks,
+    replay,
+    meta,
+    account_api,
+    bot_api,
+    passkey_api,
+    alert_api,
+    people,
+    oauth_api,
+)
 api = Blueprint("api", __name__)
 for feature in API:
     api.register_blueprint(feature)

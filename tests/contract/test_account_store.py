@@ -37,7 +37,7 @@ def test_an_account_from_link_to_deletion(accounts, game_id):
     session = accounts.open_session(account)
     assert accounts.session_account(session) == account
     made = accounts.create_token(account, "bot")
-    assert accounts.token_account(made.token) == account and accounts.tokens(account)[0]["last_used"]
+    assert accounts.token_account(made.token).account == account and accounts.tokens(account)[0]["last_used"]
     accounts.add_seat(account, game_id, 1)
     assert accounts.seats(account) == {game_id: 1} and accounts.seat_in(account, game_id) == 1
     other = accounts.use_link(accounts.ask_link("x" + email, "203.0.113.2"))
