@@ -122,6 +122,8 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     page.reload()
     page.wait_for_selector("#status:has-text('You are seat')")
     assert page.get_attribute("html", "lang") == "en" and page.input_value("#language") == "en"
+    # the reloaded page hears the game's events again by its stream: its log fills after the status
+    wait_until(page, "document.querySelector('#log').textContent.includes('steps to')", timeout=10_000)
     page.select_option("#language", said["lang"])  # and back
     page.wait_for_selector(f"html[lang={said['lang']}]")
     assert page.text_content("#city") == said["city"] and said["walked"] in _log(page)
