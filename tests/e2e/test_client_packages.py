@@ -31,6 +31,7 @@ import pytest
 from service.api_version import API_VERSION
 from tests.e2e.conftest import call, personal_token
 from tests.support.generated_clients import choose_like_a_human
+from tests.support.python_wheel import built_and_installed
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("bluemoon_client", "bluemoon_kit")
@@ -48,25 +49,8 @@ def _forget_packages() -> None:
 def wheel(tmp_path_factory) -> Iterator[Path]:
     """The wheel built as clients/python/README.md says, installed into a folder put first on
     sys.path (the dev environment has httpx, attrs and python-dateutil it depends on)."""
-    out = tmp_path_factory.mktemp("wheel")
-    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    built = subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", str(ROOT / "clients" / "python"), "-w", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert built.returncode == 0, built.stdout + built.stderr
-    [made] = out.glob("*.whl")
+    made, site = built_and_installed(tmp_path_factory.mktemp("wheel"))
     assert made.name == f"bluemoon_client-{API_VERSION}-py3-none-any.whl"
-    site = out / "site"
-    installed = subprocess.run(
-        [*pip, "install", "--no-deps", "--no-index", "--target", str(site), str(made)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert installed.returncode == 0, installed.stdout + installed.stderr
     _forget_packages()
     sys.path.insert(0, str(site))
     try:
