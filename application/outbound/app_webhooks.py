@@ -15,6 +15,7 @@ import json
 from dataclasses import asdict
 from typing import Any
 
+from application.accounts.scopes import READ
 from application.background.work import WORK
 from application.outbound.webhooks import UnsafeUrl, check_url, new_secret
 from application.refusals import NotFound
@@ -68,15 +69,15 @@ def still_allowed(client: Any, account: str, client_id: str) -> bool:
 
 
 def hand_on(client: Any, entry: str, account: str, news: list[News]) -> int:
-    """One delivery per news item and app the person allowed that has a webhook, added to the
+    """One delivery per news item and app the person allowed to read (scope ``read``) that has a webhook, added to the
     outbox under names made from the stream entry's name: a job run twice adds them once, and
     a retried delivery keeps its message id (the receiver's idempotency key)."""
     rest = entry.partition(":")[2]  # <game>:<what>:<account>
     added = 0
-    for raw in client.hkeys(keys.account_oauth_grants(account)):
+    for raw, grant in client.hgetall(keys.account_oauth_grants(account)).items():
         client_id = text(raw)
-        if not client.exists(keys.oauth_app_webhook(client_id)):
-            continue
+        if READ not in json.loads(grant)["scopes"] or not client.exists(keys.oauth_app_webhook(client_id)):
+            continue  # an app not allowed to read the person's stream is not sent it either
         for number, item in enumerate(news):
             name = f"{PREFIX}{rest}:{client_id}:{number}"
             message = "msg_" + hashlib.sha256(name.encode()).hexdigest()[:32]

@@ -354,7 +354,7 @@ def revoke_app(app: str) -> Answer:
     tag="oauth",
     summary="Set, replace (a new secret, shown once) or remove (`url` null) your app's webhook for its people's news.",
     description=f"{SESSION_ONLY_TEXT} Its owner's only. Every item of the stream (`GET /me/stream`) of each person "
-    "who allowed the app is POSTed there with the person's `account`, signed and retried as game webhooks are.",
+    "who allowed the app `read` is POSTed there with the person's `account`, signed and retried as game webhooks are.",
     security=SESSION_ONLY,
     scope=ACCOUNT,
     body=AppWebhookRequest,
