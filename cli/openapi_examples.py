@@ -303,7 +303,7 @@ def _accounts(call: Any, refused: Any, http: Any, found: dict[str, Any], game: s
 
 def _oauth(call: Any, http: Any, found: dict[str, Any]) -> str:
     """Register an app, allow it on the consent page, exchange the code with its PKCE verifier,
-    refresh, revoke, list the apps allowed and revoke the app; returns the app's client id."""
+    refresh, revoke, set and remove the app's webhook, list the apps allowed and revoke the app; returns the app's client id."""
     own = {"Origin": "http://localhost"}
     links: list[str] = []
     with mock.patch(
@@ -341,6 +341,8 @@ def _oauth(call: Any, http: Any, found: dict[str, Any]) -> str:
     ).get_json()
     http.post("/oauth/revoke", data={"token": refreshed["refresh_token"], "client_id": client})
     found["oauthRevoke"] = {"request": None, "response": {}}
+    hook = {"url": f"https://{WEBHOOK_HOST}/moon-push"}
+    call("setAppWebhook", "PUT", f"/oauth/apps/{client}/webhook", hook, headers=own)
     call("listAllowedApps", "GET", "/me/apps")
     call("revokeApp", "DELETE", f"/me/apps/{client}", headers=own)
     found["revokeApp"]["response"] = None

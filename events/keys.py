@@ -410,6 +410,11 @@ def oauth_app(client_id: str) -> str:
     return f"oauth-app:{client_id}"
 
 
+def oauth_app_webhook(client_id: str) -> str:
+    """An app's webhook for its people's stream news: JSON (url, secret)."""
+    return f"oauth-app-webhook:{client_id}"
+
+
 def account_oauth_apps(account_id: str) -> str:
     """The client ids of the apps an account registered (a set), for the limit on apps."""
     return _account_key(account_id, "oauth-apps")

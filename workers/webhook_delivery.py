@@ -89,6 +89,30 @@ def signed_headers(secret: str, message_id: str, body: str, at: datetime) -> dic
     }
 
 
+def send(url: str, secret: str, message: dict[str, Any], at: datetime) -> tuple[int | None, str | None, bool]:
+    """One signed POST of ``message``'s body to ``url``: its status, why it failed (None: a 2xx
+    answer) and whether it timed out. The URL is checked again now: its name may point elsewhere since."""
+    status: int | None = None
+    try:
+        target = check_url(url)
+        status = post(target, message["body"], signed_headers(secret, message["id"], message["body"], at))
+        return status, None if 200 <= status < 300 else f"answered {status}", False
+    except UnsafeUrl as refused:
+        return status, f"refused: {refused.detail}", False
+    except (OSError, http.client.HTTPException) as failed:  # timeouts are OSErrors
+        return status, f"{type(failed).__name__}: {failed}", isinstance(failed, TimeoutError)
+
+
+def tries_of(client: Any, name: str) -> int:
+    """Which try of the outbox entry ``name`` this is (its claims so far)."""
+    return int(client.hget(keys.outbox_of(name)[2], name) or 1)
+
+
+def outcome_of(error: str | None, tries: int) -> str:
+    """delivered; else retrying, or failed after the last of BACKOFF's tries."""
+    return "delivered" if error is None else ("failed" if tries > len(BACKOFF) else "retrying")
+
+
 def deliver(name: str, payload: str) -> str:
     """The RQ job: one attempt at delivering the outbox entry ``name``."""
     job = get_current_job()
@@ -108,21 +132,10 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
     if DeliveryBudget(client).defer(outbox, name, payload, game, None if account is None else text(account)):
         client.eval(DEFERRED, 1, keys.webhooks(game), hook_id)
         return "deferred"
-    tries = int(client.hget(keys.outbox_of(name)[2], name) or 1)
+    tries = tries_of(client, name)
     started, at = time.monotonic(), datetime.now(UTC)
-    status: int | None = None
-    timed_out = False
-    try:
-        target = check_url(hook["url"])  # again now: the name may point elsewhere since
-        status = post(target, message["body"], signed_headers(hook["secret"], message["id"], message["body"], at))
-        error = None if 200 <= status < 300 else f"answered {status}"
-    except UnsafeUrl as refused:
-        error = f"refused: {refused.detail}"
-    except (OSError, http.client.HTTPException) as failed:  # timeouts are OSErrors
-        error = f"{type(failed).__name__}: {failed}"
-        timed_out = isinstance(failed, TimeoutError)
-    last = tries > len(BACKOFF)
-    outcome = "delivered" if error is None else ("failed" if last else "retrying")
+    status, error, timed_out = send(hook["url"], hook["secret"], message, at)
+    outcome = outcome_of(error, tries)
     entry = {
         "at": at.isoformat(timespec="milliseconds"),
         "delivery": message["id"],

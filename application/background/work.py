@@ -151,6 +151,16 @@ WORK = Registry(
             at_once=True,  # a person following their stream hears of their turn as soon as the game's watchers do
         ),
         Kind(
+            "app_webhook",
+            "aw:",
+            "workers.app_webhook_delivery.deliver",
+            DELIVERIES,
+            LEASE_MS,
+            timeout=30,  # a delivery waits at most 5 s for its receiver
+            at_once=False,
+            job_id=message_job_id,
+        ),
+        Kind(
             "alert",
             "al:",
             "workers.alert_jobs.send",

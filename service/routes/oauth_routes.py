@@ -19,14 +19,24 @@ from flask import Blueprint, Response, request
 from application.accounts import oauth
 from application.accounts.oauth import APP_SCOPES, loopback, scopes_of
 from application.accounts.scopes import ACCOUNT
+from application.outbound.app_webhooks import AppWebhooks
 from application.refusals import ServiceError
 
 from ..browser_policy import CONTENT_SECURITY_POLICY
 from ..oauth_server import apps, server
 from ..operation import SESSION_ONLY, SESSION_ONLY_TEXT, Answer, Body, Operation, Reply, location
 from ..origin import own_origin, session_cookie
-from ..requests import accounts, session_person
-from ..schemas.oauth import AllowedApps, AppRequest, NewApp, OAuthMetadata, OAuthTokens, Revoked
+from ..requests import accounts, components, session_person
+from ..schemas.oauth import (
+    AllowedApps,
+    AppRequest,
+    AppWebhook,
+    AppWebhookRequest,
+    NewApp,
+    OAuthMetadata,
+    OAuthTokens,
+    Revoked,
+)
 from ..server_pages import page_language, server_page, words
 from .meta_routes import HTML, pages
 
@@ -334,3 +344,26 @@ def allowed_apps() -> Answer:
 def revoke_app(app: str) -> Answer:
     apps().forget_app(session_person(), app)
     return Response(status=204)
+
+
+@Operation(
+    oauth_api,
+    "put",
+    "/oauth/apps/{app}/webhook",
+    id="setAppWebhook",
+    tag="oauth",
+    summary="Set, replace (a new secret, shown once) or remove (`url` null) your app's webhook for its people's news.",
+    description=f"{SESSION_ONLY_TEXT} Its owner's only. Every item of the stream (`GET /me/stream`) of each person "
+    "who allowed the app `read` is POSTed there with the person's `account`, signed and retried as game webhooks are.",
+    security=SESSION_ONLY,
+    scope=ACCOUNT,
+    body=AppWebhookRequest,
+    responses={200: Reply("Set.", AppWebhook), 204: Reply("Removed.")},
+    problems=(400, 401, 404, 413, 415, 422),
+)
+def set_app_webhook(body: Body, app: str) -> Answer:
+    hooks = AppWebhooks(components().accounts.store)
+    if body["url"] is None:
+        hooks.remove(session_person(), app)
+        return Response(status=204)
+    return hooks.set(session_person(), app, body["url"])

@@ -113,3 +113,16 @@ class AllowedApp(Schema):
 
 class AllowedApps(Schema):
     apps = fields.List(fields.Nested(AllowedApp), required=True)
+
+
+class AppWebhookRequest(Strict):
+    url = fields.String(
+        required=True,
+        allow_none=True,
+        validate=[validate.Length(max=2000), validate.URL(schemes={"http", "https"}, require_tld=False)],
+    )
+
+
+class AppWebhook(Schema):
+    url = fields.String(required=True)
+    secret = fields.String(required=True)
