@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.api.test_oauth import registered
 from tests.support.accounts import OWN, page_of
+from tests.support.oauth import registered
 
 HOOK = "http://127.0.0.1/moon-push"
 

@@ -10,9 +10,9 @@ import json
 import pytest
 from standardwebhooks.webhooks import Webhook
 
-from tests.api.test_oauth import registered, tokens_for
-from tests.integration.test_person_stream import LAST_OFFERING
 from tests.support.accounts import OWN, page_of
+from tests.support.oauth import registered, tokens_for
+from tests.support.person_stream import LAST_OFFERING
 from tests.support.workers import wait_until
 
 

@@ -22,15 +22,8 @@ from events.outbox import Outbox, now_ms
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.support.lobby import account_of, auth, open_game, people
-from tests.support.person_stream import kinds, news
-from tests.support.scenarios import scenario_body
+from tests.support.person_stream import LAST_OFFERING, kinds, news
 from tests.support.workers import Workers, wait_until
-
-#: Seat 0 (the person) holds 5 of the 6 obelisk spaces a game of two needs and can pay the sixth;
-#: the greedy bot in seat 1, without a crystal, begins.
-LAST_OFFERING = scenario_body(
-    figures=["courtyard", "courtyard"], obelisk=[0, 0, 0, 0, 0], crystals=[20, 0], dragons=[], markers=[], turn=1
-) | {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}]}
 
 
 @pytest.fixture
@@ -60,7 +53,7 @@ def _waited(api, token: str, after: int, seconds: float = 20) -> list[dict]:
 
 def test_a_bot_games_turn_and_end_reach_the_persons_stream_once_through_the_workers(served):
     api, client, queue = served
-    (ada,) = people(api, "ada")
+    (ada,) = people(api, f"ada-{uuid.uuid4().hex[:8]}")  # its own person: the test run shares its Redis
     made = api.post("/games", json=LAST_OFFERING, headers=auth(ada))
     assert made.status_code == 201, made.json
     game = made.json["game"]

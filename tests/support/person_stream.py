@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from application.background.handoff import CallbackHandoff
 from tests.support.lobby import auth
+from tests.support.scenarios import scenario_body
 from workers.person_stream_jobs import write_now
 
 
@@ -36,3 +37,10 @@ def news(api, token: str, after: int = 0) -> list[dict]:
 
 def kinds(events: list[dict]) -> list[str]:
     return [e["type"] for e in events]
+
+
+#: Seat 0 (the person) holds 5 of the 6 obelisk spaces a game of two needs and can pay the sixth;
+#: the greedy bot in seat 1, without a crystal, begins.
+LAST_OFFERING = scenario_body(
+    figures=["courtyard", "courtyard"], obelisk=[0, 0, 0, 0, 0], crystals=[20, 0], dragons=[], markers=[], turn=1
+) | {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}]}
