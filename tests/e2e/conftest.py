@@ -79,6 +79,9 @@ def cluster_store(tmp_path_factory) -> Iterator[tuple[dict[str, str], list[Embed
         "STORE_URL": ",".join(n.url for n in nodes[:3]),  # seed nodes, as an operator lists them
         "QUEUE_URL": queue.url,
         "STORE_REPLICAS": "1",
+        # each append still waits for its replica; a loaded test machine's replica may take longer
+        # than the default 1 s (then the create was a 503 and a browser test waited for nothing)
+        "STORE_WAIT_MS": "5000",
         "BLUEMOON_UNSAFE_REDIS": "1",  # the test nodes keep nothing on disk
     }
     yield settings, nodes, queue
