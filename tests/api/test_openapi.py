@@ -329,9 +329,12 @@ def test_shared_headers_problems_and_parameters_are_written_once_under_component
     assert not {header: places for header, places in inline.items() if len(places) > 1}, "share it in components"
 
 
-def test_the_document_is_at_most_10500_lines_and_no_operation_is_longer_than_150():
+def test_the_document_grows_with_its_operations_only_and_no_operation_is_longer_than_150():
+    """A budget per operation, not a fixed total: the document may grow as operations arrive (issue
+    38 adds about thirty), but each costs at most 115 lines on average, components included, and
+    none more than 150. Short lists are flow style, shared shapes are components: an operation
+    that needs more is saying too much, or repeating what a component should say once."""
     lines = (ROOT / "openapi.yaml").read_text().splitlines()
-    assert len(lines) <= 10_500
     lengths, current = {}, None
     for number, line in enumerate(lines):
         indent = len(line) - len(line.lstrip())
@@ -342,6 +345,7 @@ def test_the_document_is_at_most_10500_lines_and_no_operation_is_longer_than_150
         if current is not None:
             lengths[current] = lengths.get(current, 0) + 1
     assert len(lengths) > 70 and max(lengths.values()) <= 150, max(lengths.values())
+    assert len(lines) <= 115 * len(lengths), (len(lines), len(lengths))
 
 
 def test_the_pages_are_kept_apart_from_the_api_and_the_server_is_the_one_serving_the_document():
