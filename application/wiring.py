@@ -25,6 +25,8 @@ from application.games.vacations import Vacations
 from application.lobby.open_games import Tables
 from application.lobby.ratings import Ratings
 from application.lobby.rematches import Rematches
+from application.people.relations import Relations
+from application.people.suspensions import Suspensions
 from application.settings import (
     BLUEMOON_DATA,
     QUEUE_URL,
@@ -64,6 +66,8 @@ class Components:
     vacations: Vacations
     person_streams: PersonStreams
     person_feed: Feed  #: the people's streams' live feed (events/person_streams.py), as ``feed`` is the games'
+    relations: Relations
+    suspensions: Suspensions
 
 
 def redis_url() -> str:
@@ -187,4 +191,6 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         Vacations(store, accounts, service.clocks, service.outbox),
         PersonStreams(store),
         person_feed,
+        Relations(store),
+        Suspensions(store),
     )

@@ -438,3 +438,34 @@ def oauth_token(token_digest: str) -> str:
 def oauth_family(family: str) -> str:
     """The digests of every token issued from one authorization code (a set): revoked together."""
     return f"oauth-family:{family}"
+
+
+# people: who follows, mutes and blocks whom, and who may not play for a while (application/people/)
+def follows(account_id: str) -> str:
+    """The people an account follows: a sorted set of account id -> when it began (epoch ms)."""
+    return _account_key(account_id, "follows")
+
+
+def followers(account_id: str) -> str:
+    """Who follows the account: a sorted set of account id -> when it began (epoch ms)."""
+    return _account_key(account_id, "followers")
+
+
+def mutes(account_id: str) -> str:
+    """The people whose words the account does not want to see: a set of account ids."""
+    return _account_key(account_id, "mutes")
+
+
+def blocks(account_id: str) -> str:
+    """The people the account keeps away: a set of account ids."""
+    return _account_key(account_id, "blocks")
+
+
+def privacy(account_id: str) -> str:
+    """What the account lets others do: a hash (``challenges``, ``friends_public``)."""
+    return _account_key(account_id, "privacy")
+
+
+def suspension(account_id: str) -> str:
+    """A moderator's suspension of the account: a hash (``until``, ``reason``, ``by``) that expires with it."""
+    return _account_key(account_id, "suspension")
