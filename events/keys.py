@@ -142,6 +142,18 @@ def finished_document(game: str, part: str) -> str:
     return _key(game, f"finished:{part}")
 
 
+def chat(game: str, room: str) -> str:
+    """A game's chat ``room`` (``seats`` or ``spectators``): a Redis stream of messages, kept with
+    the game (in its slot) and apart from its events, so chat never changes the audited log."""
+    return _key(game, f"chat:{room}")
+
+
+def chat_removed(game: str) -> str:
+    """A game's removed chat messages: a hash of message id -> JSON (``how``: ``deleted`` by
+    its author or ``hidden`` by a moderator; ``by``; ``at``)."""
+    return _key(game, "chat-removed")
+
+
 def unstarted(shard_no: int) -> str:
     """The shard's games made by ``POST /games`` not yet looked at by the sweep: a sorted set of
     game id -> when it is due (epoch ms; application/games/sweeps.py)."""
