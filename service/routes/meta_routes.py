@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import redis
-import swagger_ui_bundle
+import swagger_ui
 import yaml
 from flask import Blueprint, Response, current_app, send_from_directory
 
@@ -29,6 +29,7 @@ pages = Blueprint("pages", __name__)
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = Path(__file__).resolve().parents[1]
 WEB = PACKAGE / "web"
+SWAGGER_UI = Path(swagger_ui.__file__).parent / "static"  #: Swagger UI 5's own files, as the package installs them
 HTML = {"text/html": {"schema": {"type": "string"}}}
 A_DAY = "public, max-age=86400"
 
@@ -285,5 +286,5 @@ def docs() -> Answer:
 
 @pages.get("/docs/assets/<path:name>")
 def docs_assets(name: str) -> Response:
-    """Swagger UI's files, served from the installed bundle so /docs works offline."""
-    return send_from_directory(swagger_ui_bundle.swagger_ui_path, name)
+    """Swagger UI's files, served from the installed package so /docs works offline."""
+    return send_from_directory(SWAGGER_UI, name)
