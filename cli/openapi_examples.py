@@ -343,6 +343,7 @@ def _oauth(call: Any, http: Any, found: dict[str, Any]) -> str:
     found["oauthRevoke"] = {"request": None, "response": {}}
     hook = {"url": f"https://{WEBHOOK_HOST}/moon-push"}
     call("setAppWebhook", "PUT", f"/oauth/apps/{client}/webhook", hook, headers=own)
+    call("listRegisteredApps", "GET", "/oauth/apps")
     call("listAllowedApps", "GET", "/me/apps")
     call("revokeApp", "DELETE", f"/me/apps/{client}", headers=own)
     found["revokeApp"]["response"] = None

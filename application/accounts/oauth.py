@@ -162,6 +162,11 @@ class OAuthApps:
         self.client.sadd(made, client_id)
         return app, secret
 
+    def apps_of(self, owner: str) -> list[App]:
+        """The apps ``owner`` registered, oldest first."""
+        found = [self.app(text(client_id)) for client_id in self.client.smembers(keys.account_oauth_apps(owner))]
+        return sorted((app for app in found if app is not None), key=lambda app: (app.created, app.client_id))
+
     def app(self, client_id: str) -> App | None:
         raw = self.client.get(keys.oauth_app(client_id)) if client_id.startswith(CLIENT_PREFIX) else None
         if raw is None:

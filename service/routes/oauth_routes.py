@@ -35,6 +35,7 @@ from ..schemas.oauth import (
     NewApp,
     OAuthMetadata,
     OAuthTokens,
+    RegisteredApps,
     Revoked,
 )
 from ..server_pages import page_language, server_page, words
@@ -309,6 +310,23 @@ def metadata() -> Answer:
 def register_app(body: Body) -> Answer:
     app, secret = apps().register(session_person(), body["name"], body["redirect_uris"], body["public"])
     return {**app.shown(), **({"client_secret": secret} if secret else {})}
+
+
+@Operation(
+    oauth_api,
+    "get",
+    "/oauth/apps",
+    id="listRegisteredApps",
+    tag="oauth",
+    summary="The apps you registered, oldest first (their secrets are never shown again).",
+    description=SESSION_ONLY_TEXT,
+    security=SESSION_ONLY,
+    scope=ACCOUNT,
+    responses={200: Reply("Your registered apps.", RegisteredApps)},
+    problems=(401,),
+)
+def registered_apps() -> Answer:
+    return {"apps": [app.shown() for app in apps().apps_of(session_person())]}
 
 
 @Operation(

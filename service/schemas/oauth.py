@@ -56,6 +56,10 @@ class NewApp(App):
     )
 
 
+class RegisteredApps(Schema):
+    apps = fields.List(fields.Nested(App), required=True)
+
+
 class OAuthTokens(Schema):
     """RFC 6749 §5.1."""
 

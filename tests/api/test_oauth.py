@@ -241,3 +241,15 @@ def test_the_metadata_is_rfc_8414s(api):
     AuthorizationServerMetadata(found).validate()
     assert found["code_challenge_methods_supported"] == ["S256"]
     assert "account" not in found["scopes_supported"]
+
+
+def test_a_developer_lists_the_apps_they_registered_and_no_one_else_sees_them(api):
+    bo, eve = page_of(api, "bo-lists-apps@example.com"), page_of(api, "eve-lists-apps@example.com")
+    first = registered(bo)
+    second = registered(bo, public=False)
+    listed = bo.get("/oauth/apps", headers=OWN)
+    assert listed.status_code == 200
+    assert [app["client_id"] for app in listed.json["apps"]] == [first["client_id"], second["client_id"]]
+    assert all("client_secret" not in app for app in listed.json["apps"])  # shown once, at registration
+    assert eve.get("/oauth/apps", headers=OWN).json == {"apps": []}
+    assert api.get("/oauth/apps").status_code == 401
