@@ -322,6 +322,13 @@ class OAuthApps:
             self.revoke_family(family)
         self.client.hdel(keys.account_oauth_grants(account), client_id)
 
+    def forget_account(self, account: str) -> None:
+        """A deleted account's grants: every token an app holds for it is deleted now, not left
+        to expire. The apps it registered stay (people who allowed them still use them)."""
+        for client_id in self.client.hkeys(keys.account_oauth_grants(account)):
+            self.forget_app(account, text(client_id))
+        self.client.delete(keys.account_oauth_grants(account))
+
     def still_allowed(self, account: str, client_id: str) -> bool:
         """Whether a refresh may still give tokens: the person has not revoked the app, nor deleted the account."""
         return self._grant(account, client_id) is not None and bool(self.client.exists(keys.account(account)))

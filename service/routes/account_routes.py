@@ -14,6 +14,7 @@ from application.refusals import ServiceError, Unauthorized
 from application.words import LANGUAGES
 from events.projection import entry, page_of
 
+from ..oauth_server import apps
 from ..operation import (
     OPTIONAL_PERSON,
     PERSON,
@@ -244,6 +245,7 @@ def delete_account() -> Answer:
     account = session_person()
     accounts().delete(account)
     components().ratings.forget(account)  # off the leaderboard; rated games keep their record
+    apps().forget_account(account)  # the apps' tokens for it go now, not when they expire
     return clear_session(Response(status=204))
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
 
+from application.games.game_service import digest
+from events import keys
 from tests.support.accounts import OWN, page_of, sign_in_links
 from tests.support.games import made_with_first_turn
 from tests.support.oauth import (
@@ -184,6 +186,9 @@ def test_a_deleted_accounts_app_tokens_act_for_no_one(api):
     assert page.delete("/me", headers=OWN).status_code == 204
     assert api.get("/me", token=got["access_token"]).status_code == 401
     refused(refresh(api, client, got["refresh_token"]), "invalid_grant")
+    stored = api.app.extensions["bluemoon"].client
+    for token in (got["access_token"], got["refresh_token"]):  # gone now, not left until they expire
+        assert not stored.exists(keys.oauth_token(digest(token)))
 
 
 def test_another_site_cannot_allow_an_app_for_a_signed_in_person(api):
