@@ -246,6 +246,7 @@ def delete_account() -> Answer:
     accounts().delete(account)
     components().ratings.forget(account)  # off the leaderboard; rated games keep their record
     apps().forget_account(account)  # the apps' tokens for it go now, not when they expire
+    components().relations.forget(account)  # whom it followed, muted, blocked; what it allowed
     return clear_session(Response(status=204))
 
 

@@ -250,3 +250,15 @@ def test_the_session_says_whether_one_is_signed_in_without_a_401(api):
     assert api.get("/auth/session").json == {"signed_in": True, "profile": me}
     null = api.post("/auth/passkeys/registration", data="null", content_type="application/json", headers=OWN)
     assert null.status_code == 422  # a body that is not an object
+
+
+def test_a_deleted_account_follows_mutes_and_blocks_no_one_any_more(api):
+    ada, bob = page_of(api, "ada-forgets@example.com"), page_of(api, "bob-forgotten@example.com")
+    relations = api.app.extensions["bluemoon"].relations
+    ada_id, bob_id = ada.get("/me").json["account"], bob.get("/me").json["account"]
+    relations.follow(ada_id, bob_id)
+    relations.mute(ada_id, bob_id)
+    relations.block(ada_id, "someone-else")
+    assert ada.delete("/me", headers=OWN).status_code == 204
+    assert relations.following(ada_id) == [] and relations.follower_count(bob_id) == 0
+    assert relations.muted(ada_id) == set() and relations.blocked(ada_id) == set()
