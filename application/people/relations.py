@@ -62,8 +62,8 @@ class Relations:
         self.store.durably(key, lambda c: c.zadd(key, {account: stamp}, nx=True))
 
     def unfollow(self, account: str, other: str) -> None:
-        for key, member in ((keys.follows(account), other), (keys.followers(other), account)):
-            self.store.durably(key, lambda c, key=key, member=member: c.zrem(key, member))
+        self._remove_sorted(keys.follows(account), other)
+        self._remove_sorted(keys.followers(other), account)
 
     def following(self, account: str) -> list[str]:
         """Whom ``account`` follows, earliest first."""
@@ -156,7 +156,7 @@ class Relations:
             keys.blocks(account),
             keys.privacy(account),
         ):
-            self.store.durably(key, lambda c, key=key: c.delete(key))
+            self._delete(key)
 
     # -- helpers ----------------------------------------------------------------------------
     @staticmethod
@@ -168,6 +168,12 @@ class Relations:
         if self.client.zscore(key, member) is None and self.client.zcard(key) >= MOST_RELATIONS:
             raise TooManyRelations(f"at most {MOST_RELATIONS}", limit=MOST_RELATIONS)
         self.store.durably(key, lambda c: c.zadd(key, {member: score}, nx=True))
+
+    def _remove_sorted(self, key: str, member: str) -> None:
+        self.store.durably(key, lambda c: c.zrem(key, member))
+
+    def _delete(self, key: str) -> None:
+        self.store.durably(key, lambda c: c.delete(key))
 
     def _add_member(self, key: str, member: str) -> None:
         if not self.client.sismember(key, member) and self.client.scard(key) >= MOST_RELATIONS:
