@@ -23,6 +23,7 @@ from redis.exceptions import NoScriptError
 
 from domain import Game
 from events import keys, redis_store
+from events.archive import Archive
 from events.redis_store import decode_entry
 from events.serialization import StoredEvent
 from events.store import Appended
@@ -84,8 +85,9 @@ class Found:
 
 
 class GameReader:
-    def __init__(self, client: Any, owners: int = OWNERS) -> None:
+    def __init__(self, client: Any, owners: int = OWNERS, archive: Archive | None = None) -> None:
         self.client = client
+        self.archive = archive  #: finished games moved out of Redis (events/archive.py)
         self._read = client.register_script(READ)  #: for its sha; run in a pipeline below
         self._owners: OrderedDict[str, Any] = OrderedDict()  #: token key -> owner, the known ones
         self._size = owners
@@ -107,6 +109,8 @@ class GameReader:
             document, found = self._pipelined(names, args, token_key)
             owner = self._remember(token_key, found)
         meta, hooks, accounts, clock, pending, seen, entries, length = orjson.loads(document)
+        if not meta and self.archive is not None and (parts := self.archive.parts(game)) is not None:
+            return self._archived(game, parts, token_key, owner, command_ids, kept)
         events: list[StoredEvent] | None = []
         if kept is not None and length < kept:  # Redis lost writes this process saw
             events = None
@@ -115,6 +119,32 @@ class GameReader:
         records = {command_id: found or None for command_id, found in zip(command_ids, seen or ())}
         return Found(
             _pairs(meta), hooks or [], _pairs(accounts), _pairs(clock), pending or None, records, events, owner
+        )
+
+    def _archived(
+        self,
+        game: str,
+        parts: dict[str, Any],
+        token_key: str | None,
+        owner: Any,
+        command_ids: list[str],
+        kept: int | None,
+    ) -> Found:
+        """What ``read`` finds of a game moved to the archive: the same records, read there."""
+        if token_key is not None and owner is None:
+            digest = token_key.removeprefix(keys.token(""))
+            owner = self._remember(token_key, self.archive.owners([digest]).get(digest))  # type: ignore[union-attr]
+        commands = parts.get("commands", {})
+        events = [] if kept is None else [decode_entry(f) for f in self.archive.events(game, after=kept)]  # type: ignore[union-attr]
+        return Found(
+            parts["meta"],
+            list(parts.get("webhooks", {}).values()),
+            parts.get("accounts", {}),
+            parts.get("clock", {}),
+            None,
+            {command_id: commands.get(command_id) for command_id in command_ids},
+            events,
+            owner,
         )
 
     def _remember(self, token_key: str, owner: Any) -> Any:
