@@ -105,7 +105,8 @@ class Archive:
 
     def put(self, found: ArchivedGame, at_ms: int) -> bool:
         """Keep ``found``, all of it or nothing, committed when this returns; False (and nothing
-        written) when the game is in the archive already: a move repeated after a crash."""
+        written) when the game is in the archive already: a move repeated after a crash. Any other
+        failure raises, with nothing written."""
         try:
             with self.engine.begin() as connection:
                 if connection.execute(sa.select(GAMES.c.game).where(GAMES.c.game == found.game)).first():
@@ -130,8 +131,10 @@ class Archive:
                     )
                 for token, owner in found.tokens.items():
                     connection.execute(TOKENS.insert().values(token=token, owner=owner))
-        except IntegrityError:  # another mover put it first, between our look and our insert
-            return False
+        except IntegrityError:
+            if self.version(found.game) == found.version:  # another mover put it first, between our look and insert
+                return False
+            raise  # nothing was written: the move stops, and Redis keeps the game
         return True
 
     # -- reading ------------------------------------------------------------------------------
@@ -176,7 +179,7 @@ class Archive:
             return {}
         with self.engine.connect() as connection:
             rows = connection.execute(sa.select(TOKENS.c.token, TOKENS.c.owner).where(TOKENS.c.token.in_(wanted)))
-            return {str(token): str(owner) for token, owner in rows.tuples()}
+            return {str(row[0]): str(row[1]) for row in rows}
 
     def summaries(self, games: Iterable[str]) -> dict[str, str]:
         """game -> its index summary (JSON) for each archived one of ``games``."""
@@ -185,7 +188,7 @@ class Archive:
             return {}
         with self.engine.connect() as connection:
             rows = connection.execute(sa.select(GAMES.c.game, GAMES.c.summary).where(GAMES.c.game.in_(wanted)))
-            return {str(game): str(summary) for game, summary in rows.tuples()}
+            return {str(row[0]): str(row[1]) for row in rows}
 
     def listing(self, before: str | None, limit: int) -> list[str]:
         """The ``limit`` newest listing entries older than ``before`` (all archived games are finished)."""
