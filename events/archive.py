@@ -94,9 +94,10 @@ class Archive:
         try:
             METADATA.create_all(self.engine)
         except SQLAlchemyError as error:
+            cause = getattr(error, "orig", None) or error  # the driver's own words, when it has some
             raise ArchiveUnavailable(
-                f"the archive at ARCHIVE_URL {shown(url)!r} cannot be reached or written: {error.__class__.__name__}: "
-                f"{str(error.orig if getattr(error, 'orig', None) else error).strip().splitlines()[0]}"
+                f"the archive at ARCHIVE_URL {shown(url)!r} cannot be reached or written: "
+                f"{cause.__class__.__name__}: {str(cause).strip().splitlines()[0]}"
             ) from error
         self._parts: dict[str, dict[str, Any]] = {}  #: a few archived games' parts (they never change)
         self._lock = threading.Lock()

@@ -26,6 +26,7 @@ import time
 from typing import Any
 
 from application import settings
+from application.background.work import WORK
 from application.games.sweeps import game_keys
 from events import keys
 from events.archive import Archive, ArchivedGame
@@ -34,7 +35,7 @@ from events.projection import entry
 from events.redis_store import text
 from events.store import OutboxWrite
 
-PREFIX = "ar:"  #: the outbox entries of moves (application/background/work.py)
+PREFIX = WORK["archive"].prefix  #: the outbox entries of moves: ``ar:<game>``
 RETRY_SECONDS = 3600  #: a game whose other work is still in the outbox is looked at again this much later
 
 # KEYS: the game's keys, its stream first; then its shard's index summaries and listings (all,
