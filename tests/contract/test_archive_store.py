@@ -4,6 +4,9 @@ as it was: on SQLite (the default) and on a real PostgreSQL (production's), the 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import fakeredis
 import pytest
@@ -97,3 +100,14 @@ def test_the_service_does_not_start_on_an_archive_it_cannot_use(monkeypatch, tmp
     monkeypatch.setenv("ARCHIVE_URL", f"sqlite:///{tmp_path}/missing/folder/archive.sqlite3")
     with pytest.raises(ArchiveUnavailable, match="ARCHIVE_URL"):
         create_app({"REDIS_CLIENT": fakeredis.FakeRedis(), "RATE_LIMIT": 0})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program", ["cli.bluemoon", "cli.bluemoon_worker"])
+def test_the_supervisor_and_the_worker_refuse_to_start_on_a_wrong_archive(program, tmp_path):
+    """Before Redis or any job starts: exit 2, and a message naming the setting and what failed.
+    Slow (about 2 s each): each program is started as a process of its own."""
+    env = {**os.environ, "ARCHIVE_URL": "postgres://bluemoon@/nowhere-but-not-a-driver", "BLUEMOON_DATA": str(tmp_path)}
+    ran = subprocess.run([sys.executable, "-m", program], env=env, capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 2, ran.stderr
+    assert "ARCHIVE_URL" in ran.stderr and "not a database URL" in ran.stderr and "Traceback" not in ran.stderr
