@@ -408,8 +408,8 @@ class RedisStore(EventStore):
             until = min(until, 2**63 - 1)
         end = f"0-{until}" if until is not None else "+"
         entries: list[tuple[Any, dict[Any, Any]]] = self.client.xrange(keys.stream(game), f"0-{after + 1}", end)
-        if not entries and self.archive is not None:  # none in Redis: an archived game's, if any
-            return [decode_entry(fields) for fields in self.archive.events(game, after, until)]
+        if not entries and self.moved(game):
+            return [decode_entry(fields) for fields in self.archive.events(game, after, until)]  # type: ignore[union-attr]
         return [decode_entry(fields) for _, fields in entries]
 
     def version(self, game: str) -> int:
@@ -424,9 +424,15 @@ class RedisStore(EventStore):
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
         found = self.client.hget(keys.commands(game), command_id)
-        if found is None and self.archive is not None and (parts := self.archive.parts(game)) is not None:
+        if found is None and self.moved(game) and (parts := self.archive.parts(game)) is not None:  # type: ignore[union-attr]
             found = parts.get("commands", {}).get(command_id)
         return command_record(found)
+
+    def moved(self, game: str) -> bool:
+        """Whether ``game`` may be in the archive: Redis has no settings of it (every game's are written
+        before its first event, and leave with the rest of it). One EXISTS, and only when Redis's answer
+        was empty: the archive is asked only about games Redis does not hold."""
+        return self.archive is not None and not self.client.exists(keys.meta(game))
 
     def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool:
         return bool(run_script(self.client, self._snapshot, [keys.snapshot(game)], [version, schema, state]))
