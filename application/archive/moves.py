@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import json
 import time
+from datetime import datetime
 from typing import Any
 
 from application import settings
@@ -91,6 +92,22 @@ class Mover:
         self._forget_tokens(list(found.tokens))
         self.outbox.finish(name, payload)
         return "moved"
+
+    def backfill(self) -> int:
+        """Ask for the move of every finished game in Redis that has not asked for it (it ended before
+        moves existed), due ARCHIVE_AFTER_SECONDS after its last event; returns how many were asked
+        for. An entry already there is left as it is, so running it twice asks for nothing twice."""
+        asked = 0
+        for shard in range(keys.SHARDS):
+            listed = [text(name) for name in self.client.zrange(keys.index_listing(shard, "finished"), 0, -1)]
+            games = [name.split(":", 1)[1] for name in listed]
+            for game, raw in zip(games, self.client.hmget(keys.index_summaries(shard), games) if games else []):
+                if raw is None:
+                    continue
+                ended = datetime.fromisoformat(json.loads(raw)["updated"].replace("Z", "+00:00"))
+                write = archive_entry(game, int(ended.timestamp() * 1000))
+                asked += self.outbox.add(write.name, write.payload or "", write.due_ms)
+        return asked
 
     def collected(self, game: str) -> ArchivedGame | None:
         """Everything Redis holds of ``game`` that the archive keeps, or None without the game."""

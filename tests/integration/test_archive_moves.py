@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import uuid
+from datetime import datetime
 
 import pytest
 import redis
@@ -194,3 +195,18 @@ def test_a_game_in_play_is_not_moved_and_an_unreachable_archive_loses_nothing(ap
         Mover(components.client, broken, components.service.outbox).move(finished)
     assert _answers(api, finished, [], finished_tokens) == before
     assert components.client.exists(keys.meta(finished), keys.stream(finished)) == 2
+
+
+def test_games_that_ended_before_moves_existed_are_asked_for_once(api):
+    """``Mover.backfill`` writes the entry the game's last append would have written, due
+    ARCHIVE_AFTER_SECONDS after its last event; run again, it asks for nothing more."""
+    game, _ = _one_command_game(api)
+    components = api.app.extensions["bluemoon"]
+    name = f"ar:{game}"
+    payloads, due_times, _ = keys.outbox_of(name)
+    components.client.hdel(payloads, name)  # as if it had ended before this release
+    components.client.zrem(due_times, name)
+    assert components.mover.backfill() >= 1
+    ended = datetime.fromisoformat(components.service.index.get(game)["updated"].replace("Z", "+00:00"))
+    assert components.client.zscore(due_times, name) == int(ended.timestamp() * 1000) + 7 * 24 * 3600 * 1000
+    assert components.mover.backfill() == 0
