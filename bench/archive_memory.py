@@ -17,6 +17,7 @@ import os
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -61,34 +62,47 @@ def used(client: redis.Redis) -> int:
     return int(client.info("memory")["used_memory"])
 
 
+@dataclass(frozen=True)
+class Figures:
+    held: float  #: bytes of Redis a finished game held before its move
+    left: float  #: bytes of Redis left a game after its move (the goal: under 100)
+    keys_left: int  #: keys that still name one of the games
+    moves_per_second: float
+    used: tuple[int, int, int]  #: used_memory before the games, with them, after their moves
+
+
+def measured(client: redis.Redis, n: int) -> Figures:
+    """N finished games made, measured, moved and measured again on ``client``'s Redis (best alone)."""
+    app = create_app({"REDIS_CLIENT": client, "HANDOFF": CallbackHandoff(lambda _: None), "RATE_LIMIT": 0})
+    components, web = app.extensions["bluemoon"], app.test_client()
+    components.mover.move(finished_game(web))  # every script loaded, every structure made once
+    client.delete(*(keys.unstarted(shard) for shard in range(keys.SHARDS)))
+    empty = used(client)
+    games = [finished_game(web) for _ in range(n)]
+    # the sweep of games never started drops each game's note within 7 days of its creation,
+    # before its move is due (7 days after its end): not the archive's to count
+    client.delete(*(keys.unstarted(shard) for shard in range(keys.SHARDS)))
+    held = used(client)
+    started = time.perf_counter()
+    moved = [components.mover.move(game) for game in games]
+    took = time.perf_counter() - started
+    after = used(client)
+    assert moved == ["moved"] * n, set(moved)
+    left = sum(1 for game in games for _ in client.scan_iter(match=f"*{game}*", count=1000))
+    return Figures((held - empty) / n, (after - empty) / n, left, n / took, (empty, held, after))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--games", type=int, default=300)
     n = parser.parse_args().games
     with redis_for("archive", persist=False) as url:
-        client = redis.Redis.from_url(url)
-        app = create_app({"REDIS_CLIENT": client, "HANDOFF": CallbackHandoff(lambda _: None), "RATE_LIMIT": 0})
-        components, web = app.extensions["bluemoon"], app.test_client()
-        components.mover.move(finished_game(web))  # every script loaded, every structure made once
-        client.delete(*(keys.unstarted(shard) for shard in range(keys.SHARDS)))
-        empty = used(client)
-        games = [finished_game(web) for _ in range(n)]
-        # the sweep of games never started drops each game's note within 7 days of its creation,
-        # before its move is due (7 days after its end): not the archive's to count
-        client.delete(*(keys.unstarted(shard) for shard in range(keys.SHARDS)))
-        held = used(client)
-        started = time.perf_counter()
-        moved = [components.mover.move(game) for game in games]
-        took = time.perf_counter() - started
-        after = used(client)
-        left = sum(1 for game in games for _ in client.scan_iter(match=f"*{game}*", count=1000))
-        assert moved == ["moved"] * n, set(moved)
-        print(f"used_memory: {empty:,} before the games, {held:,} with them, {after:,} after their moves")
-        print(f"{n} finished games: Redis held {(held - empty) / n:,.0f} bytes a game before their move")
-        print(f"after the move: {(after - empty) / n:,.1f} bytes a game left (goal < 100); keys naming a game: {left}")
-        print(
-            f"moves: {n / took:,.0f} games/s ({took / n * 1000:.1f} ms each, {components.mover.archive.url.split(':')[0]})"
-        )
+        found = measured(redis.Redis.from_url(url), n)
+    empty, held, after = found.used
+    print(f"used_memory: {empty:,} before the games, {held:,} with them, {after:,} after their moves")
+    print(f"{n} finished games: Redis held {found.held:,.0f} bytes a game before their move")
+    print(f"after the move: {found.left:,.1f} bytes a game left (goal < 100); keys naming a game: {found.keys_left}")
+    print(f"moves: {found.moves_per_second:,.0f} games/s ({1000 / found.moves_per_second:.1f} ms each)")
 
 
 if __name__ == "__main__":
