@@ -414,7 +414,7 @@ class RedisStore(EventStore):
 
     def version(self, game: str) -> int:
         found = int(self.client.xlen(keys.stream(game)))
-        return found if found or self.archive is None else self.archive.version(game)
+        return self.archive.version(game) if not found and self.moved(game) else found  # type: ignore[union-attr]
 
     def outbox_entry(self, name: str) -> tuple[str, int] | None:
         payloads, due_times, _ = keys.outbox_of(name)
