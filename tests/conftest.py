@@ -21,6 +21,7 @@ from redis.crc import key_slot
 from application.settings import REDIS_SERVER
 from events import redis_store
 from events.embedded import EmbeddedRedis
+from tests.support.postgres import postgres_url  # noqa: F401 (a session fixture: the archive's PostgreSQL)
 
 # The run's archive of finished games (application/archive/): an SQLite file of its own, which every
 # process the tests start (workers, the service) inherits, never the worktree's var/.

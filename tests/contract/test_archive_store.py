@@ -14,22 +14,28 @@ import sqlalchemy as sa
 
 from events.archive import GAMES, Archive, ArchivedGame, ArchiveUnavailable
 from service.app import create_app
-from tests.support.postgres import free_port, postgres_url  # noqa: F401 (the fixture)
+from tests.support.postgres import free_port
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def archive(request, tmp_path):
+    """An empty archive: an SQLite file of the test's own, or the session's PostgreSQL emptied."""
     url = (
         f"sqlite:///{tmp_path / 'archive.sqlite3'}"
         if request.param == "sqlite"
         else request.getfixturevalue("postgres_url")
     )
     found = Archive(url)
+    _emptied(found)
     yield found
-    with found.engine.begin() as connection:  # the PostgreSQL is the session's: leave it empty
+    _emptied(found)
+    found.close()
+
+
+def _emptied(archive: Archive) -> None:
+    with archive.engine.begin() as connection:
         for table in reversed(GAMES.metadata.sorted_tables):
             connection.execute(table.delete())
-    found.close()
 
 
 def _game(game: str, created_ms: int, events: int = 3) -> ArchivedGame:

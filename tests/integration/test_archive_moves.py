@@ -210,3 +210,19 @@ def test_games_that_ended_before_moves_existed_are_asked_for_once(api):
     ended = datetime.fromisoformat(components.service.index.get(game)["updated"].replace("Z", "+00:00"))
     assert components.client.zscore(due_times, name) == int(ended.timestamp() * 1000) + 7 * 24 * 3600 * 1000
     assert components.mover.backfill() == 0
+
+
+def test_on_postgresql_a_moved_game_answers_the_same(redis_url, postgres_url, monkeypatch):
+    """Production's archive: the move and every read of the moved game through PostgreSQL."""
+    monkeypatch.setenv("ARCHIVE_URL", postgres_url)
+    client = redis.Redis.from_url(redis_url)
+    api = CheckedClient(
+        create_app({"REDIS_CLIENT": client, "HANDOFF": CallbackHandoff(lambda _: None), "RATE_LIMIT": 0})
+    )
+    components = api.app.extensions["bluemoon"]
+    assert components.mover.archive.engine.dialect.name == "postgresql"
+    game, tokens = _one_command_game(api)
+    before = _answers(api, game, [], tokens)
+    assert components.mover.move(game) == "moved" and _keys_of(client, game) == []
+    assert _answers(api, game, [], tokens) == before
+    client.close()
