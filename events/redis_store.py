@@ -408,13 +408,14 @@ class RedisStore(EventStore):
             until = min(until, 2**63 - 1)
         end = f"0-{until}" if until is not None else "+"
         entries: list[tuple[Any, dict[Any, Any]]] = self.client.xrange(keys.stream(game), f"0-{after + 1}", end)
-        if not entries and self.moved(game):
-            return [decode_entry(fields) for fields in self.archive.events(game, after, until)]  # type: ignore[union-attr]
+        if not entries and (archive := self.moved(game)) is not None:
+            return [decode_entry(fields) for fields in archive.events(game, after, until)]
         return [decode_entry(fields) for _, fields in entries]
 
     def version(self, game: str) -> int:
         found = int(self.client.xlen(keys.stream(game)))
-        return self.archive.version(game) if not found and self.moved(game) else found  # type: ignore[union-attr]
+        archive = self.moved(game) if not found else None
+        return archive.version(game) if archive is not None else found
 
     def outbox_entry(self, name: str) -> tuple[str, int] | None:
         payloads, due_times, _ = keys.outbox_of(name)
@@ -424,15 +425,16 @@ class RedisStore(EventStore):
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
         found = self.client.hget(keys.commands(game), command_id)
-        if found is None and self.moved(game) and (parts := self.archive.parts(game)) is not None:  # type: ignore[union-attr]
+        archive = self.moved(game) if found is None else None
+        if archive is not None and (parts := archive.parts(game)) is not None:
             found = parts.get("commands", {}).get(command_id)
         return command_record(found)
 
-    def moved(self, game: str) -> bool:
-        """Whether ``game`` may be in the archive: Redis has no settings of it (every game's are written
-        before its first event, and leave with the rest of it). One EXISTS, and only when Redis's answer
-        was empty: the archive is asked only about games Redis does not hold."""
-        return self.archive is not None and not self.client.exists(keys.meta(game))
+    def moved(self, game: str) -> Archive | None:
+        """The archive, when ``game`` may be in it: Redis has no settings of it (every game's are
+        written before its first event, and leave with the rest of it). One EXISTS, asked only after
+        an empty answer from Redis: the archive is asked only about games Redis does not hold."""
+        return self.archive if self.archive is not None and not self.client.exists(keys.meta(game)) else None
 
     def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool:
         return bool(run_script(self.client, self._snapshot, [keys.snapshot(game)], [version, schema, state]))

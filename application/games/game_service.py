@@ -295,8 +295,8 @@ class GameService:
         if not token:
             raise Unauthorized("send 'Authorization: Bearer <seat token>'")
         found = self.client.get(keys.token(digest(token)))
-        if found is None and self.store.moved(game):  # a seat of a game moved to the archive
-            found = self.store.archive.owners([digest(token)]).get(digest(token))  # type: ignore[union-attr]
+        if found is None and (archive := self.store.moved(game)) is not None:  # a seat of a game moved there
+            found = archive.owners([digest(token)]).get(digest(token))
         return self._seat_from(game, found)
 
     def access(self, game: str, token: str | None) -> tuple[int | None, dict[str, Any]]:

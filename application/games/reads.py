@@ -110,7 +110,7 @@ class GameReader:
             owner = self._remember(token_key, found)
         meta, hooks, accounts, clock, pending, seen, entries, length = orjson.loads(document)
         if not meta and self.archive is not None and (parts := self.archive.parts(game)) is not None:
-            return self._archived(game, parts, token_key, owner, command_ids, kept)
+            return _archived(self, self.archive, game, parts, token_key, owner, command_ids, kept)
         events: list[StoredEvent] | None = []
         if kept is not None and length < kept:  # Redis lost writes this process saw
             events = None
@@ -119,32 +119,6 @@ class GameReader:
         records = {command_id: found or None for command_id, found in zip(command_ids, seen or ())}
         return Found(
             _pairs(meta), hooks or [], _pairs(accounts), _pairs(clock), pending or None, records, events, owner
-        )
-
-    def _archived(
-        self,
-        game: str,
-        parts: dict[str, Any],
-        token_key: str | None,
-        owner: Any,
-        command_ids: list[str],
-        kept: int | None,
-    ) -> Found:
-        """What ``read`` finds of a game moved to the archive: the same records, read there."""
-        if token_key is not None and owner is None:
-            digest = token_key.removeprefix(keys.token(""))
-            owner = self._remember(token_key, self.archive.owners([digest]).get(digest))  # type: ignore[union-attr]
-        commands = parts.get("commands", {})
-        events = [] if kept is None else [decode_entry(f) for f in self.archive.events(game, after=kept)]  # type: ignore[union-attr]
-        return Found(
-            parts["meta"],
-            list(parts.get("webhooks", {}).values()),
-            parts.get("accounts", {}),
-            parts.get("clock", {}),
-            None,
-            {command_id: commands.get(command_id) for command_id in command_ids},
-            events,
-            owner,
         )
 
     def _remember(self, token_key: str, owner: Any) -> Any:
@@ -188,3 +162,30 @@ def read_keys(game: str) -> list[str]:
 def _pairs(flat: list[str] | dict[str, Any]) -> dict[str, str]:
     """HGETALL's flat list as a dict (an empty one comes as {})."""
     return dict(zip(flat[::2], flat[1::2])) if flat else {}  # type: ignore[index]
+
+
+def _archived(
+    reader: GameReader,
+    archive: Archive,
+    game: str,
+    parts: dict[str, Any],
+    token_key: str | None,
+    owner: Any,
+    command_ids: list[str],
+    kept: int | None,
+) -> Found:
+    """What ``read`` finds of a game moved to the archive: the same records, read there."""
+    if token_key is not None and owner is None:
+        digest = token_key.removeprefix(keys.token(""))
+        owner = reader._remember(token_key, archive.owners([digest]).get(digest))
+    commands = parts.get("commands", {})
+    return Found(
+        parts["meta"],
+        list(parts.get("webhooks", {}).values()),
+        parts.get("accounts", {}),
+        parts.get("clock", {}),
+        None,
+        {command_id: commands.get(command_id) for command_id in command_ids},
+        [] if kept is None else [decode_entry(fields) for fields in archive.events(game, after=kept)],
+        owner,
+    )
