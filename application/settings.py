@@ -125,6 +125,22 @@ STORE_WAIT_MS = _declare(
     "STORE_WAIT_MS", INTEGER, 1000, DATA,
     "milliseconds the replicas may take to confirm; past it 503 with `Retry-After`, and a retry applies the command once",
 )  # fmt: skip
+ARCHIVE_URL = _declare(
+    "ARCHIVE_URL", URL, "", DATA,
+    "the SQL database finished games move to (SQLAlchemy's URL: `postgresql+psycopg://user:password@host/db` "
+    "in production); a wrong or unreachable one is refused at start",
+    "`sqlite:///<BLUEMOON_DATA>/archive.sqlite3`",
+)  # fmt: skip
+ARCHIVE_AFTER_SECONDS = _declare(
+    "ARCHIVE_AFTER_SECONDS", INTEGER, 7 * 24 * 3600, DATA,
+    "seconds after its end a finished game moves from Redis to the archive (its log, settings, index entry, "
+    "seat tokens); every read answers the same from there",
+    "`604800` (7 days)",
+)  # fmt: skip
+ARCHIVE_PAUSE_MS = _declare(
+    "ARCHIVE_PAUSE_MS", INTEGER, 0, DATA,
+    "for the tests' kill drill only: milliseconds a move waits between the archive's commit and Redis' delete",
+)  # fmt: skip
 BLUEMOON_UNSAFE_REDIS = _declare(
     "BLUEMOON_UNSAFE_REDIS", FLAG, False, DATA,
     "`1` runs on a Redis not configured to keep games (no `appendonly yes`, or an evicting policy) "

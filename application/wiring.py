@@ -19,6 +19,8 @@ from redis.cluster import RedisCluster
 
 from application.accounts.account_service import Accounts
 from application.alerts.channel_settings import AlertSettings
+from application.archive.moves import Mover
+from application.archive.opening import opened
 from application.background.handoff import Handoff
 from application.games.game_service import GameService
 from application.games.vacations import Vacations
@@ -68,6 +70,7 @@ class Components:
     person_feed: Feed  #: the people's streams' live feed (events/person_streams.py), as ``feed`` is the games'
     relations: Relations
     suspensions: Suspensions
+    mover: Mover  #: moves finished games to the archive (application/archive/)
 
 
 def redis_url() -> str:
@@ -154,9 +157,10 @@ def store_client_for_job(queue_connection: Any) -> Any:
 def store_for(client: Any, publish: bool) -> RedisStore:
     """The store on ``client``. STORE_REPLICAS: how many replicas must confirm each append (WAIT)
     before the client hears of it, so that a failover loses no acknowledged command;
-    STORE_WAIT_MS: how long they may take."""
+    STORE_WAIT_MS: how long they may take. Finished games moved out of Redis are read from the
+    archive (ARCHIVE_URL; opened once a process, refused at start when wrong or unreachable)."""
     replicas, wait_ms = STORE_REPLICAS.read(), STORE_WAIT_MS.read()
-    return RedisStore(client, publish=publish, replicas=replicas, wait_ms=wait_ms)
+    return RedisStore(client, publish=publish, replicas=replicas, wait_ms=wait_ms, archive=opened())
 
 
 def build(url: str | None = None, client: Any = None, handoff: Handoff | None = None) -> Components:
@@ -193,4 +197,5 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         person_feed,
         Relations(store),
         Suspensions(store),
+        Mover(client, opened(), service.outbox),
     )

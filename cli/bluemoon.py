@@ -123,6 +123,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--give-up", type=int, default=8, help="failures in a row after which bluemoon stops")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s bluemoon %(levelname)s %(message)s")
+    from application.archive.opening import opened
+    from events.archive import ArchiveUnavailable
+
+    try:  # before anything starts: a game must never move to an archive that cannot take it
+        opened()
+    except ArchiveUnavailable as error:
+        print(f"bluemoon: {error}", file=sys.stderr, flush=True)
+        return 2
     children = commands(args.port, args.web_workers, args.bot_workers, args.delivery_workers)
     url = settings.REDIS_URL.read()
     if not url and not (settings.STORE_URL.read() and settings.QUEUE_URL.read()):

@@ -25,6 +25,7 @@ import logging
 import os
 import random
 import signal
+import sys
 import threading
 import time
 from pathlib import Path
@@ -32,11 +33,13 @@ from pathlib import Path
 import redis
 from rq import Worker
 
+from application.archive.opening import opened
 from application.background.rq_handoff import QUEUE, RQHandoff, queue_names
 from application.background.work import DELIVERIES, TURNS, WORK
 from application.wiring import build, connect, queue_url, store_url
 from domain import Edition, Options, bots, fold, new_game
 from domain.decide import decide_and_apply
+from events.archive import ArchiveUnavailable
 
 #: The jobs' modules (application/background/work.py), imported here once: RQ forks a work-horse
 #: from this process for each job, and a horse that had to import them itself (pywebpush, the
@@ -134,6 +137,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    try:  # before any job: a game must never move to an archive that cannot take it
+        opened()
+    except ArchiveUnavailable as error:
+        print(f"bluemoon-worker: {error}", file=sys.stderr, flush=True)
+        return 2
     store, queue = store_url(), queue_url()
     stop = threading.Event()
     _stop_on_signals(stop)

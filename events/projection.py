@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 from domain import Game
 
 from . import keys
+from .archive import Archive
 from .redis_store import RECORD_SUMMARY, text
 from .store import EventStore, IndexWrite
 
@@ -87,8 +88,9 @@ class GameIndex:
     """Sharded like the games: each shard keeps the summaries and listings of its own games,
     and a page merges the newest entries of every shard, reading only the summaries it shows."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, archive: Archive | None = None) -> None:
         self.client = client
+        self.archive = archive  #: finished games moved out of Redis, with their summaries and listing entries
         self._record = client.register_script(RECORD)
         self._rename = client.register_script(RENAME)
 
@@ -142,6 +144,9 @@ class GameIndex:
         found = {}
         for held, raws in zip(by_shard.values(), pipe.execute()):
             found.update({g: _loaded(raw) for g, raw in zip(held, raws) if raw is not None})
+        missing = [game for games in by_shard.values() for game in games if game not in found]
+        if missing and self.archive is not None:
+            found.update({g: _loaded(raw) for g, raw in self.archive.summaries(missing).items()})
         return found
 
     def page(self, status: str | None = None, limit: int = 100, after: str | None = None) -> Page:
@@ -156,6 +161,8 @@ class GameIndex:
         for shard in range(keys.SHARDS):
             pipe.zrevrangebylex(keys.index_listing(shard, listing), newest, "-", start=0, num=limit + 1)
         entries = sorted((text(e) for found in pipe.execute() for e in found), reverse=True)
+        if self.archive is not None and listing in ("all", "finished"):  # archived games are finished ones
+            entries = sorted({*entries, *self.archive.listing(after, limit + 1)}, reverse=True)
         shown = entries[:limit]
         docs = self.summaries(game_of(e) for e in shown)
         return Page(

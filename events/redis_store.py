@@ -18,6 +18,7 @@ from redis.commands.core import Script
 from redis.exceptions import NoScriptError
 
 from . import keys
+from .archive import Archive
 from .serialization import StoredEvent, from_record
 from .store import (
     Appended,
@@ -257,8 +258,17 @@ def command_record(seen: Any) -> tuple[str, Appended] | None:
 class RedisStore(EventStore):
     """Works with redis-py clients: a real server, a cluster client, or fakeredis."""
 
-    def __init__(self, client: Any, *, publish: bool = False, replicas: int = 0, wait_ms: int = 1000) -> None:
+    def __init__(
+        self,
+        client: Any,
+        *,
+        publish: bool = False,
+        replicas: int = 0,
+        wait_ms: int = 1000,
+        archive: Archive | None = None,
+    ) -> None:
         self.client = client
+        self.archive = archive  #: finished games moved out of Redis: read from it when Redis has none
         self.publish = publish  #: announce each append to the live feeds (see APPEND)
         self.replicas = replicas  #: replicas that must confirm each append before it is acknowledged
         self.wait_ms = wait_ms  #: how long they may take; then NotReplicated
@@ -398,10 +408,14 @@ class RedisStore(EventStore):
             until = min(until, 2**63 - 1)
         end = f"0-{until}" if until is not None else "+"
         entries: list[tuple[Any, dict[Any, Any]]] = self.client.xrange(keys.stream(game), f"0-{after + 1}", end)
+        if not entries and (archive := self.moved(game)) is not None:
+            return [decode_entry(fields) for fields in archive.events(game, after, until)]
         return [decode_entry(fields) for _, fields in entries]
 
     def version(self, game: str) -> int:
-        return int(self.client.xlen(keys.stream(game)))
+        found = int(self.client.xlen(keys.stream(game)))
+        archive = self.moved(game) if not found else None
+        return archive.version(game) if archive is not None else found
 
     def outbox_entry(self, name: str) -> tuple[str, int] | None:
         payloads, due_times, _ = keys.outbox_of(name)
@@ -410,7 +424,17 @@ class RedisStore(EventStore):
         return None if payload is None or due is None else (text(payload), int(due))
 
     def command(self, game: str, command_id: str) -> tuple[str, Appended] | None:
-        return command_record(self.client.hget(keys.commands(game), command_id))
+        found = self.client.hget(keys.commands(game), command_id)
+        archive = self.moved(game) if found is None else None
+        if archive is not None and (parts := archive.parts(game)) is not None:
+            found = parts.get("commands", {}).get(command_id)
+        return command_record(found)
+
+    def moved(self, game: str) -> Archive | None:
+        """The archive, when ``game`` may be in it: Redis has no settings of it (every game's are
+        written before its first event, and leave with the rest of it). One EXISTS, asked only after
+        an empty answer from Redis: the archive is asked only about games Redis does not hold."""
+        return self.archive if self.archive is not None and not self.client.exists(keys.meta(game)) else None
 
     def _write_snapshot(self, game: str, version: int, schema: int, state: str) -> bool:
         return bool(run_script(self.client, self._snapshot, [keys.snapshot(game)], [version, schema, state]))

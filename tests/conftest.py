@@ -7,6 +7,7 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -20,6 +21,11 @@ from redis.crc import key_slot
 from application.settings import REDIS_SERVER
 from events import redis_store
 from events.embedded import EmbeddedRedis
+from tests.support.postgres import postgres_url  # noqa: F401 (a session fixture: the archive's PostgreSQL)
+
+# The run's archive of finished games (application/archive/): an SQLite file of its own, which every
+# process the tests start (workers, the service) inherits, never the worktree's var/.
+os.environ.setdefault("ARCHIVE_URL", f"sqlite:///{tempfile.mkdtemp(prefix='bluemoon-archive-')}/archive.sqlite3")
 
 # CI runs the property and fuzz tests on a fixed set of examples, so that a landing never
 # depends on luck; locally every run explores new ones.

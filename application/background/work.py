@@ -161,6 +161,15 @@ WORK = Registry(
             job_id=message_job_id,
         ),
         Kind(
+            "archive",
+            "ar:",
+            "workers.archive_jobs.move",
+            TURNS,  # Redis and the archive, never another server
+            LEASE_MS,
+            timeout=60,  # a game's few hundred events
+            at_once=False,  # due days after the game's end
+        ),
+        Kind(
             "alert",
             "al:",
             "workers.alert_jobs.send",

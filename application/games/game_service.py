@@ -116,9 +116,9 @@ class GameService:
         self.client = client
         self.store = store
         self.games = GameRepository(store)
-        self.reader = GameReader(client)
+        self.reader = GameReader(client, archive=store.archive)
         self.views = ViewMemo()
-        self.index = GameIndex(client)
+        self.index = GameIndex(client, store.archive)
         self.outbox = Outbox(client, leases=WORK.leases())
         self.dispatcher = Dispatcher(self.outbox, handoff)
         self._swap_seats = client.register_script(SWAP_SEATS)
@@ -294,7 +294,10 @@ class GameService:
         """The seat a token plays in ``game``; 401 without a token, 403 for another game's."""
         if not token:
             raise Unauthorized("send 'Authorization: Bearer <seat token>'")
-        return self._seat_from(game, self.client.get(keys.token(digest(token))))
+        found = self.client.get(keys.token(digest(token)))
+        if found is None and (archive := self.store.moved(game)) is not None:  # a seat of a game moved there
+            found = archive.owners([digest(token)]).get(digest(token))
+        return self._seat_from(game, found)
 
     def access(self, game: str, token: str | None) -> tuple[int | None, dict[str, Any]]:
         """``token``'s seat in ``game`` (None without a token) and the game's settings, in one
@@ -339,6 +342,9 @@ class GameService:
             for token in tokens:
                 pipe.get(keys.token(digest(token)))
             owners = pipe.execute()
+        if self.store.archive is not None and None in owners:  # seats of games moved to the archive
+            archived = self.store.archive.owners(digest(t) for t, o in zip(tokens, owners) if o is None)
+            owners = [o if o is not None else archived.get(digest(t)) for t, o in zip(tokens, owners)]
         found = []
         for owner in owners:
             if owner is not None:
@@ -355,6 +361,13 @@ class GameService:
             pipe.hgetall(keys.seat_accounts(game))
             pipe.hgetall(keys.clock(game))
             raw, hooks, holders, clock = pipe.execute()
+        if not raw and self.store.archive is not None and (parts := self.store.archive.parts(game)) is not None:
+            raw, hooks, holders, clock = (
+                parts["meta"],
+                list(parts["webhooks"].values()),
+                parts["accounts"],
+                parts["clock"],
+            )
         return self._settings_from(game, raw, hooks, holders, clock)
 
     @staticmethod

@@ -23,6 +23,7 @@ from redis.exceptions import NoScriptError
 
 from domain import Game
 from events import keys, redis_store
+from events.archive import Archive
 from events.redis_store import decode_entry
 from events.serialization import StoredEvent
 from events.store import Appended
@@ -84,8 +85,9 @@ class Found:
 
 
 class GameReader:
-    def __init__(self, client: Any, owners: int = OWNERS) -> None:
+    def __init__(self, client: Any, owners: int = OWNERS, archive: Archive | None = None) -> None:
         self.client = client
+        self.archive = archive  #: finished games moved out of Redis (events/archive.py)
         self._read = client.register_script(READ)  #: for its sha; run in a pipeline below
         self._owners: OrderedDict[str, Any] = OrderedDict()  #: token key -> owner, the known ones
         self._size = owners
@@ -107,6 +109,8 @@ class GameReader:
             document, found = self._pipelined(names, args, token_key)
             owner = self._remember(token_key, found)
         meta, hooks, accounts, clock, pending, seen, entries, length = orjson.loads(document)
+        if not meta and self.archive is not None and (parts := self.archive.parts(game)) is not None:
+            return _archived(self, self.archive, game, parts, token_key, owner, command_ids, kept)
         events: list[StoredEvent] | None = []
         if kept is not None and length < kept:  # Redis lost writes this process saw
             events = None
@@ -158,3 +162,30 @@ def read_keys(game: str) -> list[str]:
 def _pairs(flat: list[str] | dict[str, Any]) -> dict[str, str]:
     """HGETALL's flat list as a dict (an empty one comes as {})."""
     return dict(zip(flat[::2], flat[1::2])) if flat else {}  # type: ignore[index]
+
+
+def _archived(
+    reader: GameReader,
+    archive: Archive,
+    game: str,
+    parts: dict[str, Any],
+    token_key: str | None,
+    owner: Any,
+    command_ids: list[str],
+    kept: int | None,
+) -> Found:
+    """What ``read`` finds of a game moved to the archive: the same records, read there."""
+    if token_key is not None and owner is None:
+        digest = token_key.removeprefix(keys.token(""))
+        owner = reader._remember(token_key, archive.owners([digest]).get(digest))
+    commands = parts.get("commands", {})
+    return Found(
+        parts["meta"],
+        list(parts.get("webhooks", {}).values()),
+        parts.get("accounts", {}),
+        parts.get("clock", {}),
+        None,
+        {command_id: commands.get(command_id) for command_id in command_ids},
+        [] if kept is None else [decode_entry(fields) for fields in archive.events(game, after=kept)],
+        owner,
+    )

@@ -105,12 +105,12 @@ class Sweeper:
                     pipe.hdel(payloads, name)
                     pipe.zrem(due, name)
                     pipe.hdel(tries, name)
-            for key in [*(keys.webhook_log(game, text(hook)) for hook in hooks), *_game_keys(game)]:
+            for key in [*(keys.webhook_log(game, text(hook)) for hook in hooks), *game_keys(game)]:
                 pipe.delete(key)  # one key each: a cluster's pipeline deletes no more at once
             pipe.execute()
 
 
-def _game_keys(game: str) -> list[str]:
+def game_keys(game: str) -> list[str]:
     """Every key of a game (events/keys.py) but its webhooks' logs."""
     parts = (keys.stream, keys.commands, keys.snapshot, keys.meta, keys.webhooks, keys.game_ratings, keys.rematch)
     found = [part(game) for part in (*parts, keys.seat_accounts, keys.clock, keys.watchers)]

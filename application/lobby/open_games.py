@@ -262,7 +262,7 @@ class Tables:
     def _start(self, doc: dict[str, Any]) -> None:
         """Make the table's game under the id its last join chose; a second call finds it made."""
         game = doc["game"]
-        if self.client.exists(keys.stream(game)):
+        if self.store.version(game):  # made (and maybe moved to the archive since)
             return
         options = doc["options"]
         seats = [SeatSpec(s["kind"], s["name"], s.get("level"), account=s.get("account")) for s in doc["seats"]]

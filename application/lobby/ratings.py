@@ -128,6 +128,8 @@ class Ratings:
 
     def result(self, game: str) -> dict[str, Any] | None:
         found = self.client.get(keys.game_ratings(game))
+        if found is None and self.store.archive is not None and (parts := self.store.archive.parts(game)) is not None:
+            found = parts.get("ratings")  # a game moved to the archive
         return None if found is None else json.loads(found)
 
     def rate_game(self, game: str, state: Game, seats: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -78,6 +78,9 @@ class Rematches:
         """Who has accepted, who is awaited, and the new game once every person has accepted;
         the invites to its open seats only for ``seat``, one of the old game's (None: anyone else)."""
         found = {text(k): text(v) for k, v in self.client.hgetall(keys.rematch(game)).items()}
+        archived = self.store.archive.parts(game) if not found and self.store.archive is not None else None
+        if archived is not None:  # a game moved to the archive: its rematch as it was
+            found = dict(archived.get("rematch", {}))
         seats = self.service.seats(game)
         humans = [s["seat"] for s in seats if s["kind"] == "human"]
         accepted = sorted(int(k) for k in found if k not in (GAME, INVITES))
@@ -88,7 +91,7 @@ class Rematches:
             new = text(self.client.hget(key, GAME))
         if new is not None:
             self._start(game, new, seats, {int(k): json.loads(found[k]) for k in map(str, accepted)})
-        invites = self.client.hget(keys.rematch(game), INVITES)
+        invites = found.get(INVITES) if archived is not None else self.client.hget(keys.rematch(game), INVITES)
         return {
             "accepted": accepted,
             "waiting_for": [s for s in humans if s not in accepted],
@@ -98,7 +101,7 @@ class Rematches:
 
     def _start(self, old: str, new: str, seats: list[dict[str, Any]], accepted: dict[int, dict[str, Any]]) -> None:
         """Make the rematch under its chosen id; a second call finds it made."""
-        if self.client.exists(keys.stream(new)):
+        if self.store.version(new):  # made (and maybe moved to the archive since)
             return
         state = self.service.state(old)
         settings = self.service.settings(old)

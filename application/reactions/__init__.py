@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from application.background.work import WORK
-from application.reactions import alerts, clocks, person_streams, ratings, turn_handoff, webhooks
+from application.reactions import alerts, archive, clocks, person_streams, ratings, turn_handoff, webhooks
 from domain import Event, Game
 from events.serialization import StoredEvent
 from events.store import HashWrite, OutboxWrite
@@ -54,6 +54,7 @@ REACTIONS: tuple[Reaction, ...] = (
     webhooks.react,
     clocks.react,
     person_streams.react,
+    archive.react,
 )
 
 

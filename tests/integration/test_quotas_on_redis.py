@@ -40,7 +40,7 @@ def test_quotas_and_the_sweep_hold_on_real_redis(api, monkeypatch):
     client = api.app.extensions["bluemoon"].client
     for game in (m.json["game"] for m in made[:2]):
         assert api.get(f"/games/{game}").status_code == 404  # never started, and due: removed
-        assert not any(client.exists(k) for k in sweeps._game_keys(game))
+        assert not any(client.exists(k) for k in sweeps.game_keys(game))
     monkeypatch.setattr(sweeps, "UNSTARTED_GAME_SECONDS", 3600)
     game = api.post("/games", json=body, headers={"X-Forwarded-For": "192.0.2.77"}).json["game"]
     stream = api.http.get(f"/games/{game}/stream", headers=me, buffered=False)
