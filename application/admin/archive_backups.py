@@ -25,6 +25,8 @@ from sqlalchemy.engine import URL, make_url
 from application.admin.redis_snapshots import sha256_of
 
 SQLITE_FILE, POSTGRES_FILE = "archive.sqlite3", "archive.pgdump"
+#: all of it or nothing; the archive's tables owned by whoever restores (no roles carried over)
+RESTORE_OPTIONS = ("pg_restore", "--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges")
 
 
 class ArchiveBackupError(Exception):
@@ -75,9 +77,10 @@ class ArchivePart:
             source = Path(self.url.database or "")
             if not source.is_file():
                 raise ArchiveBackupError(f"the archive {source} does not exist")
-            with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as reading, sqlite3.connect(
-                folder / SQLITE_FILE
-            ) as copy:
+            with (
+                sqlite3.connect(f"file:{source}?mode=ro", uri=True) as reading,
+                sqlite3.connect(folder / SQLITE_FILE) as copy,
+            ):
                 reading.backup(copy)
                 tables = _tables(copy)
             reading.close()
@@ -133,8 +136,7 @@ class ArchivePart:
         file = folder / entry["file"]
         if self.dialect == "postgresql":
             _run(
-                ["pg_restore", "--single-transaction", "--exit-on-error", "--no-owner", "--no-privileges"]
-                + ["--dbname", _libpq(self.url), str(file)],
+                [*RESTORE_OPTIONS, "--dbname", _libpq(self.url), str(file)],
                 "pg_restore",
             )
             return {"dialect": "postgresql"}

@@ -188,7 +188,9 @@ def restore(folder: Path, parts: list[Part], scratch_server: str = "") -> dict[s
         except Exception as error:  # whatever it was, the operator must hear that the targets are partly restored
             partly = ", ".join(done) or "nothing"
             raise BackupError(
-                [f"restoring {part.name} failed: {error}; restored before it: {partly}. The targets are partly "
-                 "restored: empty them and restore again"]
+                [
+                    f"restoring {part.name} failed: {error}; restored before it: {partly}. The targets are partly "
+                    "restored: empty them and restore again"
+                ]
             ) from error
     return done

@@ -181,7 +181,9 @@ def loaded(rdb: Path, binary: str) -> Iterator[redis.Redis]:
         try:
             server = EmbeddedRedis(folder, persist=False, binary=binary)
         except RuntimeError as error:
-            raise SnapshotError(f"{rdb.name} does not load into {binary}: it is damaged or of another format") from error
+            raise SnapshotError(
+                f"{rdb.name} does not load into {binary}: it is damaged or of another format"
+            ) from error
         client = redis.Redis(host="127.0.0.1", port=server.port)
         try:
             yield client
