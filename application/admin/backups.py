@@ -63,8 +63,8 @@ class RedisPart:
 
     def backup(self, folder: Path) -> dict[str, Any]:
         nodes = []
-        for i, node in enumerate(snapshots.primaries(self.client)):
-            address = node.connection_pool.connection_kwargs
+        for i, primary in enumerate(snapshots.primaries(self.client)):
+            address = primary.connection_pool.connection_kwargs
             file = f"redis-{i}.rdb"
             fetched = snapshots.fetch(_node_url(self.url, address["host"], address["port"]), folder / file)
             nodes.append({"file": file, "node": f"{address['host']}:{address['port']}", **fetched})

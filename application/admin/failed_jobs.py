@@ -17,6 +17,7 @@ from rq.job import Job
 from rq.registry import FailedJobRegistry
 
 from application.background.rq_handoff import queue_names
+from application.settings import BLUEMOON_QUEUE
 
 
 class UnknownJob(LookupError):
@@ -24,7 +25,7 @@ class UnknownJob(LookupError):
 
 
 def _registries(connection: Any, queue: str | None) -> dict[str, FailedJobRegistry]:
-    names = queue_names(queue) if queue else queue_names()
+    names = queue_names(queue or BLUEMOON_QUEUE.read())
     return {name: FailedJobRegistry(queue=Queue(name, connection=connection)) for name in names.values()}
 
 
@@ -38,7 +39,8 @@ def failed(connection: Any, queue: str | None = None, limit: int = 100) -> list[
                 job = Job.fetch(job_id, connection=connection)
             except NoSuchJobError:
                 continue  # expired meanwhile
-            error = (job.latest_result().exc_string if job.latest_result() else None) or ""
+            result = job.latest_result()
+            error = (result.exc_string if result is not None else None) or ""
             shown.append(
                 {
                     "id": job_id,

@@ -11,6 +11,7 @@ from typing import Any
 import redis
 
 from application.background.rq_handoff import RQHandoff
+from application.settings import BLUEMOON_QUEUE
 from application.wiring import Components, build, queue_url, store_url
 
 
@@ -39,7 +40,9 @@ def command(group: Any, name: str, run: Callable[[argparse.Namespace], Answer], 
 def components(handing: bool = False) -> Components:
     """The application on the store's Redis (STORE_URL, else REDIS_URL or the embedded one);
     ``handing``: the work its appends ask for is enqueued on RQ, as the web process does."""
-    return build(url=store_url(), handoff=RQHandoff(queue_connection()) if handing else None)
+    return build(
+        url=store_url(), handoff=RQHandoff(queue_connection(), queue=BLUEMOON_QUEUE.read()) if handing else None
+    )
 
 
 def queue_connection() -> redis.Redis:
