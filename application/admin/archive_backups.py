@@ -123,6 +123,8 @@ class ArchivePart:
         backup's, or one that holds tables already (a restore never mixes two archives)."""
         if entry is not None and entry["dialect"] != self.dialect:
             return [f"the backup holds a {entry['dialect']} archive, ARCHIVE_URL is {self.dialect}"]
+        if self.dialect == "sqlite" and not Path(self.url.database or "").exists():
+            return []  # a new file, made by the restore (asking SQLAlchemy would make it now)
         engine = sqlalchemy.create_engine(self.url)
         try:
             held = sqlalchemy.inspect(engine).get_table_names()
