@@ -11,16 +11,19 @@ import sqlite3
 
 import pytest
 import redis
+import sqlalchemy
 
 from application.admin.redis_snapshots import primaries
 from application.background.handoff import CallbackHandoff
 from application.games.game_service import SeatSpec
-from application.wiring import build
+from application.wiring import build, connect
 from domain import Options
 from events.embedded import EmbeddedRedis
 from service.app import create_app
 from tests.api.client import CheckedClient
+from tests.conftest import start_cluster
 from tests.support.admin import admin
+from tests.support.postgres import Postgres
 
 
 def archive_with_rows(path, rows: int = 3) -> str:
@@ -158,18 +161,26 @@ def test_a_restore_refuses_a_target_with_data_and_a_backup_that_does_not_match(s
 
 def _answers(api: CheckedClient, games: dict[str, list[str]]) -> dict[str, object]:
     """What the API says of every game: the list, each view (public and each seat's), its events,
-    its legal commands or, once finished, its log and audit."""
-    shown: dict[str, object] = {"list": api.get("/games?limit=100").json}
+    its legal commands or, once finished, its log and audit. Read unchecked (``api.http``): the
+    answers are compared with themselves; the commands around them are checked."""
+
+    def get(path: str, token: str | None = None) -> object:
+        answer = api.http.get(path, headers={"Authorization": f"Bearer {token}"} if token else {})
+        assert answer.status_code == 200, (path, answer.status_code)
+        return answer.get_json()
+
+    shown: dict[str, object] = {"list": get("/games?limit=100")}
     for game, tokens in games.items():
-        view = api.get(f"/games/{game}").json
+        view = get(f"/games/{game}")
+        finished = view["status"] == "finished"  # type: ignore[index]
         shown[game] = {
             "view": view,
-            "seats": [api.get(f"/games/{game}", token=t).json for t in tokens],
-            "events": api.get(f"/games/{game}/events?after=0").json,
+            "seats": [get(f"/games/{game}", t) for t in tokens],
+            "events": get(f"/games/{game}/events?after=0"),
             **(
-                {"log": api.get(f"/games/{game}/log").json, "audit": api.get(f"/games/{game}/audit").json}
-                if view["status"] == "finished"
-                else {"legal": [api.get(f"/games/{game}/legal", token=t).json for t in tokens]}
+                {"log": get(f"/games/{game}/log"), "audit": get(f"/games/{game}/audit")}
+                if finished
+                else {"legal": [get(f"/games/{game}/legal", t) for t in tokens]}
             ),
         }
     return shown
@@ -179,17 +190,55 @@ def _api(url: str) -> CheckedClient:
     """The API in a process of its own (nothing kept from before), bots played in it."""
     box: list = []
     api = CheckedClient(
-        create_app({"REDIS_CLIENT": redis.Redis.from_url(url), "HANDOFF": CallbackHandoff(box.append), "RATE_LIMIT": 0})
+        create_app({"REDIS_CLIENT": connect(url), "HANDOFF": CallbackHandoff(box.append), "RATE_LIMIT": 0})
     )
     api.tickets = box
     return api
+
+
+def _games_played(api: CheckedClient, capsys, bodies: list[dict]) -> dict[str, list[str]]:
+    """Games made from ``bodies``, the first played a little (two moves and the end of a turn),
+    the others ended as their clocks would have ended them (``bluemoon-admin games end``)."""
+    games: dict[str, list[str]] = {}
+    for body in bodies:
+        made = api.post("/games", json=body).json
+        games[made["game"]] = [s["token"] for s in made["seats"] if s.get("token")]
+        api.run_workers()
+    first = next(iter(games))
+    for key in range(3):
+        legal = api.get(f"/games/{first}/legal", token=games[first][0]).json
+        command = legal["commands"][0] if key < 2 else next(c for c in legal["commands"] if c["type"] == "end_turn")
+        played = api.post(
+            f"/games/{first}/commands", token=games[first][0], json=command,
+            headers={"If-Match": f'"{legal["version"]}"', "Idempotency-Key": f"drill-{key}"},
+        )  # fmt: skip
+        assert played.status_code == 200, played.json
+    for game in list(games)[1:]:
+        assert admin(capsys, "games", "end", game)[0] == 0
+    api.run_workers()
+    return games
+
+
+def _plays_on(api: CheckedClient, game: str, tokens: list[str]) -> None:
+    """The game in play takes a further command from whoever is to move."""
+    seat = api.get(f"/games/{game}").json["turn"]["seat"]
+    legal = api.get(f"/games/{game}/legal", token=tokens[seat]).json
+    played = api.post(
+        f"/games/{game}/commands", token=tokens[seat], json=legal["commands"][0],
+        headers={"If-Match": f'"{legal["version"]}"', "Idempotency-Key": "after-restore"},
+    )  # fmt: skip
+    assert played.status_code == 200 and played.json["version"] > legal["version"]
+
+
+TWO_HUMANS = {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}}
+WITH_A_BOT = {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}], "setup": {"first_player": 1}}
 
 
 @pytest.mark.slow
 def test_drill_games_backed_up_redis_and_archive_destroyed_restored_answer_as_before_and_play_on(
     tmp_path, monkeypatch, capsys
 ):
-    """Slow (about 5 s): a Redis with an append-only file and an archive are filled by real games,
+    """Slow (about 3 s): a Redis with an append-only file and an archive are filled by real games,
     backed up, destroyed (the server killed, its files deleted, a new empty one started) and
     restored; every game must answer as before, audit, and play on."""
     monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")
@@ -199,30 +248,11 @@ def test_drill_games_backed_up_redis_and_archive_destroyed_restored_answer_as_be
     archive_file = tmp_path / "var" / "archive.sqlite3"
     archive_file.parent.mkdir()
     archive = archive_with_rows(archive_file)
-    # HOOK: once the archive of finished games lands, ARCHIVE_URL is `archive` and games it holds
-    # (archived by its mover before the backup) join `games` below: the drill then covers them too.
+    # HOOK: once the archive of finished games lands, ARCHIVE_URL is `archive`, and the games its
+    # mover archived before the backup join `games`: the drill then covers them by configuration.
     api = _api(server.url)
-    games: dict[str, list[str]] = {}
-    for body in (
-        {"seats": [{"kind": "human"}, {"kind": "human"}], "setup": {"first_player": 0}},
-        {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}], "setup": {"first_player": 1}},
-        {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "random"}]},
-    ):
-        made = api.post("/games", json=body).json
-        games[made["game"]] = [s["token"] for s in made["seats"] if s.get("token")]
-        api.run_workers()
-    first = next(iter(games))
-    for key in range(3):  # some play in the first game: moves, then the turn ended
-        legal = api.get(f"/games/{first}/legal", token=games[first][0]).json
-        command = legal["commands"][0] if key < 2 else next(c for c in legal["commands"] if c["type"] == "end_turn")
-        played = api.post(
-            f"/games/{first}/commands", token=games[first][0], json=command,
-            headers={"If-Match": f'"{legal["version"]}"', "Idempotency-Key": f"drill-{key}"},
-        )  # fmt: skip
-        assert played.status_code == 200, played.json
-    for game in list(games)[1:]:  # and two finished, as their clocks would have ended them
-        assert admin(capsys, "games", "end", game)[0] == 0
-    api.run_workers()
+    three = {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "random"}]}
+    games = _games_played(api, capsys, [TWO_HUMANS, WITH_A_BOT, three])
     before = _answers(api, games)
     assert sorted(before[g]["view"]["status"] for g in games) == ["active", "finished", "finished"]
 
@@ -236,20 +266,85 @@ def test_drill_games_backed_up_redis_and_archive_destroyed_restored_answer_as_be
     try:
         assert redis.Redis.from_url(server.url).dbsize() == 0
         assert admin(capsys, "restore", str(tmp_path / "backup"), "--archive", archive)[0] == 0
-
-        api = _api(server.url)
+        api = _api(server.url)  # a new process: nothing kept from before
         after = _answers(api, games)
         assert after == before
-        assert all(after[g]["audit"]["verified"] for g in games if before[g]["view"]["status"] == "finished")
+        assert all(after[g]["audit"]["verified"] for g in list(games)[1:])
         assert rows(archive_file) == [(f"g{i}", json.dumps({"n": i})) for i in range(3)]
-        legal = after[first]["legal"][0]  # play goes on
-        command = next(c for c in legal["commands"] if c["type"] == "end_turn") if legal["commands"] else None
-        seat = 0 if legal["commands"] else 1
-        legal = api.get(f"/games/{first}/legal", token=games[first][seat]).json
-        played = api.post(
-            f"/games/{first}/commands", token=games[first][seat], json=command or legal["commands"][0],
-            headers={"If-Match": f'"{legal["version"]}"', "Idempotency-Key": "after-restore"},
-        )  # fmt: skip
-        assert played.status_code == 200 and played.json["version"] > legal["version"]
+        _plays_on(api, next(iter(games)), games[next(iter(games))])
     finally:
+        server.stop()
+
+
+@pytest.mark.slow
+def test_drill_on_a_cluster_every_primary_backed_up_and_restored_into_a_new_cluster(
+    tmp_path, redis_url, monkeypatch, capsys
+):
+    """Slow (two clusters started, about 5 s): games on a 3-primary cluster, backed up (a snapshot
+    of each primary), the cluster stopped and a new empty one started, restored: every game
+    answers as before and plays on."""
+    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")
+    monkeypatch.setenv("QUEUE_URL", redis_url)
+    nodes = start_cluster(tmp_path / "old")
+    try:
+        monkeypatch.setenv("STORE_URL", nodes[0].url)
+        api = _api(nodes[0].url)
+        games = _games_played(api, capsys, [TWO_HUMANS, TWO_HUMANS, WITH_A_BOT])
+        before = _answers(api, games)
+        code, made = admin(capsys, "backup", str(tmp_path / "backup"))
+        assert code == 0 and len(made["parts"]["redis"]["nodes"]) == 3
+        assert sum(node["games"] for node in made["parts"]["redis"]["nodes"]) == len(games)
+    finally:
+        for node in nodes:
+            node.stop()
+    nodes = start_cluster(tmp_path / "new")
+    try:
+        monkeypatch.setenv("STORE_URL", nodes[0].url)
+        assert admin(capsys, "restore", str(tmp_path / "backup"))[0] == 0
+        api = _api(nodes[0].url)
+        assert _answers(api, games) == before
+        _plays_on(api, next(iter(games)), games[next(iter(games))])
+    finally:
+        for node in nodes:
+            node.stop()
+
+
+@pytest.mark.slow
+def test_a_postgresql_archive_is_dumped_checked_and_restored_in_one_transaction(tmp_path, capsys, monkeypatch):
+    """Slow (a PostgreSQL cluster made by initdb, about 4 s): the archive's production database
+    backed up by pg_dump, checked by pg_restore --list, restored into an empty database, refused
+    into one with tables, and a damaged dump refused before anything is written."""
+    server = Postgres()
+    redis_server = EmbeddedRedis(tmp_path / "redis", persist=False)
+    monkeypatch.setenv("STORE_URL", redis_server.url)
+    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")
+    try:
+        source = server.create("archive")
+        engine = sqlalchemy.create_engine(source)
+        with engine.begin() as db:
+            db.execute(sqlalchemy.text("CREATE TABLE finished_games (game TEXT PRIMARY KEY, log JSONB NOT NULL)"))
+            db.execute(sqlalchemy.text("INSERT INTO finished_games VALUES ('g1', '{\"n\": 1}'), ('g2', '{\"n\": 2}')"))
+        engine.dispose()
+        code, made = admin(capsys, "backup", str(tmp_path / "b"), "--archive", source)
+        assert code == 0 and made["parts"]["archive"]["dialect"] == "postgresql"
+        assert admin(capsys, "backup", "--verify", str(tmp_path / "b"))[0] == 0
+
+        code, why = admin(capsys, "restore", str(tmp_path / "b"), "--archive", source)
+        assert code == 1 and "the archive already holds tables (finished_games)" in why
+        target = server.create("restored")
+        dump = tmp_path / "b" / "archive.pgdump"
+        whole = dump.read_bytes()
+        dump.write_bytes(whole[: len(whole) // 2])
+        code, why = admin(capsys, "restore", str(tmp_path / "b"), "--archive", target)
+        assert code == 1 and "archive.pgdump is not the file the backup wrote" in why
+        dump.write_bytes(whole)
+        redis.Redis.from_url(redis_server.url).flushall()
+        assert admin(capsys, "restore", str(tmp_path / "b"), "--archive", target)[0] == 0
+        engine = sqlalchemy.create_engine(target)
+        with engine.connect() as db:
+            found = db.execute(sqlalchemy.text("SELECT game, log FROM finished_games ORDER BY game")).all()
+        engine.dispose()
+        assert [tuple(row) for row in found] == [("g1", {"n": 1}), ("g2", {"n": 2})]
+    finally:
+        redis_server.stop()
         server.stop()
