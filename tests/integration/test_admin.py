@@ -20,6 +20,7 @@ from application.games.game_service import SeatSpec
 from application.people.suspensions import AccountSuspended
 from application.settings import BLUEMOON_QUEUE
 from application.wiring import build
+from cli.admin import main
 from domain import Options
 from events import keys
 from events.outbox import now_ms
@@ -92,7 +93,7 @@ def test_failed_jobs_are_shown_requeued_and_deleted(redis_url, monkeypatch, caps
 
 
 def test_a_game_is_ended_as_its_clock_would_and_still_audits(store, parts, capsys):
-    made = parts.service.create(Options(2), [SeatSpec("human"), SeatSpec("bot", level="greedy")], first_player=0)
+    made = parts.service.create(Options(2), [SeatSpec("human"), SeatSpec("bot", level="random")], first_player=0)
     code, ended = admin(capsys, "games", "end", made.game)
     assert code == 0 and ended["result"]["reason"] in ("stalemate", "offerings", "rebuilt", "draw")
     api = CheckedClient(create_app({"REDIS_URL": store, "RATE_LIMIT": 0}))
@@ -100,7 +101,7 @@ def test_a_game_is_ended_as_its_clock_would_and_still_audits(store, parts, capsy
     audit = api.get(f"/games/{made.game}/audit").json
     assert audit["verified"], audit
     actors = {e["actor"] for e in api.get(f"/games/{made.game}/log").json["events"]}
-    assert {"deadline:pass", "bot:greedy"} <= actors, "the turns show who played them"
+    assert {"deadline:pass", "bot:random"} <= actors, "the turns show who played them"
     assert admin(capsys, "games", "end", made.game)[1]["turns_played"] == 0, "an ended game stays as it is"
     assert admin(capsys, "games", "end", "no-such-game") == (1, "no game no-such-game")
 
@@ -158,6 +159,8 @@ def test_an_account_is_suspended_and_restored(parts, capsys):
     assert admin(capsys, "people", "restore", account) == (0, {"account": account, "lifted": True})
     parts.suspensions.refuse_if_suspended(account)
     assert admin(capsys, "people", "restore", account) == (0, {"account": account, "lifted": False})
+    assert main(["people", "restore", account]) == 0  # without --json: words for people
+    assert capsys.readouterr().out == f"{account}: was not suspended\n"
     code, why = admin(capsys, "people", "suspend", account, "--days", "400", "--reason", "x")
     assert code == 1 and "--days" in why and "31536000" in why and parts.suspensions.suspension(account) is None
     assert admin(capsys, "people", "suspend", "nobody-x", "--days", "1", "--reason", "x") == (1, "no account nobody-x")
