@@ -21,6 +21,7 @@ from urllib.parse import urlparse, urlunparse
 
 from application.admin import redis_snapshots as snapshots
 from application.admin.archive_backups import ArchiveBackupError, ArchivePart
+from application.wiring import connect
 from events import keys
 
 MANIFEST = "manifest.json"
@@ -52,12 +53,24 @@ def _node_url(url: str, host: str, port: int) -> str:
     return urlunparse(parsed._replace(netloc=f"{auth + '@' if auth else ''}{host}:{port}"))
 
 
+def _counted(folder: Path, node: dict[str, Any], scratch_server: str) -> dict[str, int]:
+    """The keys and games of a primary's snapshot, loaded into a scratch server (which proves it readable)."""
+    binary = snapshots.scratch_binary(node["redis_version"], scratch_server)
+    with snapshots.loaded(folder / node["file"], binary) as scratch:
+        games = sum(1 for _ in scratch.scan_iter(match=keys.STREAMS, count=1000))
+        return {"keys": int(scratch.dbsize()), "games": games}
+
+
 class RedisPart:
     """The store's Redis (STORE_URL): a single Redis, or every primary of a cluster."""
 
     name = "redis"
 
-    def __init__(self, url: str, client: Any, scratch_server: str = "") -> None:
+    def __init__(self, url: str, client: Any = None, scratch_server: str = "") -> None:
+        """``client``: the store's (by default one connected to ``url``, once it is a plain redis:// URL)."""
+        if client is None and url:
+            snapshots.plain(url)
+            client = connect(url)
         self.url, self.client = url, client
         self.scratch_server = scratch_server  #: REDIS_SERVER: the redis-server that loads snapshots
 
@@ -70,14 +83,8 @@ class RedisPart:
             nodes.append({"file": file, "node": f"{address['host']}:{address['port']}", **fetched})
         entry = {"cluster": hasattr(self.client, "get_primaries"), "layout": keys.LAYOUT, "nodes": nodes}
         for node in nodes:  # load each snapshot once now: a backup proven readable, and its counts
-            node.update(self._counted(folder, node))
+            node.update(_counted(folder, node, self.scratch_server))
         return entry
-
-    def _counted(self, folder: Path, node: dict[str, Any]) -> dict[str, int]:
-        binary = snapshots.scratch_binary(node["redis_version"], self.scratch_server)
-        with snapshots.loaded(folder / node["file"], binary) as scratch:
-            games = sum(1 for _ in scratch.scan_iter(match=keys.STREAMS, count=1000))
-            return {"keys": int(scratch.dbsize()), "games": games}
 
     @staticmethod
     def problems(folder: Path, entry: dict[str, Any], scratch_server: str = "") -> list[str]:
@@ -92,7 +99,7 @@ class RedisPart:
                 found.append(f"{node['file']} (of {node['node']}) is not the file the backup wrote: it is damaged")
             else:
                 try:
-                    counted = RedisPart("", None, scratch_server)._counted(folder, node)
+                    counted = _counted(folder, node, scratch_server)
                 except snapshots.SnapshotError as error:
                     found.append(str(error))
                     continue
@@ -160,12 +167,15 @@ def verify(folder: Path, scratch_server: str = "") -> dict[str, Any]:
     manifest = _manifest(folder)
     problems: list[str] = []
     for name, entry in manifest["parts"].items():
-        if name == "redis":
-            problems += RedisPart.problems(folder, entry, scratch_server)
-        elif name == "archive":
-            problems += ArchivePart.problems(folder, entry)
-        else:
-            problems.append(f"the backup has a part {name!r} this release does not know")
+        try:
+            if name == "redis":
+                problems += RedisPart.problems(folder, entry, scratch_server)
+            elif name == "archive":
+                problems += ArchivePart.problems(folder, entry)
+            else:
+                problems.append(f"the backup has a part {name!r} this release does not know")
+        except (KeyError, TypeError, AttributeError) as error:
+            problems.append(f"{MANIFEST}: its {name} part lacks {error} (it was edited, or is of another release)")
     if problems:
         raise BackupError(problems)
     return manifest

@@ -56,10 +56,21 @@ def _line(sock: socket.socket) -> bytes:
     return found[:-2]
 
 
+def plain(url: str) -> Any:
+    """``url`` parsed, if it is a plain ``redis://`` one: the snapshot is read from a socket here."""
+    parsed = urlparse(url)
+    if parsed.scheme != "redis":
+        raise SnapshotError(
+            f"{parsed.hostname}:{parsed.port}: a snapshot is fetched over redis:// only (for {parsed.scheme}://, "
+            "use redis-cli --tls --rdb on each primary, or the provider's snapshots)"
+        )
+    return parsed
+
+
 def fetch(url: str, into: Path, timeout: float = SYNC_TIMEOUT) -> dict[str, Any]:
     """Ask the node at ``url`` for a snapshot (``SYNC``) and write it to ``into``; returns its
     size, SHA-256 and the node's Redis version."""
-    parsed = urlparse(url)
+    parsed = plain(url)
     host, port = parsed.hostname or "127.0.0.1", parsed.port or 6379
     with socket.create_connection((host, port), timeout=timeout) as sock:
         if parsed.password:

@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from application.admin import backups
-from application.admin.archive_backups import ArchivePart
+from application.admin.archive_backups import ArchiveBackupError, ArchivePart
+from application.admin.redis_snapshots import SnapshotError
 from application.settings import DECLARED, REDIS_SERVER
-from application.wiring import connect, store_url
+from application.wiring import store_url
 from cli.admin.common import Answer, Refused, command
 
 
@@ -34,10 +35,12 @@ def archive_url(given: str | None) -> str:
 
 
 def parts(args: argparse.Namespace) -> list[backups.Part]:
-    url = store_url()
-    found: list[backups.Part] = [backups.RedisPart(url, connect(url), REDIS_SERVER.read())]
-    archive = archive_url(args.archive)
-    return [*found, ArchivePart(archive)] if archive else found
+    try:
+        found: list[backups.Part] = [backups.RedisPart(store_url(), scratch_server=REDIS_SERVER.read())]
+        archive = archive_url(args.archive)
+        return [*found, ArchivePart(archive)] if archive else found
+    except (SnapshotError, ArchiveBackupError) as error:
+        raise Refused(str(error)) from error
 
 
 def _said(manifest: dict[str, Any]) -> list[str]:

@@ -131,6 +131,11 @@ def test_a_damaged_backup_is_refused_with_what_is_wrong_and_nothing_is_restored(
     assert code == 1 and "archive.sqlite3 is not the file the backup wrote" in why
     assert redis.Redis.from_url(target.url).dbsize() == 0, "nothing restored: the archive was checked first"
 
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "parts": {"redis": {"layout": 2}}}))
+    assert (
+        admin(capsys, "backup", "--verify", str(folder))[1]
+        == "manifest.json: its redis part lacks 'nodes' (it was edited, or is of another release)"
+    )
     (folder / "manifest.json").write_text("{")
     assert admin(capsys, "backup", "--verify", str(folder))[1].startswith("manifest.json is not readable JSON")
     (folder / "manifest.json").unlink()
@@ -153,6 +158,9 @@ def test_a_restore_refuses_a_target_with_data_and_a_backup_that_does_not_match(s
     monkeypatch.setenv("STORE_URL", target.url)
     code, why = admin(capsys, "restore", str(tmp_path / "b"))
     assert code == 1 and why == "the backup holds a archive part, and none is configured here"
+    monkeypatch.setenv("STORE_URL", target.url.replace("redis://", "rediss://"))
+    code, why = admin(capsys, "backup", str(tmp_path / "tls"))
+    assert code == 1 and "a snapshot is fetched over redis:// only (for rediss://" in why
     assert redis.Redis.from_url(target.url).dbsize() == 0
 
 
