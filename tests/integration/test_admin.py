@@ -23,6 +23,7 @@ from application.wiring import build
 from cli.admin import main
 from domain import Options
 from events import keys
+from events.embedded import EmbeddedRedis
 from events.outbox import now_ms
 from events.projection import GameIndex
 from service.app import create_app
@@ -31,14 +32,18 @@ from tests.support.admin import admin
 
 
 @pytest.fixture(params=["redis", "cluster"])
-def store(request, redis_url, monkeypatch):
-    """The store's URL, on the run's Redis or on the cluster; RQ on the run's Redis either way."""
-    url = redis_url if request.param == "redis" else request.getfixturevalue("cluster_urls")[0]
+def store(request, redis_url, monkeypatch, tmp_path):
+    """The store's URL: a Redis of the test's own (the index rebuild reads every game there is), or
+    the run's cluster; RQ on the run's Redis either way."""
+    server = EmbeddedRedis(tmp_path / "redis", persist=False) if request.param == "redis" else None
+    url = server.url if server else request.getfixturevalue("cluster_urls")[0]
     monkeypatch.setenv("STORE_URL", url)
     monkeypatch.setenv("QUEUE_URL", redis_url)
     monkeypatch.setenv("BLUEMOON_QUEUE", f"admin-{uuid.uuid4().hex[:8]}")
     monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")  # the test servers keep nothing on disk
-    return url
+    yield url
+    if server:
+        server.stop()
 
 
 @pytest.fixture
@@ -138,7 +143,7 @@ def test_the_game_index_is_rebuilt_from_the_streams(parts, capsys):
             parts.client.delete(keys.index_listing(shard, listing))
     assert index.summaries(games) == {}
     code, rebuilt = admin(capsys, "games", "rebuild-index")
-    assert code == 0 and rebuilt["indexed"] >= 3 and rebuilt["broken"] == {}
+    assert code == 0 and rebuilt["indexed"] >= 3 and not set(games) & set(rebuilt["broken"])
     # each summary as the service wrote it, but ``updated``: the append's clock, a moment after its events' own
     assert _but_updated(index.summaries(games)) == _but_updated(before)
     assert {g["game"] for g in index.page(limit=10_000).games} >= set(games)
