@@ -70,4 +70,5 @@ def restored(args: argparse.Namespace) -> Answer:
         done = backups.restore(args.folder, parts(args), REDIS_SERVER.read())
     except backups.BackupError as error:
         raise Refused("\n".join(error.problems)) from error
-    return Answer(done, [f"{args.folder}: restored", *(f"{name}: {what}" for name, what in done.items())])
+    said = {name: ", ".join(f"{key} {value}" for key, value in what.items()) for name, what in done.items()}
+    return Answer(done, [f"{args.folder}: restored", *(f"{name}: {what}" for name, what in said.items())])
