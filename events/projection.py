@@ -187,9 +187,11 @@ class GameIndex:
             first = store.read(game, until=1)
             if state is not None and first:
                 last = store.read(game, after=state.version - 1)
-                seats = self.client.hget(keys.meta(game), "seats")
+                seats, made = self.client.hmget(keys.meta(game), ["seats", "created"])
                 names = seat_names(json.loads(seats)) if seats else None
-                self.record(game, state, first[0].at, last[-1].at if last else None, names)
+                # the creation time the service indexed (and names the listings' entries by), else the first event's
+                created = json.loads(made) if made else first[0].at
+                self.record(game, state, created, last[-1].at if last else None, names)
                 count += 1
         return count, broken
 

@@ -20,6 +20,7 @@ import time
 from typing import Any
 
 from application import settings
+from application.chat.messages import ROOMS
 from events import keys
 from events.projection import entry
 from events.redis_store import text
@@ -113,5 +114,7 @@ class Sweeper:
 def game_keys(game: str) -> list[str]:
     """Every key of a game (events/keys.py) but its webhooks' logs."""
     parts = (keys.stream, keys.commands, keys.snapshot, keys.meta, keys.webhooks, keys.game_ratings, keys.rematch)
-    found = [part(game) for part in (*parts, keys.seat_accounts, keys.clock, keys.watchers)]
+    found = [part(game) for part in (*parts, keys.seat_accounts, keys.clock, keys.watchers, keys.chat_removed)]
+    found += [keys.chat(game, room) for room in ROOMS]
+    found.append(keys.game_deliveries(game))
     return found + [keys.finished_document(game, document) for document in ("log", "audit")]

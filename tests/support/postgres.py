@@ -66,3 +66,16 @@ def postgres_url() -> Iterator[str]:
     finally:
         subprocess.run(_as_owner([pg_ctl, "-D", str(data), "-m", "immediate", "stop"]), capture_output=True)
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def database(postgres_url: str, name: str) -> str:
+    """A new, empty database ``name`` on the session's PostgreSQL (dropped first if a test made it
+    before); its SQLAlchemy URL."""
+    import sqlalchemy
+
+    engine = sqlalchemy.create_engine(postgres_url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as db:
+        db.execute(sqlalchemy.text(f'DROP DATABASE IF EXISTS "{name}"'))
+        db.execute(sqlalchemy.text(f'CREATE DATABASE "{name}"'))
+    engine.dispose()
+    return postgres_url.rsplit("/", 1)[0] + "/" + name
