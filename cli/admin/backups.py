@@ -10,7 +10,8 @@ from typing import Any
 from application.admin import backups
 from application.admin.archive_backups import ArchiveBackupError, ArchivePart
 from application.admin.redis_snapshots import SnapshotError
-from application.settings import DECLARED, REDIS_SERVER
+from application.archive import opening
+from application.settings import REDIS_SERVER
 from application.wiring import store_url
 from cli.admin.common import Answer, Refused, command
 
@@ -22,16 +23,15 @@ def add(groups: Any) -> None:
     restore = command(groups, "restore", restored, "put a backup back into an empty Redis and archive")
     restore.add_argument("folder", type=Path)
     for parser in (backup, restore):
-        parser.add_argument("--archive", help="the archive's URL (default: ARCHIVE_URL, once the service has one)")
+        parser.add_argument(
+            "--archive", help="the archive's URL (default: the service's, ARCHIVE_URL or its SQLite file)"
+        )
 
 
 def archive_url(given: str | None) -> str:
-    """The archive to back up: ``--archive``, else the service's ARCHIVE_URL setting when this
-    release declares one (application/settings.py), else none."""
-    if given:
-        return given
-    setting = DECLARED.get("ARCHIVE_URL")
-    return str(setting.read()) if setting else ""
+    """The archive to back up or restore: ``--archive``, else the service's own (ARCHIVE_URL, else
+    the SQLite file beside the embedded Redis: application/archive/opening.py)."""
+    return given or opening.archive_url()
 
 
 def parts(args: argparse.Namespace) -> list[backups.Part]:

@@ -17,6 +17,7 @@ from events import keys
 from events.archive import Archive
 from service.app import create_app
 from tests.api.client import CheckedClient
+from tests.support.archive import work_done
 from tests.support.lobby import account_of, auth, open_game, people
 from tests.support.scenarios import scenario_game
 from tests.support.workers import Workers, wait_until
@@ -103,14 +104,6 @@ def _answers(api, game: str, people_: list[str], seats: list[str]) -> dict[str, 
     return found
 
 
-def _work_done(components, game: str) -> None:
-    """The game's other outbox entries (its people's news, turn alerts) done, as workers would."""
-    payloads = keys.outbox(keys.shard(game))[0]
-    for name, payload in list(components.client.hscan_iter(payloads, match=f"*{game}*")):
-        if not name.startswith(b"ar:"):
-            components.service.outbox.finish(name.decode(), payload.decode())
-
-
 def _keys_of(client, game: str) -> list[str]:
     """The service's keys that name ``game`` (not RQ's records of the jobs that moved it)."""
     return sorted(k.decode() for k in client.scan_iter(match=f"*{game}*", count=1000) if not k.startswith(b"rq:"))
@@ -127,7 +120,7 @@ def test_a_finished_game_answers_every_read_the_same_from_the_archive(api):
     assert components.mover.move(rated) == "waiting"  # its people's news are still to be written
     assert _keys_of(components.client, rated) != [] and not components.mover.archive.has(rated)
     for game in (rated, scenario):
-        _work_done(components, game)
+        work_done(components, game)
         assert components.mover.move(game) == "moved"
         assert components.mover.move(game) == "moved"  # again: nothing doubled, nothing lost
         assert _keys_of(components.client, game) == []

@@ -23,6 +23,7 @@ from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.conftest import start_cluster
 from tests.support.admin import admin
+from tests.support.archive import forget_opened_archives, moved
 from tests.support.postgres import database
 
 
@@ -156,8 +157,8 @@ def test_a_restore_refuses_a_target_with_data_and_a_backup_that_does_not_match(s
     assert "the archive already holds tables (finished_games)" in why
 
     monkeypatch.setenv("STORE_URL", target.url)
-    code, why = admin(capsys, "restore", str(tmp_path / "b"))
-    assert code == 1 and why == "the backup holds a archive part, and none is configured here"
+    code, why = admin(capsys, "restore", str(tmp_path / "b"))  # into the service's own archive, which has tables
+    assert code == 1 and "the archive already holds tables (archived_events" in why
     monkeypatch.setenv("STORE_URL", target.url.replace("redis://", "rediss://"))
     code, why = admin(capsys, "backup", str(tmp_path / "tls"))
     assert code == 1 and "a snapshot is fetched over redis:// only (for rediss://" in why
@@ -255,30 +256,32 @@ def test_drill_games_backed_up_redis_and_archive_destroyed_restored_answer_as_be
     monkeypatch.setenv("QUEUE_URL", server.url)
     archive_file = tmp_path / "var" / "archive.sqlite3"
     archive_file.parent.mkdir()
-    archive = archive_with_rows(archive_file)
-    # HOOK: once the archive of finished games lands, ARCHIVE_URL is `archive`, and the games its
-    # mover archived before the backup join `games`: the drill then covers them by configuration.
+    monkeypatch.setenv("ARCHIVE_URL", f"sqlite:///{archive_file}")  # the service's own archive
     api = _api(server.url)
     three = {"seats": [{"kind": "human"}, {"kind": "human"}, {"kind": "bot", "level": "random"}]}
     games = _games_played(api, capsys, [TWO_HUMANS, WITH_A_BOT, three])
+    components = api.app.extensions["bluemoon"]
+    moved(components, list(games)[1])  # one finished game archived, one finished in Redis, one in play
     before = _answers(api, games)
     assert sorted(before[g]["view"]["status"] for g in games) == ["active", "finished", "finished"]
 
-    assert admin(capsys, "backup", str(tmp_path / "backup"), "--archive", archive)[0] == 0
+    assert admin(capsys, "backup", str(tmp_path / "backup"))[0] == 0
     assert admin(capsys, "backup", "--verify", str(tmp_path / "backup"))[0] == 0
     server.process.kill()  # Redis destroyed: the process, its append-only file, and the archive
     server.process.wait()
     shutil.rmtree(tmp_path / "redis")
     archive_file.unlink()
+    forget_opened_archives()
     server = EmbeddedRedis(tmp_path / "redis", port=server.port, persist=True)
     try:
         assert redis.Redis.from_url(server.url).dbsize() == 0
-        assert admin(capsys, "restore", str(tmp_path / "backup"), "--archive", archive)[0] == 0
+        assert admin(capsys, "restore", str(tmp_path / "backup"))[0] == 0
+        forget_opened_archives()
         api = _api(server.url)  # a new process: nothing kept from before
         after = _answers(api, games)
         assert after == before
         assert all(after[g]["audit"]["verified"] for g in list(games)[1:])
-        assert rows(archive_file) == [(f"g{i}", json.dumps({"n": i})) for i in range(3)]
+        assert api.app.extensions["bluemoon"].mover.archive.has(list(games)[1])  # answered from the archive
         _plays_on(api, next(iter(games)), games[next(iter(games))])
     finally:
         server.stop()
@@ -291,6 +294,8 @@ def test_drill_on_a_cluster_every_primary_backed_up_flushed_and_restored(tmp_pat
     game answers as before and plays on."""
     monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")
     monkeypatch.setenv("QUEUE_URL", redis_url)
+    archive = tmp_path / "archive.sqlite3"  # the cluster's own archive, destroyed with it
+    monkeypatch.setenv("ARCHIVE_URL", f"sqlite:///{archive}")
     nodes = start_cluster(tmp_path / "cluster")
     try:
         monkeypatch.setenv("STORE_URL", nodes[0].url)
@@ -302,7 +307,10 @@ def test_drill_on_a_cluster_every_primary_backed_up_flushed_and_restored(tmp_pat
         assert sum(node["games"] for node in made["parts"]["redis"]["nodes"]) == len(games)
         for node in nodes:
             redis.Redis.from_url(node.url).flushall()
+        archive.unlink()
+        forget_opened_archives()
         assert admin(capsys, "restore", str(tmp_path / "backup"))[0] == 0
+        forget_opened_archives()
         api = _api(nodes[0].url)  # a new process: nothing kept from before
         assert _answers(api, games) == before
         _plays_on(api, next(iter(games)), games[next(iter(games))])
