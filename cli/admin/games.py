@@ -1,5 +1,6 @@
-"""``bluemoon-admin games``: end a game as its clock would, delete one, rebuild the game index
-(application/admin/game_ending.py, events/projection.py)."""
+"""``bluemoon-admin games``: end a game as its clock would, delete one, rebuild the game index, ask
+for the archive moves older games never asked for (application/admin/game_ending.py,
+events/projection.py, application/archive/moves.py)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ def add(groups: Any) -> None:
     )
     command(games, "delete", deleted, "remove every key of a game").add_argument("game")
     command(games, "rebuild-index", rebuilt, "rebuild the game index from every game's stream")
+    command(games, "archive-backfill", backfilled, "ask once for the move of each finished game that has no entry")
 
 
 def ended(args: argparse.Namespace) -> Answer:
@@ -48,3 +50,10 @@ def rebuilt(args: argparse.Namespace) -> Answer:
     count, broken = GameIndex(parts.client).rebuild(parts.store)
     lines = [f"indexed {count} games"] + [f"not indexed: {game}: {why}" for game, why in broken.items()]
     return Answer({"indexed": count, "broken": broken}, lines)
+
+
+def backfilled(args: argparse.Namespace) -> Answer:
+    """Games that ended before the archive existed wrote no move entry: each gets one now, due
+    ARCHIVE_AFTER_SECONDS after its last event (application/archive/moves.py ``Mover.backfill``)."""
+    count = components().mover.backfill()
+    return Answer({"asked": count}, [f"moves asked for: {count}"])

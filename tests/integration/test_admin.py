@@ -110,6 +110,13 @@ def test_a_game_is_ended_as_its_clock_would_and_still_audits(store, parts, capsy
     assert admin(capsys, "games", "end", made.game)[1]["turns_played"] == 0, "an ended game stays as it is"
     assert admin(capsys, "games", "end", "no-such-game") == (1, "no game no-such-game")
 
+    name = f"ar:{made.game}"  # as if it had ended before the archive existed: no move asked for
+    payloads, due_times, _ = keys.outbox_of(name)
+    parts.client.hdel(payloads, name)
+    parts.client.zrem(due_times, name)
+    code, asked = admin(capsys, "games", "archive-backfill")
+    assert code == 0 and asked["asked"] >= 1 and parts.client.zscore(due_times, name) is not None
+
 
 def _keys_naming(client, game: str) -> list[bytes]:
     return [k for node in primaries(client) for k in node.scan_iter(match=f"*{game}*", count=1000)]
