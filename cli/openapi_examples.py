@@ -512,7 +512,8 @@ def _moderation(
         for email in ("fay@example.com", "ivy@example.com", "gus@example.com"):
             asked = http.post("/auth/email-link", json={"email": email}, headers=own)
             assert asked.status_code == 202, asked.get_json()
-        tokens, accounts = [], []
+        tokens: list[str] = []
+        accounts: list[str] = []
         for link in links:
             token = link.split("token=", 1)[1].split("&")[0]
             used = http.post("/auth/email-link/use", json={"token": token}, headers=own)
