@@ -15,7 +15,12 @@ const when = (ms) => new Date(ms).toLocaleString(currentLanguage());
 const state = { reports: [], next: null, log: [], note: "" };
 
 function said(message, reported) {
-  const words = message.removed === null ? message.text : t("moderation.removed", { how: message.removed });
+  const words =
+    message.removed === null
+      ? message.text
+      : message.removed === "hidden"
+        ? t("moderation.hidden")
+        : t("moderation.deleted");
   const line = html`<span class="muted">${when(message.at)}</span> <bdi>${message.author}</bdi>: <bdi>${words}</bdi>`;
   return html`<li>${message.id === reported ? html`<strong aria-current="true">${line}</strong>` : line}</li>`;
 }
