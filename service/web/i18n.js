@@ -112,7 +112,6 @@ const FIELD_LABELS = {
   "quiet_hours.time_zone": "alerts.zone",
   language: "alerts.language",
   reason: "reports.reason",
-  text: "reports.words",
 };
 
 /**
