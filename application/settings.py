@@ -265,6 +265,9 @@ QUOTA_GAMES_PER_ACCOUNT = _declare(
 QUOTA_OPEN_GAMES_PER_ACCOUNT = _declare(
     "QUOTA_OPEN_GAMES_PER_ACCOUNT", INTEGER, 5, LIMITS, "open games one account has waiting in the lobby at once"
 )
+QUOTA_REPORTS_PER_ACCOUNT = _declare(
+    "QUOTA_REPORTS_PER_ACCOUNT", INTEGER, 10, LIMITS, "reports of messages or people one account may file a day"
+)
 QUOTA_STREAMS_PER_ADDRESS = _declare(
     "QUOTA_STREAMS_PER_ADDRESS", INTEGER, 100, LIMITS,
     "event streams open at once from one client address (a household or a carrier NAT shares one)",

@@ -218,6 +218,7 @@ def _session() -> dict[str, dict[str, Any]]:
     changelog = http.get("/changelog").get_data(as_text=True)  # its first lines: the format's own, they stay
     found["changelog"] = {"request": None, "response": "\n".join(changelog.splitlines()[:3]) + "\n…"}
     app_id = _oauth(call, http, found)
+    suspended, report = _moderation(call, refused, http, found, app.extensions["bluemoon"], game)
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -232,6 +233,8 @@ def _session() -> dict[str, dict[str, Any]]:
         "player": player,
         "subscription": found.pop("subscription"),
         "app": app_id,
+        "account": suspended,
+        "report": report,
     }
     return found
 
@@ -486,6 +489,60 @@ def _lobby(
     call("playerRating", "GET", f"/players/{player}/rating")
     del call("leaderboard", "GET", "/leaderboard?limit=10").get_json()["bots"][2:]  # (the recorded body: kept short)
     return str(opened["id"]), str(player), eli
+
+
+def _moderation(
+    call: Any, refused: Any, http: Any, found: dict[str, Any], components: Any, game: str
+) -> tuple[str, str]:
+    """A person reports a chat message of another's; a moderator (made by the operator's
+    command's function) lists it, hides the message, suspends its author (who sees it) and lets
+    them back, closes the report and reads the log. The clock stands still at INSTANT, so that the
+    epoch-ms times and the ids made of them are the same on every recording. Returns the author's
+    account and the report's id."""
+    from application.chat.messages import ChatMessages
+    from application.moderation.log import ModerationLog
+    from application.moderation.moderators import Moderators
+
+    own = {"Origin": "http://localhost"}
+    links: list[str] = []
+    instant = datetime.fromisoformat(INSTANT).replace(tzinfo=UTC).timestamp()
+    with (
+        mock.patch("service.routes.account_routes.send_sign_in_link", lambda email, link, language: links.append(link)),
+        mock.patch("time.time", lambda: instant),
+    ):
+        for email in ("fay@example.com", "ivy@example.com", "gus@example.com"):
+            asked = http.post("/auth/email-link", json={"email": email}, headers=own)
+            assert asked.status_code == 202, asked.get_json()
+        tokens: list[str] = []
+        accounts: list[str] = []
+        for link in links:
+            token = link.split("token=", 1)[1].split("&")[0]
+            used = http.post("/auth/email-link/use", json={"token": token}, headers=own)
+            accounts.append(used.get_json()["account"])
+            if len(tokens) < 2:
+                tokens.append(http.post("/me/tokens", json={"name": "chat"}, headers=own).get_json()["token"])
+                http.delete("/auth/session", headers=own)
+        (fay, ivy), (author, _, moderator) = tokens, accounts  # gus stays signed in: the moderator's session
+        chat = ChatMessages(components.store)
+        said = [chat.add(game, "spectators", author, None, words) for words in ("good luck!", "you all cheat", "gg")]
+        message = {"game": game, "room": "spectators", "message": said[1]["id"]}
+        refused("fileReport", "POST", "/reports", message, ivy)  # no reason
+        report = call("fileReport", "POST", "/reports", {**message, "reason": "abuse"}, token=ivy).get_json()["id"]
+        refused("listReports", "GET", "/moderation/reports", None, ivy)  # a token, not the moderator's session
+        Moderators(components.store, components.accounts, ModerationLog(components.store)).grant(moderator)
+        call("listReports", "GET", "/moderation/reports?limit=10")
+        call("hideMessage", "POST", "/moderation/hidden-messages", {**message, "reason": "abuse"}, headers=own)
+        suspension = {"seconds": 86400, "reason": "abuse in a game's chat"}
+        call("suspendAccount", "PUT", f"/moderation/suspensions/{author}", suspension, headers=own)
+        call("mySuspension", "GET", "/me/suspension", token=fay)
+        lifted = {"reason": "a day is enough"}
+        call("liftSuspension", "POST", f"/moderation/suspensions/{author}/lift", lifted, headers=own)
+        closed = {"outcome": "resolved", "note": "hidden, and a day's suspension"}
+        call("closeReport", "POST", f"/moderation/reports/{report}/close", closed, headers=own)
+        call("moderationLog", "GET", "/moderation/log?limit=10")
+        page = http.get("/moderation").get_data(as_text=True)
+        found["moderationPage"] = {"request": None, "response": "\n".join(page.splitlines()[:3]) + "\n…"}
+    return author, report
 
 
 def _write_news(components: Any, workers: _Workers) -> None:

@@ -481,3 +481,15 @@ def privacy(account_id: str) -> str:
 def suspension(account_id: str) -> str:
     """A moderator's suspension of the account: a hash (``until``, ``reason``, ``by``) that expires with it."""
     return _account_key(account_id, "suspension")
+
+
+# moderation (application/moderation/): one tag, so that filing or closing a report is one script on a cluster
+MODERATORS = "{moderation}:moderators"  #: a hash: account id -> JSON (since, by)
+MODERATION_LOG = "{moderation}:log"  #: a stream: every moderator's action (who, what, when, why)
+OPEN_REPORTS = "{moderation}:open"  #: a sorted set of open report ids (all scored 0: ordered by id, oldest first)
+REPORTED = "{moderation}:reported"  #: a hash: "<reporter> <subject>" -> the open report's id (one each)
+
+
+def report(report_id: str) -> str:
+    """A report: a hash (reporter, subject, reason, text, the messages around it, status, ...)."""
+    return "{moderation}:report:" + report_id

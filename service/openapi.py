@@ -141,6 +141,8 @@ TAGS = {
     "service": "This document, the rulings, the building catalogue, health, and the play-by-web pages.",
     "oauth": "OAuth 2.1 for apps: register an app, people allow it on the consent page, the app exchanges the "
     "code (PKCE) for short-lived access tokens and rotating refresh tokens; a person lists and revokes the apps.",
+    "moderation": "Report a chat message or a person; moderators see the reports, hide messages, suspend accounts, "
+    "and every action is logged.",
 }
 
 

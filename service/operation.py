@@ -145,6 +145,8 @@ class PathParameters(Schema):
     player = fields.String(metadata={"description": "A player id: an account's, or bot:<level>."})
     subscription = fields.String(metadata={"description": "Push subscription id."})
     app = fields.String(metadata={"description": "An OAuth app's client id (app_...)."})
+    account = fields.String(metadata={"description": "An account id."})
+    report = fields.String(metadata={"description": "A report's id (r...)."})
 
 
 class TrueOrFalse(fields.Boolean):

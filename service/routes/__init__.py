@@ -15,6 +15,7 @@ from .feed_routes import feeds
 from .game_routes import games
 from .lobby_routes import lobby
 from .meta_routes import meta, pages
+from .moderation_routes import moderation
 from .oauth_routes import oauth_api
 from .passkey_routes import passkey_api
 from .person_stream_routes import people
@@ -36,6 +37,7 @@ API = (
     alert_api,
     people,
     oauth_api,
+    moderation,
 )
 api = Blueprint("api", __name__)
 for feature in API:

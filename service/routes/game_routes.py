@@ -36,7 +36,18 @@ from ..operation import (
     location,
 )
 from ..quotas import quotas
-from ..requests import accounts, etag, game_view, same_etag, service, signed_in, stored_clock, tokens, view_etag
+from ..requests import (
+    accounts,
+    components,
+    etag,
+    game_view,
+    same_etag,
+    service,
+    signed_in,
+    stored_clock,
+    tokens,
+    view_etag,
+)
 from ..retried import Made, Plan, once
 from ..schemas.game_view import GameView
 from ..schemas.games import Created, CreateGame, GameList, Join, Joined
@@ -57,10 +68,11 @@ games = Blueprint("games", __name__)
     headers=RetryKey,
     body=CreateGame,
     responses={201: Reply("Created.", Created, headers={**ETAG, **location("The game.")})},
-    problems=(400, 413, 415, 422, 429),
+    problems=(400, 403, 413, 415, 422, 429),
 )
 def create_game(body: Body, headers: Body) -> Answer:
     account = signed_in()
+    components().suspensions.refuse_if_suspended(account)  # a moderator's suspension: no new games
     seats = [
         SeatSpec(s["kind"], s.get("name"), s.get("level") or ("greedy" if s["kind"] == "bot" else None))
         for s in body["seats"]
@@ -244,6 +256,7 @@ def get_game(game: str, caller: Caller, headers: Body) -> Answer:
 )
 def join(game: str, seat: int, body: Body, headers: Body) -> Answer:
     account = signed_in()
+    components().suspensions.refuse_if_suspended(account)
     name = body.get("name") or (accounts().display_name(account) if account else None)
 
     def take(plan: Plan) -> Made:

@@ -97,6 +97,7 @@ def open_game(body: Body, headers: Body) -> Answer:
         bot_accounts=body["bot_accounts"],
     )
     creator = person()
+    components().suspensions.refuse_if_suspended(creator)  # a moderator's suspension: no new games
 
     def count() -> None:
         if limits := quotas():
@@ -184,6 +185,7 @@ def get_open_game(table: str) -> Answer:
 )
 def join_open_game(table: str, headers: Body) -> Answer:
     account = person()
+    components().suspensions.refuse_if_suspended(account)
     return once(
         "joinOpenGame", headers, lambda plan: (public(components().tables.join(table, account, plan.get("mark"))), {})
     )

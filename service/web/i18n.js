@@ -111,6 +111,7 @@ const FIELD_LABELS = {
   "quiet_hours.end": "alerts.quietTo",
   "quiet_hours.time_zone": "alerts.zone",
   language: "alerts.language",
+  reason: "reports.reason",
 };
 
 /**

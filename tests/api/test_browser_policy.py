@@ -9,7 +9,7 @@ import re
 
 from tests.support.accounts import OWN, sign_in
 
-FILES = ["/", "/ratings", "/play/0123456789abcdef0123456789abcdef"]  #: (their file ETags are HTTP's own)
+FILES = ["/", "/ratings", "/moderation", "/play/0123456789abcdef0123456789abcdef"]  #: (their file ETags are HTTP's own)
 WRITTEN = ["/signin?token=bml_x", "/docs", "/alerts/unsubscribe?token=x"]  #: checked against openapi.yaml
 INLINE_SCRIPT = re.compile(r"<script(?![^>]*\bsrc=)[^>]*>", re.IGNORECASE)
 INLINE_HANDLER = re.compile(r"<[^>]+\son[a-z]+\s*=", re.IGNORECASE)

@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 
 WEB = Path(__file__).resolve().parents[2] / "service" / "web"
-PAGES = {"/": "index.html", "/ratings": "ratings.html", "/play/0123456789abcdef0123456789abcdef": "play.html"}
+PAGES = {
+    "/": "index.html",
+    "/ratings": "ratings.html",
+    "/moderation": "moderation.html",
+    "/play/0123456789abcdef0123456789abcdef": "play.html",
+}
 HEAD = (WEB / "head.html").read_text().strip()
 
 
