@@ -18,6 +18,7 @@ from typing import Any
 import gevent
 
 from application.settings import BLUEMOON_GC_LOG, PORT, WEB_CONCURRENCY
+from application.telemetry.exposition import forget
 
 wsgi_app = "service.app:create_app()"
 bind = f"0.0.0.0:{PORT.read()}"
@@ -47,6 +48,11 @@ def on_starting(server: object) -> None:
         resource.setrlimit(
             resource.RLIMIT_NOFILE, (min(wanted, hard) if hard != resource.RLIM_INFINITY else wanted, hard)
         )
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker ended: its open streams leave the metrics' sums (application/telemetry/exposition.py)."""
+    forget(worker.pid)
 
 
 def post_worker_init(worker: Any) -> None:
