@@ -1,6 +1,8 @@
 """Unhandled errors reported to Sentry when SENTRY_DSN is set: a request's (sentry-sdk's Flask
-integration) and a job's (its RQ integration), each tagged with the request id whose work it
-was (request_ids), as the log lines are. Without SENTRY_DSN nothing is started."""
+integration; the app's own handler of unexpected errors logs them with ``logger.exception``,
+which sentry-sdk's default logging integration reports) and a job's (its RQ integration), each
+tagged with the request id whose work it was (request_ids), as the log lines are. Without
+SENTRY_DSN nothing is started."""
 
 from __future__ import annotations
 
@@ -35,3 +37,4 @@ def start_reporting() -> bool:
         send_default_pii=False,  # no client addresses, cookies or tokens leave the service
     )
     return True
+

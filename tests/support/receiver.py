@@ -20,9 +20,15 @@ class Receiver:
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"])).decode()
+                raw = self.rfile.read(int(self.headers["Content-Length"]))
                 receiver.requests.append(
-                    {"path": self.path, "headers": dict(self.headers), "body": body, "at": time.monotonic()}
+                    {
+                        "path": self.path,
+                        "headers": dict(self.headers),
+                        "body": raw.decode(errors="replace"),
+                        "raw": raw,
+                        "at": time.monotonic(),
+                    }
                 )
                 step = receiver.script.pop(0) if len(receiver.script) > 1 else receiver.script[0]
                 if isinstance(step, tuple) and step[0] == "hang":
