@@ -22,6 +22,7 @@ from application.telemetry.json_logs import json_handler
 from application.wiring import build, connect, queue_url, store_url
 
 from . import browser_policy, http_extras, live, metrics, oauth_server, problems, quotas, ratelimit, sessions
+from .readiness import Readiness
 from .routes import api, pages
 
 MAX_URL = 2048  #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
@@ -94,6 +95,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         queue_client = client if queue_url() == url else connect(queue_url())
     components = build(url, client=client, handoff=app.config["HANDOFF"] or RQHandoff(queue_client))
     app.extensions["bluemoon"] = components
+    app.extensions["readiness"] = Readiness({"the game store": client.ping, "the job queue's Redis": queue_client.ping})
     if app.config["REDIS_CLIENT"] is None:  # a real Redis: refuse one that may lose games
         replicas = components.store.replicas
         first = refuse_unsafe_redis(components.url, replicas)
