@@ -294,6 +294,16 @@ BLUEMOON_DELIVERIES_PER_GAME = _declare(
 BLUEMOON_DELIVERIES_PER_ACCOUNT = _declare(
     "BLUEMOON_DELIVERIES_PER_ACCOUNT", INTEGER, 300, OUTBOUND, "the same for everything sent for one account"
 )
+SSL_CERT_FILE = _declare(
+    "SSL_CERT_FILE", PATH, "", OUTBOUND,
+    "a file of certificate authorities trusted for every TLS send (webhooks, Discord, Slack, push, `smtps://`) "
+    "instead of the system's (read by OpenSSL itself; a private CA goes here)",
+    "the system's store",
+)  # fmt: skip
+SSL_CERT_DIR = _declare(
+    "SSL_CERT_DIR", PATH, "", OUTBOUND, "the same as a folder of certificates (read by OpenSSL itself)",
+    "the system's store",
+)  # fmt: skip
 BLUEMOON_WEBHOOK_BACKOFF = _declare(
     "BLUEMOON_WEBHOOK_BACKOFF", SECONDS_LIST, (5.0, 30.0, 120.0, 600.0, 3600.0), OUTBOUND,
     "seconds before each retry of a webhook delivery or alert; after the last, it is marked failed",
