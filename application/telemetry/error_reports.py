@@ -37,4 +37,3 @@ def start_reporting() -> bool:
         send_default_pii=False,  # no client addresses, cookies or tokens leave the service
     )
     return True
-

@@ -65,9 +65,9 @@ def outbox_reading(store: Any, kinds: Registry = WORK) -> Reading:
             f"Outbox entries due more than {OVERDUE_SECONDS} s ago and still unclaimed, by kind of work",
             labels=["kind"],
         )
-        for kind in kinds:
-            due_family.add_metric([kind.name], due[kind.name])
-            overdue_family.add_metric([kind.name], overdue[kind.name])
+        for name in [k.name for k in kinds]:
+            due_family.add_metric([name], due[name])
+            overdue_family.add_metric([name], overdue[name])
         yield due_family
         yield overdue_family
         yield GaugeMetricFamily(
