@@ -16,6 +16,7 @@ import pytest
 import redis
 from prometheus_client.parser import text_string_to_metric_families
 
+from bench.server import serve
 from tests.e2e.conftest import call
 from tests.support.receiver import Receiver
 from tests.support.workers import wait_until
@@ -148,3 +149,24 @@ def test_the_numbers_move_and_one_request_id_finds_the_command_the_bots_reply_an
         assert len(deliveries) >= 2 and all(t["ok"] for t in deliveries)  # the command's, and the bot's reply's
     finally:
         receiver.server.shutdown()
+
+
+@pytest.mark.slow
+@pytest.mark.own_store
+def test_gunicorn_alone_sums_its_workers_numbers_whichever_answers_the_scrape(redis_url):
+    """Slow: starts gunicorn (about 2 s). Run as the Procfile's ``web`` line, without
+    PROMETHEUS_MULTIPROC_DIR: its two workers still share a folder (service/gunicorn_conf.py),
+    so every scrape, whichever worker answers it, counts every request."""
+    env = {k: v for k, v in os.environ.items() if k != "PROMETHEUS_MULTIPROC_DIR"}
+    env.update(REDIS_URL=redis_url, METRICS_TOKEN=TOKEN, BLUEMOON_UNSAFE_REDIS="1", RATE_LIMIT="0")
+    proc, port = serve("service.app:create_app()", env)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        health = ("bluemoon_http_requests_total", (("operation", "health"), ("status", "200")))
+        before = scrape(base)[health]
+        for _ in range(20):  # a connection each: the two workers take them as they come
+            assert call(base, "GET", "/healthz")[0] == 200
+        assert [scrape(base)[health] - before for _ in range(6)] == [20] * 6
+    finally:
+        proc.terminate()
+        proc.wait(30)
