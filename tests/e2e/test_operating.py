@@ -76,7 +76,8 @@ def test_the_numbers_move_and_one_request_id_finds_the_command_the_bots_reply_an
     files, summed by the web's /metrics)."""
     receiver = Receiver(200)
     try:
-        base = start_service(METRICS_TOKEN=TOKEN, WEBHOOK_ALLOW_HOSTS="127.0.0.1")
+        folder = tmp_path / "metrics"
+        base = start_service(METRICS_TOKEN=TOKEN, WEBHOOK_ALLOW_HOSTS="127.0.0.1", PROMETHEUS_MULTIPROC_DIR=str(folder))
         status, made = call(
             base,
             "POST",
@@ -147,6 +148,12 @@ def test_the_numbers_move_and_one_request_id_finds_the_command_the_bots_reply_an
         assert any(t["msg"] == "job" and t["function"] == "workers.turn_jobs.play_turn" and t["ok"] for t in found)
         deliveries = [t for t in found if t.get("function") == "workers.webhook_delivery.deliver"]
         assert len(deliveries) >= 2 and all(t["ok"] for t in deliveries)  # the command's, and the bot's reply's
+
+        # a dozen jobs, each in a work-horse of its own, left no file each: a worker's horses share one
+        counted_by = {path.stem.rsplit("_", 1)[1] for path in folder.glob("*.db")}
+        assert {f"horse{pid}" for pid in workers} <= counted_by and len(counted_by) <= 2 + 2 * len(
+            workers
+        )  # web workers, workers, horses
     finally:
         receiver.server.shutdown()
 
