@@ -4,9 +4,20 @@ bears it; it counts requests by operation (never by raw path) and status."""
 from __future__ import annotations
 
 import re
+import threading
+import time
+import uuid
 
+import fakeredis
 import pytest
+from prometheus_client import REGISTRY
 from prometheus_client.parser import text_string_to_metric_families
+
+from application.background.handoff import CallbackHandoff
+from service.app import create_app
+from tests.api.client import CheckedClient
+from tests.support.games import end_turn, game_and_tokens
+from tests.support.lobby import auth, people
 
 TOKEN = "s3cret-for-prometheus"
 
@@ -61,3 +72,44 @@ def test_the_readings_from_redis_are_in_every_scrape(api, monkeypatch):
     assert found[("bluemoon_reading_ok", (("reading", "queues"),))] == 1
     assert ("bluemoon_outbox_due", (("kind", "turn"),)) in found
     assert ("bluemoon_queue_jobs", (("queue", "turns"),)) in found
+
+
+def test_open_streams_are_counted_while_they_are_open(api, game):
+    api.app.config["SSE_KEEPALIVE"] = 0.01  # a quiet stream answers at once
+    (dee,) = people(api, f"dee-{uuid.uuid4().hex[:8]}")
+    for kind, path, headers in (("game", f"/games/{game[0]}/stream", {}), ("person", "/me/stream", auth(dee))):
+        open_now = lambda kind=kind: REGISTRY.get_sample_value("bluemoon_open_streams", {"stream": kind}) or 0  # noqa: E731
+        before = open_now()
+        stream = api.http.get(path, headers=headers, buffered=False)
+        assert stream.status_code == 200
+        chunks = iter(stream.response)
+        next(chunks), next(chunks)  # the retry, then the first frames: the stream is open
+        during = open_now()
+        stream.close()
+        assert (during - before, open_now() - before) == (1, 0), kind
+
+
+def test_the_feeds_lag_is_measured_on_events_another_process_appended(monkeypatch):
+    """Two apps on one Redis, as two web processes: B's command reaches A's watcher through A's
+    live feed, which times it from the event's append."""
+    monkeypatch.setenv("METRICS_TOKEN", TOKEN)
+    shared = fakeredis.FakeRedis()
+    a, b = (
+        CheckedClient(create_app({"REDIS_CLIENT": shared, "HANDOFF": CallbackHandoff(print), "RATE_LIMIT": 0}))
+        for _ in range(2)
+    )
+    game, tokens = game_and_tokens(b)
+    view = a.get(f"/games/{game}", token=tokens[0]).json
+    version, turn = view["version"], view["turn"]["seat"]
+    lag = ("bluemoon_feed_lag_seconds_count", (("stream", "game"),))
+    before = scraped(a).get(lag, 0)
+    polled: list = []
+    watcher = threading.Thread(
+        target=lambda: polled.append(a.get(f"/games/{game}/events?after={version}&wait=10", token=tokens[0]))
+    )
+    watcher.start()
+    time.sleep(0.3)  # A's watcher waits on its feed
+    end_turn(b, game, tokens[turn], version)
+    watcher.join(15)
+    assert polled and polled[0].json["events"]
+    assert scraped(a)[lag] - before >= 1
