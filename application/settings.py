@@ -312,8 +312,8 @@ BLUEMOON_WEBHOOK_BACKOFF = _declare(
 # -- metrics, errors and logs ----------------------------------------------------------------
 METRICS_TOKEN = _declare(
     "METRICS_TOKEN", TEXT, "", WATCHING,
-    "the bearer token Prometheus sends to `GET /metrics` (`Authorization: Bearer <token>`); a wrong or missing one "
-    "gets 401",
+    "the bearer token Prometheus sends to `GET /metrics` (`Authorization: Bearer <token>`), a long random secret "
+    "(`openssl rand -hex 32`): guesses are not rate-limited; a wrong or missing one gets 401",
     "unset: `/metrics` is not served (404)",
 )  # fmt: skip
 PROMETHEUS_MULTIPROC_DIR = _declare(
