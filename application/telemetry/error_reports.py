@@ -8,10 +8,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import sentry_sdk
-from sentry_sdk.integrations.flask import FlaskIntegration
-from sentry_sdk.integrations.rq import RqIntegration
-
 from application.settings import SENTRY_DSN
 
 from . import request_ids
@@ -29,6 +25,10 @@ def start_reporting() -> bool:
     dsn = SENTRY_DSN.read()
     if not dsn:
         return False
+    import sentry_sdk  # only where it reports: its integrations patch Flask and RQ as they load
+    from sentry_sdk.integrations.flask import FlaskIntegration
+    from sentry_sdk.integrations.rq import RqIntegration
+
     sentry_sdk.init(
         dsn=dsn,
         integrations=[FlaskIntegration(), RqIntegration()],
