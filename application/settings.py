@@ -82,7 +82,8 @@ WEB = "The web process and live updates"
 ACCOUNTS = "Accounts, mail and alerts"
 LIMITS = "Limits and quotas"
 OUTBOUND = "Outbound sends"
-SECTIONS = (DATA, PROCESSES, WEB, ACCOUNTS, LIMITS, OUTBOUND)  #: the reference's order
+WATCHING = "Metrics, errors and logs"
+SECTIONS = (DATA, PROCESSES, WEB, ACCOUNTS, LIMITS, OUTBOUND, WATCHING)  #: the reference's order
 
 DECLARED: dict[str, Setting[Any]] = {}  #: every setting, by name, in the order declared
 # (``# fmt: skip`` keeps each declaration as compact as a row of the table it becomes)
@@ -312,7 +313,36 @@ BLUEMOON_DELIVERIES_PER_GAME = _declare(
 BLUEMOON_DELIVERIES_PER_ACCOUNT = _declare(
     "BLUEMOON_DELIVERIES_PER_ACCOUNT", INTEGER, 300, OUTBOUND, "the same for everything sent for one account"
 )
+SSL_CERT_FILE = _declare(
+    "SSL_CERT_FILE", PATH, "", OUTBOUND,
+    "a file of certificate authorities trusted for every TLS send (webhooks, Discord, Slack, push, `smtps://`) "
+    "instead of the system's (read by OpenSSL itself; a private CA goes here)",
+    "the system's store",
+)  # fmt: skip
+SSL_CERT_DIR = _declare(
+    "SSL_CERT_DIR", PATH, "", OUTBOUND, "the same as a folder of certificates (read by OpenSSL itself)",
+    "the system's store",
+)  # fmt: skip
 BLUEMOON_WEBHOOK_BACKOFF = _declare(
     "BLUEMOON_WEBHOOK_BACKOFF", SECONDS_LIST, (5.0, 30.0, 120.0, 600.0, 3600.0), OUTBOUND,
     "seconds before each retry of a webhook delivery or alert; after the last, it is marked failed",
+)  # fmt: skip
+
+# -- metrics, errors and logs ----------------------------------------------------------------
+METRICS_TOKEN = _declare(
+    "METRICS_TOKEN", TEXT, "", WATCHING,
+    "the bearer token Prometheus sends to `GET /metrics` (`Authorization: Bearer <token>`), a long random secret "
+    "(`openssl rand -hex 32`): guesses are not rate-limited; a wrong or missing one gets 401",
+    "unset: `/metrics` is not served (404)",
+)  # fmt: skip
+PROMETHEUS_MULTIPROC_DIR = _declare(
+    "PROMETHEUS_MULTIPROC_DIR", PATH, "", WATCHING,
+    "an empty folder one machine's web workers and RQ workers keep their metrics in, so that `/metrics` sums them "
+    "(prometheus-client's multiprocess mode; empty it before the processes start)",
+    "unset: each process keeps its own; `bluemoon` makes one for its children",
+)  # fmt: skip
+SENTRY_DSN = _declare(
+    "SENTRY_DSN", URL, "", WATCHING,
+    "where the web process and the workers report unhandled errors (Sentry, or any server that speaks its protocol)",
+    "unset: not reported",
 )  # fmt: skip

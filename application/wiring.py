@@ -38,6 +38,7 @@ from application.settings import (
     STORE_URL,
     STORE_WAIT_MS,
 )
+from application.telemetry.metrics import feed_lag
 from events.cluster_feed import ClusterFeed
 from events.feed import BLOCK_MS, Feed
 from events.person_streams import PEOPLE, PersonStreams
@@ -172,12 +173,12 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         url = url or redis_url()
         client = connect(url)
     if isinstance(client, RedisCluster):  # the games' own channels, by sharded pub/sub
-        feed: Feed = ClusterFeed(client)
-        person_feed: Feed = ClusterFeed(client, follows=PEOPLE)
+        feed: Feed = ClusterFeed(client, on_read=feed_lag("game"))
+        person_feed: Feed = ClusterFeed(client, follows=PEOPLE, on_read=feed_lag("person"))
     else:  # the feed's reader subscribes, so it has a connection of its own where there is a URL to open one
         reader = functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client
-        feed = Feed(client, reader)
-        person_feed = Feed(client, reader, follows=PEOPLE)
+        feed = Feed(client, reader, on_read=feed_lag("game"))
+        person_feed = Feed(client, reader, follows=PEOPLE, on_read=feed_lag("person"))
     store = store_for(client, publish=True)  # each append is announced to the feeds
     service = GameService(client, store, handoff, on_append=feed.publish)
     accounts, ratings = Accounts(store), Ratings(store)

@@ -13,11 +13,14 @@ more than ``--give-up`` times in a row; Ctrl-C or SIGTERM stops everything and e
 from __future__ import annotations
 
 import argparse
+import atexit
 import logging
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -89,6 +92,21 @@ def embedded_redis() -> tuple[Child, str]:
     return Child("redis", server_argv(folder, port, binary=settings.REDIS_SERVER.read())), f"redis://127.0.0.1:{port}/0"
 
 
+def metrics_folder() -> str:
+    """The folder the children keep their metrics in (application/telemetry/metrics.py):
+    PROMETHEUS_MULTIPROC_DIR, emptied of an earlier run's files as prometheus-client requires,
+    else a new temporary one, removed when ``bluemoon`` exits."""
+    given = settings.PROMETHEUS_MULTIPROC_DIR.read()
+    if not given:
+        made = tempfile.mkdtemp(prefix="bluemoon-metrics-")
+        atexit.register(shutil.rmtree, made, ignore_errors=True)
+        return made
+    Path(given).mkdir(parents=True, exist_ok=True)
+    for old in Path(given).glob("*.db"):
+        old.unlink()
+    return given
+
+
 def supervise(children: list[Child], env: dict[str, str], give_up: int, stopping: list[bool]) -> int:
     """Keep every child running until asked to stop (0) or one keeps failing (1)."""
     while not stopping:
@@ -142,6 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         wait_for(int(url.rsplit(":", 1)[1].split("/")[0]), redis_child.process)
         children.insert(0, redis_child)
     env = {**os.environ, "REDIS_URL": url} if url else dict(os.environ)
+    env["PROMETHEUS_MULTIPROC_DIR"] = metrics_folder()
     from application.redis_checks import UnsafeRedis, refuse_unsafe_redis
 
     try:

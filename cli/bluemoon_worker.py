@@ -29,13 +29,19 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import redis
-from rq import Worker
+from rq import Queue, Worker
+from rq.job import Job
 
 from application.archive.opening import opened
 from application.background.rq_handoff import QUEUE, RQHandoff, queue_names
 from application.background.work import DELIVERIES, TURNS, WORK
+from application.telemetry import request_ids
+from application.telemetry.error_reports import start_reporting
+from application.telemetry.json_logs import log_json
+from application.telemetry.metrics import in_work_horse
 from application.wiring import build, connect, queue_url, store_url
 from domain import Edition, Options, bots, fold, new_game
 from domain.decide import decide_and_apply
@@ -78,6 +84,25 @@ def dispatch_forever(
             stop.wait(pause)
 
 
+class TracedWorker(Worker):
+    """RQ's worker, whose work-horses count into their worker's metrics file
+    (application/telemetry/metrics.py) and run each job as the work of the request that caused
+    it (its meta's ``request_id``: application/telemetry/request_ids.py), so that the job's log
+    lines and the work it causes in turn carry that id."""
+
+    def main_work_horse(self, job: Job, queue: Queue) -> None:
+        in_work_horse(os.getppid())
+        super().main_work_horse(job, queue)
+
+    def perform_job(self, job: Job, queue: Queue, execution: Any) -> bool:
+        with request_ids.bound(job.meta.get(request_ids.FIELD)):
+            started = time.perf_counter()
+            done = bool(super().perform_job(job, queue, execution))
+            took = round((time.perf_counter() - started) * 1000, 2)
+            log.info("job", extra={"fields": {"job": job.id, "function": job.func_name, "ok": done, "ms": took}})
+            return done
+
+
 def work(url: str, queues: list[str], stop: threading.Event) -> None:
     """Run RQ's worker until asked to stop, starting it again after a lost connection."""
     pause = 0.5
@@ -85,7 +110,7 @@ def work(url: str, queues: list[str], stop: threading.Event) -> None:
         worker = None
         started = time.monotonic()
         try:
-            worker = Worker(queues, connection=redis.Redis.from_url(url, socket_connect_timeout=2.0))
+            worker = TracedWorker(queues, connection=redis.Redis.from_url(url, socket_connect_timeout=2.0))
             worker.work(with_scheduler=False, logging_level="WARNING")
         except redis.RedisError as error:
             log.warning("worker: %s", error)
@@ -136,7 +161,8 @@ def main(argv: list[str] | None = None) -> int:
         help="which work to take: turns, deliveries, or both (turns,deliveries: the default)",
     )
     args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    log_json()
+    start_reporting()
     try:  # before any job: a game must never move to an archive that cannot take it
         opened()
     except ArchiveUnavailable as error:

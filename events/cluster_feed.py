@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from .feed import GAMES, Feed, Followed
@@ -30,8 +31,10 @@ class ClusterFeed(Feed):
     subscribes to the game's channel within one POLL, then reads the stream from that length,
     so nothing appended in between is missed. The catch-up is ``Feed._catch_up``'s pipelines."""
 
-    def __init__(self, client: Any, follows: Followed = GAMES) -> None:
-        super().__init__(client, lambda: client, follows=follows)
+    def __init__(
+        self, client: Any, follows: Followed = GAMES, on_read: Callable[[list[Any]], None] | None = None
+    ) -> None:
+        super().__init__(client, lambda: client, follows=follows, on_read=on_read)
 
     def _learn_the_primaries(self) -> None:
         """Ask the cluster again which primary holds which slot. redis-py learns of a failover

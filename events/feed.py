@@ -100,9 +100,15 @@ class Feed:
     """
 
     def __init__(
-        self, client: Any, reader: Callable[[], Any], block_ms: int = BLOCK_MS, follows: Followed = GAMES
+        self,
+        client: Any,
+        reader: Callable[[], Any],
+        block_ms: int = BLOCK_MS,
+        follows: Followed = GAMES,
+        on_read: Callable[[list[Any]], None] | None = None,
     ) -> None:
         self.follows = follows
+        self._on_read = on_read  #: told of the entries the reader read (the feed's lag is measured there)
         self._client = client
         self._reader = reader
         self._block_ms = block_ms
@@ -219,7 +225,10 @@ class Feed:
             for game, version in versions:
                 pipe.xrange(self.follows.stream(game), min=f"0-{version + 1}", count=PAGE)
             for (game, _), entries in zip(versions, pipe.execute() if versions else []):
-                self._deliver(game, [self.follows.decode(fields) for _, fields in entries])
+                read = [self.follows.decode(fields) for _, fields in entries]
+                if self._on_read is not None and read:
+                    self._on_read(read)
+                self._deliver(game, read)
                 if len(entries) == PAGE:
                     pending.append(game)
             if pending:

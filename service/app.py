@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import secrets
-import sys
 import time
 from collections.abc import Callable
 from typing import Any
 
-import orjson
 from flask import Flask, Response, g, request
 from werkzeug.exceptions import RequestURITooLarge
 
@@ -19,9 +16,13 @@ from application import settings
 from application.background.rq_handoff import RQHandoff
 from application.redis_checks import LiveCheck, refuse_unsafe_redis
 from application.refusals import NotFound
+from application.telemetry import request_ids
+from application.telemetry.error_reports import start_reporting
+from application.telemetry.json_logs import json_handler
 from application.wiring import build, connect, queue_url, store_url
 
-from . import browser_policy, http_extras, live, oauth_server, problems, quotas, ratelimit, sessions
+from . import browser_policy, http_extras, live, metrics, oauth_server, problems, quotas, ratelimit, sessions
+from .readiness import Readiness
 from .routes import api, pages
 
 MAX_URL = 2048  #: longer URLs get 414 (gunicorn passes them: limit_request_line = 0)
@@ -48,29 +49,8 @@ class App(Flask):
         return func
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object a line, in ASCII; orjson, since a line is written for every request."""
-
-    def format(self, record: logging.LogRecord) -> str:
-        doc = {
-            "ts": round(record.created, 3),
-            "level": record.levelname,
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        doc.update(getattr(record, "fields", {}))
-        if record.exc_info:
-            doc["exc"] = self.formatException(record.exc_info)
-        line = orjson.dumps(doc, default=str).decode()
-        # orjson writes UTF-8 as it is: text beyond ASCII (a path, a header) is escaped as json
-        # does, so that no character a reader splits lines at (U+2028, U+0085) breaks the line
-        return line if line.isascii() else json.dumps(doc, default=str, separators=(",", ":"))
-
-
 def _logging(app: Flask) -> None:
-    handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(JsonFormatter())
-    app.logger.handlers[:] = [handler]
+    app.logger.handlers[:] = [json_handler()]
     app.logger.setLevel(logging.INFO)
     app.logger.propagate = False
 
@@ -79,6 +59,7 @@ def _logging(app: Flask) -> None:
         incoming = request.headers.get("X-Request-ID", "")
         g.request_id = incoming if 0 < len(incoming) <= 100 else secrets.token_hex(16)
         g.started = time.perf_counter()
+        g.request_id_bound = request_ids.bind(g.request_id)  # the work this request causes carries it
 
     @app.after_request
     def _log(response: Response) -> Response:
@@ -92,6 +73,11 @@ def _logging(app: Flask) -> None:
         }
         app.logger.info("request", extra={"fields": fields})
         return response
+
+    @app.teardown_request
+    def _unbind(error: BaseException | None) -> None:
+        if "request_id_bound" in g:
+            request_ids.unbind(g.pop("request_id_bound"))
 
 
 def create_app(config: dict[str, Any] | None = None) -> Flask:
@@ -109,13 +95,16 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
         queue_client = client if queue_url() == url else connect(queue_url())
     components = build(url, client=client, handoff=app.config["HANDOFF"] or RQHandoff(queue_client))
     app.extensions["bluemoon"] = components
+    app.extensions["readiness"] = Readiness({"the game store": client.ping, "the job queue's Redis": queue_client.ping})
     if app.config["REDIS_CLIENT"] is None:  # a real Redis: refuse one that may lose games
         replicas = components.store.replicas
         first = refuse_unsafe_redis(components.url, replicas)
         app.extensions["redis_check"] = LiveCheck(components.client, replicas, first)
     else:
         app.extensions["redis_check"] = lambda: {"status": "unknown", "detail": "a client given by the caller (tests)"}
+    start_reporting()
     _logging(app)
+    metrics.install(app, components, queue_client)
     problems.register(app)
     ratelimit.install(app, api, components.client)
     quotas.install(app, components.client)

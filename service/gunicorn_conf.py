@@ -11,13 +11,15 @@ from __future__ import annotations
 import gc
 import os
 import resource
+import shutil
 import signal
+import tempfile
 import time
 from typing import Any
 
 import gevent
 
-from application.settings import BLUEMOON_GC_LOG, PORT, WEB_CONCURRENCY
+from application.settings import BLUEMOON_GC_LOG, PORT, PROMETHEUS_MULTIPROC_DIR, WEB_CONCURRENCY
 
 wsgi_app = "service.app:create_app()"
 bind = f"0.0.0.0:{PORT.read()}"
@@ -40,13 +42,36 @@ gc_thresholds = (10_000, 10, 1_000)
 
 
 def on_starting(server: object) -> None:
-    """Each connection is a file descriptor: allow as many as the system lets us."""
+    """Each connection is a file descriptor: allow as many as the system lets us. Without
+    PROMETHEUS_MULTIPROC_DIR, the workers share a temporary folder for their metrics (removed at
+    exit), so that ``/metrics`` sums them whichever worker answers (RQ workers on this machine
+    share it only when the folder is set for all: docs/operations.md)."""
+    if not PROMETHEUS_MULTIPROC_DIR.read():
+        _made.append(tempfile.mkdtemp(prefix="bluemoon-web-metrics-"))
+        os.environ["PROMETHEUS_MULTIPROC_DIR"] = _made[0]  # the workers, forked after this, read it
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     wanted = worker_connections + 1024
     if soft < wanted:
         resource.setrlimit(
             resource.RLIMIT_NOFILE, (min(wanted, hard) if hard != resource.RLIM_INFINITY else wanted, hard)
         )
+
+
+_made: list[str] = []  #: the metrics folder on_starting made, if it made one
+
+
+def on_exit(server: Any) -> None:
+    """gunicorn stops (this hook runs in the master only, unlike ``atexit``): remove the folder it made."""
+    for folder in _made:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def child_exit(server: Any, worker: Any) -> None:
+    """A worker ended: its open streams leave the metrics' sums (application/telemetry/exposition.py,
+    imported here only now: the metrics' mode is chosen at their import, after ``on_starting``)."""
+    from application.telemetry.exposition import forget
+
+    forget(worker.pid)
 
 
 def post_worker_init(worker: Any) -> None:

@@ -22,9 +22,10 @@ import redis
 
 from application.games.codec import dumps, event_to_json
 from application.settings import BLUEMOON_SSE_KEEPALIVE, BLUEMOON_SSE_SECONDS
+from application.telemetry.metrics import OPEN_STREAMS
 from domain import redact
 from events import keys
-from events.feed import Feed, Numbered
+from events.feed import GAMES, Feed, Numbered
 from events.serialization import StoredEvent
 
 if TYPE_CHECKING:
@@ -240,7 +241,7 @@ def followed(
     position = after
     ends = time.monotonic() + lifetime * (1 - LIFETIME_JITTER * random.random())
     yield b"retry: %d\n\n" % SSE_RETRY_MS
-    with feed.watching(name):
+    with feed.watching(name), OPEN_STREAMS.labels("game" if feed.follows is GAMES else "person").track_inprogress():
         while True:
             try:
                 batch = read(position)

@@ -218,6 +218,7 @@ class Operation:
                 after_this_request(self._say_deprecated)
             return self._write(view(**path, **self._read(path)))
 
+        handle.operation_id = self.id  # type: ignore[attr-defined]  # what metrics count requests by (service/metrics.py)
         self.blueprint.add_url_rule(_rule(self.path), view_func=handle, methods=[self.method.upper()])
         DECLARED.append(self)
         return handle

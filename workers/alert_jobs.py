@@ -29,6 +29,7 @@ from application.alerts.vapid import vapid_key
 from application.games.game_service import GameService, digest
 from application.outbound.limits import DeliveryBudget
 from application.settings import PUBLIC_URL, VAPID_CONTACT
+from application.telemetry.metrics import DELIVERIES
 from application.wiring import Components, build, connect, store_client_for_job, store_url
 from events import keys
 from events.outbox import now_ms
@@ -77,7 +78,7 @@ def attempt(c: Components, name: str, payload: str) -> str:
 
     def skip(reason: str) -> str:
         c.service.outbox.finish(name, payload)
-        alerts.record(account, _entry(alert, "all", tries, "skipped", reason))
+        _record(alerts, account, _entry(alert, "all", tries, "skipped", reason))
         return "skipped"
 
     if state.finished or turn is None or (turn.seat, turn.number) != (seat, alert["turn"]):
@@ -95,7 +96,7 @@ def attempt(c: Components, name: str, payload: str) -> str:
         service.outbox.renew(name, payload, due_ms=int(held.timestamp() * 1000))
         return "held"
     if DeliveryBudget(client).defer(service.outbox, name, payload, game, account) is not None:
-        alerts.record(account, _entry(alert, "all", tries, "deferred", "over the delivery budget (a minute's)"))
+        _record(alerts, account, _entry(alert, "all", tries, "deferred", "over the delivery budget (a minute's)"))
         return "deferred"
     stored = c.store.read(game, after=max(0, state.version - MOVES_READ))
     item = item_for(alert, state, stored, game_settings["seats"], origin(), settings["language"] or "en")
@@ -113,8 +114,8 @@ def attempt(c: Components, name: str, payload: str) -> str:
             )
         except ChannelFailed as failed:
             last = tries > len(BACKOFF)
-            alerts.record(
-                account, _entry(alert, channel, tries, "failed" if last else "retrying", failed.error, started)
+            _record(
+                alerts, account, _entry(alert, channel, tries, "failed" if last else "retrying", failed.error, started)
             )
             if not last:
                 later.append(now_ms() + int(BACKOFF[tries - 1] * 1000))
@@ -124,7 +125,8 @@ def attempt(c: Components, name: str, payload: str) -> str:
             continue
         client.set(mark, 1, ex=SENT_SECONDS)
         delivered = result == "sent"
-        alerts.record(
+        _record(
+            alerts,
             account,
             _entry(
                 alert, channel, tries, "delivered" if delivered else "skipped", None if delivered else result, started
@@ -135,6 +137,16 @@ def attempt(c: Components, name: str, payload: str) -> str:
         return "waiting"
     service.outbox.finish(name, payload)
     return "done"
+
+
+#: how metrics name an alert's channels (``all``: the alert as a whole, skipped or deferred)
+CHANNELS = {"email": "mail", "push": "push", "discord": "discord", "slack": "slack", "all": "alert"}
+
+
+def _record(alerts: AlertSettings, account: str, entry: dict[str, Any]) -> None:
+    """Log an attempt for the person's alerts panel, and count it (application/telemetry/metrics.py)."""
+    alerts.record(account, entry)
+    DELIVERIES.labels(CHANNELS.get(entry["channel"], entry["channel"]), entry["outcome"]).inc()
 
 
 def _chosen(settings: dict[str, Any], alerts: AlertSettings, account: str) -> list[str]:

@@ -28,6 +28,7 @@ from application.background.work import WORK
 from application.outbound.limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT, DeliveryBudget
 from application.outbound.webhooks import LOG_SIZE, Target, UnsafeUrl, check_url
 from application.settings import BLUEMOON_WEBHOOK_BACKOFF
+from application.telemetry.metrics import DELIVERIES
 from application.wiring import connect, store_client_for_job, store_url
 from events import keys
 from events.outbox import Outbox, now_ms
@@ -117,7 +118,9 @@ def deliver(name: str, payload: str) -> str:
     """The RQ job: one attempt at delivering the outbox entry ``name``."""
     job = get_current_job()
     client = store_client_for_job(job.connection) if job is not None else connect(store_url())
-    return attempt(client, Outbox(client, leases=WORK.leases()), name, payload)
+    outcome = attempt(client, Outbox(client, leases=WORK.leases()), name, payload)
+    DELIVERIES.labels("webhook", outcome).inc()
+    return outcome
 
 
 def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:

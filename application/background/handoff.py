@@ -17,6 +17,7 @@ from typing import Any, Protocol
 import redis
 
 from application.background.work import WORK, Kind, Registry
+from application.telemetry import request_ids
 from events.outbox import Claim, Outbox
 
 log = logging.getLogger("bluemoon.handoff")
@@ -86,5 +87,6 @@ class Dispatcher:
         if claim.tries > 1 and handoff.queued(kind.job_id(dataclasses.replace(claim, tries=claim.tries - 1))):
             self.outbox.renew(claim.name, claim.payload, tries=claim.tries - 1)  # still queued, not lost
             return 0
-        handoff.hand(kind, kind.work(claim), kind.job_id(claim))
+        with request_ids.bound(request_ids.of_payload(claim.payload)):  # the job is the same request's work
+            handoff.hand(kind, kind.work(claim), kind.job_id(claim))
         return 1

@@ -18,6 +18,7 @@ from rq.job import Job, JobStatus
 
 from application.background.work import DELIVERIES, TURNS, Kind
 from application.settings import BLUEMOON_DELIVERY_QUEUE, BLUEMOON_QUEUE
+from application.telemetry import request_ids
 
 QUEUE = BLUEMOON_QUEUE.read()  #: turns and ratings
 
@@ -54,6 +55,7 @@ class RQHandoff:
             job_timeout=kind.timeout,
             result_ttl=600,
             failure_ttl=86_400,
+            meta={request_ids.FIELD: request_ids.current()} if request_ids.current() else None,
         )
 
     def queued(self, job_id: str) -> bool:

@@ -38,10 +38,14 @@ class TurnTicket:
     deadline_ms: int | None = None  #: for a deadline: when it passes (epoch ms), shown in views
     tries: int = 1  #: which claim of the outbox entry this is (2 and more: an earlier job died)
     played_as: str | None = None  #: the level the job plays, when a fallback replaces ``level``
+    request_id: str | None = None  #: the request that started the turn (application/telemetry/request_ids.py)
 
     def payload(self) -> str:
-        """The outbox entry's text: the turn, without how this claim plays it."""
+        """The outbox entry's text: the turn, without how this claim plays it (as the append
+        wrote it: ``request_id`` only when one was stamped on it)."""
         doc = {k: v for k, v in dataclasses.asdict(self).items() if k not in ("tries", "played_as")}
+        if self.request_id is None:
+            del doc["request_id"]
         return json.dumps(doc, sort_keys=True)
 
     @classmethod

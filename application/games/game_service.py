@@ -33,6 +33,7 @@ from application.games.views import ViewMemo
 from application.outbound import webhooks as webhooks
 from application.reactions import Change, Write, writes
 from application.refusals import Forbidden, GameOver, NotFound, SeatTaken, Unauthorized
+from application.telemetry.metrics import command_applied
 from domain import Command, Event, Game, Options, fold, new_game
 from domain.city import Cell
 from domain.decide import decide_and_apply
@@ -472,6 +473,7 @@ class GameService:
         if appended.duplicate:
             return self._replay(game, key or "", command_hash, (command_hash, appended))
         stored = appended.stored
+        command_applied(actor or str(command.seat))
         self.games.remember(game, new_state, state)
         if self.on_append is not None:
             self.on_append(game, stored)

@@ -10,12 +10,14 @@ a line in ``REACTIONS``.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from application.background.work import WORK
 from application.reactions import alerts, archive, clocks, person_streams, ratings, turn_handoff, webhooks
+from application.telemetry.request_ids import stamped
 from domain import Event, Game
 from events.serialization import StoredEvent
 from events.store import HashWrite, OutboxWrite
@@ -66,4 +68,5 @@ def writes(change: Change) -> list[Write]:
     for write in made:
         if isinstance(write, OutboxWrite):
             WORK.of(write.name)
-    return made
+    # the request whose command this is goes with the work it causes (application/telemetry/request_ids.py)
+    return [dataclasses.replace(w, payload=stamped(w.payload)) if isinstance(w, OutboxWrite) else w for w in made]

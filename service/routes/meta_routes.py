@@ -10,7 +10,6 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-import redis
 import swagger_ui
 import yaml
 from flask import Blueprint, Response, current_app, send_from_directory
@@ -20,7 +19,6 @@ from domain.catalogue import BUILDINGS
 from ..deprecation import CHANGELOG_PATH
 from ..operation import PROBLEM, Answer, Operation, Reply
 from ..problems import unavailable
-from ..requests import service
 from ..schemas.meta import Catalogue, Health
 from ..web_pages import web_page
 
@@ -98,13 +96,13 @@ def healthz() -> Answer:
     rate_limited=False,
 )
 def readyz() -> Answer:
-    """Ready when Redis answers; reports whether it keeps games and which shard lacks replicas
+    """Ready when everything the process needs answers (service/readiness.py: the game store and
+    the job queue's Redis); reports whether the store keeps games and which shard lacks replicas
     (checked again at most every 5 s: LiveCheck). A shard short of replicas refuses only its own
     writes, so it does not make the process unready."""
-    try:
-        service().client.ping()
-    except redis.RedisError as error:
-        return unavailable(f"Redis is unreachable: {type(error).__name__}")
+    failing = current_app.extensions["readiness"].failing()
+    if failing:
+        return unavailable(f"unreachable: {', '.join(failing)}")
     return {"status": "ready", "redis": current_app.extensions["redis_check"]()}
 
 

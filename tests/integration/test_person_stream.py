@@ -70,10 +70,13 @@ def test_a_bot_games_turn_and_end_reach_the_persons_stream_once_through_the_work
 
     # the job that wrote the end, run again on the entry as a claim after its lease would run it
     registry = FinishedJobRegistry(queue, connection=client)
-    ran = [Job.fetch(i, connection=client) for i in registry.get_job_ids()]
-    name, payload = next(
-        j.args for j in ran if j.func_name.endswith("person_stream_jobs.write") and "game.ended" in j.args[1]
-    )
+
+    def the_end_written() -> tuple | None:  # the job's news is read before RQ records its finish
+        ran = [Job.fetch(i, connection=client) for i in registry.get_job_ids()]
+        jobs = [j.args for j in ran if j.func_name.endswith("person_stream_jobs.write") and "game.ended" in j.args[1]]
+        return jobs[0] if jobs else None
+
+    name, payload = wait_until(the_end_written, 10, "the job that wrote the end to finish")
     assert Outbox(client).add(name, payload, now_ms())  # the worker's own dispatcher hands it on
     wait_until(lambda: client.hget(keys.outbox_of(name)[0], name) is None, 10, "the job to run again and finish")
     again = Queue(queue, connection=client).enqueue("workers.person_stream_jobs.write", name, payload)  # and once more

@@ -57,6 +57,24 @@ def test_a_redis_that_keeps_games_is_reported_ready_and_ok(tmp_path):
         server.stop()
 
 
+def test_an_append_only_file_left_to_the_os_to_flush_is_refused_like_the_other_settings(tmp_path, monkeypatch):
+    """``appendfsync no`` lets the OS flush the file when it likes (up to ~30 s of acknowledged
+    commands lost on a power cut): checked with appendonly and the eviction policy."""
+    monkeypatch.delenv("BLUEMOON_UNSAFE_REDIS", raising=False)
+    server = EmbeddedRedis(tmp_path / "lazy", extra=("--appendfsync", "no"))
+    try:
+        with pytest.raises(UnsafeRedis, match="appendfsync is 'no', must be 'everysec' or 'always'"):
+            refuse_unsafe_redis(server.url)
+        with redis.Redis.from_url(server.url) as client:
+            client.config_set("appendfsync", "always")
+        assert refuse_unsafe_redis(server.url) == {
+            "status": "ok",
+            "detail": "appendonly yes, appendfsync always, maxmemory-policy noeviction",
+        }
+    finally:
+        server.stop()
+
+
 def test_where_config_is_disabled_it_warns_and_runs(tmp_path, caplog):
     server = EmbeddedRedis(tmp_path / "managed", extra=("--rename-command", "CONFIG", ""))
     try:
@@ -82,7 +100,7 @@ def test_on_a_cluster_every_node_is_checked_and_each_unsafe_one_named(cluster_ur
             node.config_set("maxmemory-policy", "noeviction")
         assert refuse_unsafe_redis(cluster_urls[0]) == {
             "status": "ok",
-            "detail": "appendonly yes, maxmemory-policy noeviction on all 3 nodes",
+            "detail": "appendonly yes, appendfsync everysec or always, maxmemory-policy noeviction on all 3 nodes",
         }
     finally:
         for node in nodes:
@@ -113,7 +131,7 @@ def test_a_fresh_clusters_replicas_are_all_checked_and_readyz_names_a_primary_th
         probe = create_app({"REDIS_URL": nodes[0].url, "HANDOFF": CallbackHandoff(lambda t: None)}).test_client()
         assert probe.get("/readyz").get_json()["redis"] == {
             "status": "ok",
-            "detail": "appendonly yes, maxmemory-policy noeviction on all 6 nodes",
+            "detail": "appendonly yes, appendfsync everysec or always, maxmemory-policy noeviction on all 6 nodes",
         }
         replica = nodes[4]  # node 1's
         os.kill(replica.process.pid, signal.SIGSTOP)
@@ -133,3 +151,20 @@ def test_a_fresh_clusters_replicas_are_all_checked_and_readyz_names_a_primary_th
             client.close()
         for n in nodes:
             n.stop()
+
+
+def test_readiness_fails_when_the_job_queues_redis_is_gone_naming_it(tmp_path, monkeypatch):
+    """The web process needs the queue's Redis too (a bot's turn is enqueued there): /readyz
+    asks it, and names it when it does not answer."""
+    store, queue = EmbeddedRedis(tmp_path / "store"), EmbeddedRedis(tmp_path / "queue")
+    try:
+        monkeypatch.setenv("QUEUE_URL", queue.url)
+        probe = create_app({"REDIS_URL": store.url}).test_client()
+        assert probe.get("/readyz").status_code == 200
+        queue.stop()
+        unready = probe.get("/readyz")
+        assert unready.status_code == 503 and unready.mimetype == "application/problem+json"
+        assert unready.get_json()["detail"] == "unreachable: the job queue's Redis (ConnectionError)"
+    finally:
+        store.stop()
+        queue.stop()

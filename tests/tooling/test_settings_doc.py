@@ -6,6 +6,7 @@ service's packages; tests and benchmarks set variables for the processes they st
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
@@ -97,3 +98,28 @@ def test_every_declaration_says_what_it_does_in_a_known_section():
 
 def test_the_committed_settings_reference_is_current():
     assert TARGET.read_text() == document(), "run: python -m cli.write_settings"
+
+
+#: Names the documents show in capitals with an underscore that are no setting of the service:
+#: what it does NOT read (requests' bundle) and an error OpenSSL reports.
+NOT_SETTINGS = {"REQUESTS_CA_BUNDLE", "CERTIFICATE_VERIFY_FAILED"}
+
+
+def _constants() -> set[str]:
+    """Every module-level capitalised name the service's code assigns (``MAX_TOKEN_DAYS``)."""
+    found = set()
+    for path in _modules():
+        for node in ast.parse(path.read_text()).body:
+            targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            found |= {t.id for t in targets if isinstance(t, ast.Name) and t.id.isupper()}
+    return found
+
+
+def test_every_setting_the_documents_name_is_declared():
+    """A document that tells the operator of a variable (docs/operations.md, the README) names
+    one the reference lists: a setting read by a library (OpenSSL's SSL_CERT_FILE) is declared
+    too, so that docs/settings.md lacks none."""
+    named = set()
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        named |= set(re.findall(r"`([A-Z][A-Z0-9]*_[A-Z0-9_]+)(?:=[^`]*)?`", doc.read_text()))
+    assert sorted(named - set(DECLARED) - _constants() - NOT_SETTINGS) == []
