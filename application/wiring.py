@@ -20,6 +20,7 @@ from redis.cluster import RedisCluster
 from application.accounts.account_service import Accounts
 from application.alerts.channel_settings import AlertSettings
 from application.background.handoff import Handoff
+from application.challenges.challenges import Challenges
 from application.games.game_service import GameService
 from application.games.vacations import Vacations
 from application.lobby.open_games import Tables
@@ -68,6 +69,7 @@ class Components:
     person_feed: Feed  #: the people's streams' live feed (events/person_streams.py), as ``feed`` is the games'
     relations: Relations
     suspensions: Suspensions
+    challenges: Challenges
 
 
 def redis_url() -> str:
@@ -177,6 +179,7 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
     store = store_for(client, publish=True)  # each append is announced to the feeds
     service = GameService(client, store, handoff, on_append=feed.publish)
     accounts, ratings = Accounts(store), Ratings(store)
+    relations, suspensions = Relations(store), Suspensions(store)
     return Components(
         client,
         store,
@@ -191,6 +194,7 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         Vacations(store, accounts, service.clocks, service.outbox),
         PersonStreams(store),
         person_feed,
-        Relations(store),
-        Suspensions(store),
+        relations,
+        suspensions,
+        Challenges(store, service, accounts, relations, suspensions),
     )

@@ -161,6 +161,15 @@ WORK = Registry(
             job_id=message_job_id,
         ),
         Kind(
+            "challenge",
+            "ch:",
+            "workers.challenge_jobs.expire",
+            TURNS,  # a write to Redis, never a wait on another server
+            LEASE_MS,
+            timeout=30,
+            at_once=False,  # due days after it is written: the dispatcher claims it then
+        ),
+        Kind(
             "alert",
             "al:",
             "workers.alert_jobs.send",
