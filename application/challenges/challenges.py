@@ -357,6 +357,11 @@ class Challenges:
             found = self.expire(challenge_id) or found
         return found
 
+    def waiting(self, challenge_id: str) -> bool:
+        """Whether the challenge still waits for its answer (its alert is still news)."""
+        found = self._read(challenge_id)
+        return found is not None and found["status"] == OPEN and found["expires"] > _ms()
+
     def of(self, account: str) -> dict[str, list[dict[str, Any]]]:
         """The account's open challenges, newest first: ``incoming`` (none from a person it
         blocks) and ``outgoing``. Those past their time are expired on the way."""
@@ -386,6 +391,7 @@ class Challenges:
         outcome = json.loads(raw["outcome"]) if raw.get("outcome") else {}
         return {
             **json.loads(raw["doc"]),
+            "expires": int(raw["expires"]),  # the field the answers' script reads
             "status": raw.get("status", OPEN),
             "outcome": outcome,
             "reason": outcome.get("reason"),

@@ -10,9 +10,12 @@ import pytest
 
 from application.challenges import challenges as module
 from application.people.relations import ChallengePolicy
+from events import keys
+from tests.support.alerts import attempt_alert, channels_captured, outbox_entry
 from tests.support.challenges import bot_token, challenge, components, mine
 from tests.support.lobby import account_of, auth, people
 from tests.support.person_stream import kinds, news, write_news_at_once
+from workers.challenge_jobs import expire_now
 
 
 @pytest.fixture
@@ -162,3 +165,47 @@ def test_a_challenge_to_a_bot_account_reaches_the_bots_stream_and_its_token_acce
     assert received["type"] == "challenge.received" and received["data"]["other"] == ann_id
     game = api.post(f"/challenges/{sent['id']}/accept", headers=auth(robot)).json["game"]
     assert api.get(f"/games/{game}", headers=auth(robot)).json["viewer"] == 1
+
+
+def test_the_challenged_person_hears_of_it_on_their_alert_channels_in_their_language_once(two):
+    api, ann, ben, _, ben_id = two
+    chosen = {"discord": {"url": "https://203.0.113.9/api/webhooks/1"}, "language": "de"}
+    with channels_captured() as sent:
+        assert api.patch("/me/alerts", json=chosen, headers=auth(ben)).status_code == 200
+        first = challenge(api, ann, ben_id, expansion=True)
+        assert attempt_alert(api, f"al:{first['id']}:challenge") == "done"
+        assert outbox_entry(api, f"al:{first['id']}:challenge") is None  # sent once: the entry is gone
+        api.delete(f"/challenges/{first['id']}", headers=auth(ann))
+        second = challenge(api, ann, ben_id)
+        api.delete(f"/challenges/{second['id']}", headers=auth(ann))  # cancelled before its alert went out
+        assert attempt_alert(api, f"al:{second['id']}:challenge") == "skipped"
+    ann_name, ben_name = (api.get("/me", headers=auth(t)).json["display_name"] for t in (ann, ben))
+    (posted,) = sent
+    said = posted["content"].replace("\\", "")  # (Discord's markdown escaped)
+    assert said == f"{ben_name}, {ann_name} fordert dich zu einem Spiel heraus: CMON + Erweiterung"
+    assert posted["embeds"][0]["url"].endswith("/#challenges")
+    log = api.get("/me/alerts/deliveries", headers=auth(ben)).json["deliveries"]
+    outcomes = [(d["channel"], d["outcome"]) for d in log if d["kind"] == "challenge.received"]
+    assert outcomes == [("all", "skipped"), ("discord", "delivered"), ("email", "skipped")]  # (no SMTP here)
+
+
+def test_the_expiry_is_an_outbox_entry_due_at_the_end_that_a_job_run_twice_expires_once(two):
+    api, ann, ben, _, ben_id = two
+    sent = challenge(api, ann, ben_id)
+    c = components(api)
+    name = f"ch:{sent['id']}"
+    payloads, due, _ = keys.outbox_of(name)
+    expires = c.challenges._read(sent["id"])["expires"]
+    assert c.client.hget(payloads, name) == sent["id"].encode() and int(c.client.zscore(due, name)) == expires
+    assert expire_now(c, name, sent["id"]) == "waiting"  # claimed early: nothing happens
+    c.client.hset(keys.challenge(sent["id"]), "expires", 1)  # as if 7 days had passed
+    c.client.zadd(due, {name: 1})
+    handed = []
+    c.service.dispatcher.handoff.on["challenge"] = handed.append
+    c.service.dispatch()
+    (claim,) = handed
+    assert expire_now(c, claim.name, claim.payload) == "expired"
+    assert expire_now(c, claim.name, claim.payload) == "expired"  # a job run again
+    assert c.client.hget(payloads, name) is None
+    assert kinds(news(api, ann)) == ["challenge.expired"]
+    assert kinds(news(api, ben)) == ["challenge.received", "challenge.expired"]
