@@ -4,6 +4,7 @@ made, nobody told it expired) or expired (no game), never both."""
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 
@@ -22,7 +23,7 @@ def _together(*calls):
         barrier.wait()
         try:
             results[i] = call()
-        except Exception as error:  # noqa: BLE001 - the race's loser: kept to be looked at
+        except Exception as error:  # the race's loser: kept to be looked at
             results[i] = error
 
     threads = [threading.Thread(target=run, args=(i, call)) for i, call in enumerate(calls)]
@@ -41,7 +42,8 @@ def test_two_accepts_at_once_start_one_game(api_real):
     c = components(api)
     for _ in range(5):
         sent = challenge(api, ann, ben_id, rated=False)
-        first, second = _together(*(lambda: c.challenges.accept(sent["id"], ben_id) for _ in range(2)))
+        accept = functools.partial(c.challenges.accept, sent["id"], ben_id)
+        first, second = _together(accept, accept)
         assert first["game"] == second["game"] and first["status"] == "accepted"
     games = api.get("/me/games?limit=50", headers={"Authorization": f"Bearer {ben}"}).json["games"]
     assert len(games) == 5
@@ -62,7 +64,8 @@ def test_an_accept_at_the_moment_of_expiry_is_accepted_or_expired_never_both(api
         c.client.hset(keys.challenge(sent["id"]), "expires", due)  # it expires in 40 ms
         time.sleep(max(0.0, due / 1000 - time.time() - 0.001))
         accepted, expired = _together(
-            lambda: c.challenges.accept(sent["id"], ben_id), lambda: c.challenges.expire(sent["id"])
+            functools.partial(c.challenges.accept, sent["id"], ben_id),
+            functools.partial(c.challenges.expire, sent["id"]),
         )
         final = c.challenges._read(sent["id"])
         told = [e for e in news(api, ann) if e["game"] == sent["id"]]
