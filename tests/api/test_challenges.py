@@ -16,6 +16,7 @@ from tests.support.challenges import bot_token, challenge, components, mine
 from tests.support.lobby import account_of, auth, people
 from tests.support.person_stream import kinds, news, write_news_at_once
 from workers.challenge_jobs import expire_now
+from workers.turn_jobs import play
 
 
 @pytest.fixture
@@ -209,3 +210,37 @@ def test_the_expiry_is_an_outbox_entry_due_at_the_end_that_a_job_run_twice_expir
     assert c.client.hget(payloads, name) is None
     assert kinds(news(api, ann)) == ["challenge.expired"]
     assert kinds(news(api, ben)) == ["challenge.received", "challenge.expired"]
+
+
+def _finished_game(api, ann: str, ben_id: str, ben: str) -> str:
+    """A game of Ann and Ben (by a challenge), played to its end by the deadline's greedy bot."""
+    sent = challenge(api, ann, ben_id, rated=False)
+    game = api.post(f"/challenges/{sent['id']}/accept", headers=auth(ben)).json["game"]
+    service = components(api).service
+    while not (state := service.state(game)).finished:
+        play(service, game, state.turn.seat, state.turn.number, "greedy", "deadline")
+    return game
+
+
+@pytest.mark.slow
+def test_a_rematch_offered_after_the_other_has_left_becomes_a_challenge(two, monkeypatch):
+    """Slow: two games played to their end by the greedy bot (about 3 s)."""
+    api, ann, ben, ann_id, ben_id = two
+    at_the_table = _finished_game(api, ann, ben_id, ben)
+    offered = api.post(f"/games/{at_the_table}/rematch", headers=auth(ann)).json
+    assert offered["waiting_for"] == [1] and "challenge" not in offered  # within the hour: a rematch
+
+    left = _finished_game(api, ann, ben_id, ben)
+    monkeypatch.setattr(module, "REMATCH_WINDOW_SECONDS", 0)  # the hour has passed: Ben has left
+    components(api).relations.block(ben_id, ann_id)
+    refused = api.post(f"/games/{left}/rematch", headers=auth(ann))
+    assert refused.status_code == 403 and refused.json["code"] == "not_allowed"  # Ben keeps Ann away
+    components(api).relations.unblock(ben_id, ann_id)
+    asked = api.post(f"/games/{left}/rematch", headers={**auth(ann), "Idempotency-Key": "rematch-left-1"})
+    again = api.post(f"/games/{left}/rematch", headers={**auth(ann), "Idempotency-Key": "rematch-left-1"})
+    assert asked.status_code == again.status_code == 200 and asked.json == again.json
+    sent = asked.json["challenge"]
+    assert (sent["rematch_of"], sent["challenged"]["account"], asked.json["accepted"]) == (left, ben_id, [])
+    assert mine(api, ben)["incoming"] == [sent["id"]]
+    game = api.post(f"/challenges/{sent['id']}/accept", headers=auth(ben)).json["game"]
+    assert api.get(f"/games/{game}", headers=auth(ann)).json["viewer"] == 0
