@@ -69,6 +69,15 @@ redis.call('HSET', KEYS[1], 'status', new, 'outcome', outcome)
 return {new, outcome}
 """
 
+# KEYS: the challenge. ARGV: its document, when it expires (ms). Made once: a second copy of the
+# request (the same id) finds it made and changes nothing.
+CREATE = """
+if redis.call('HSETNX', KEYS[1], 'doc', ARGV[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'status', 'open', 'expires', ARGV[2])
+end
+return 1
+"""
+
 # KEYS: the pair's place. ARGV: a challenge id. Frees the place if that challenge holds it.
 RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
@@ -117,6 +126,7 @@ class Challenges:
         self.suspensions = suspensions
         self._answer = self.client.register_script(ANSWER)
         self._release = self.client.register_script(RELEASE)
+        self._create = self.client.register_script(CREATE)
 
     # -- asking --------------------------------------------------------------------------------
 
@@ -151,17 +161,8 @@ class Challenges:
             "expires": at + CHALLENGE_SECONDS * 1000,
         }
         self._hold(doc, at)
-        key = keys.challenge(doc["id"])
-        fields = {"doc": json.dumps(doc), "status": OPEN, "expires": str(doc["expires"])}
-
-        def write(c: Any) -> Any:
-            pipe = c.pipeline(transaction=True)
-            pipe.hsetnx(key, "doc", fields["doc"])
-            pipe.hsetnx(key, "status", OPEN)
-            pipe.hsetnx(key, "expires", fields["expires"])
-            return pipe.execute()
-
-        self.store.durably(key, write)
+        key, args = keys.challenge(doc["id"]), [json.dumps(doc), doc["expires"]]
+        self.store.durably(key, lambda c: self._create(keys=[key], args=args, client=c))
         made = self._read(doc["id"]) or {}
         self.service.outbox.add(f"{PREFIX}{doc['id']}", doc["id"], made["expires"])  # its expiry, once
         self._tell(made, "received", [challenged])

@@ -96,7 +96,7 @@ function outgoing(c) {
 
 function answeredItem(a) {
   if (a.status === "accepted") {
-    return html`<li><a href=${`/play/${a.game}`}>${t("challenges.accepted", { name: a.name })}</a></li>`;
+    return html`<li><p><a href=${`/play/${a.game}`}>${t("challenges.accepted", { name: a.name })}</a></p></li>`;
   }
   const reason = (REASONS[a.reason] ?? REASONS.no_reason)();
   const said =
