@@ -100,7 +100,9 @@ function answeredItem(a) {
   }
   const reason = (REASONS[a.reason] ?? REASONS.no_reason)();
   const said =
-    a.status === "declined" ? t("challenges.declined", { name: a.name, reason }) : t("challenges.expired", { name: a.name });
+    a.status === "declined"
+      ? t("challenges.declined", { name: a.name, reason })
+      : t("challenges.expired", { name: a.name });
   return html`<li>${said}</li>`;
 }
 
