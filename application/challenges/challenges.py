@@ -146,9 +146,9 @@ class Challenges:
             raise UnknownAccount(f"no account {challenged}", field="account")
         if not self.relations.may_challenge(challenger, challenged):
             raise NotAllowed("you cannot challenge this person")
-        at = _ms()
-        doc = {
-            "id": challenge_id or uuid.uuid4().hex,
+        at, made_id = _ms(), challenge_id or uuid.uuid4().hex
+        doc: dict[str, Any] = {
+            "id": made_id,
             "from": self._person(challenger),
             "to": self._person(challenged),
             "options": {"players": 2, "edition": game["edition"], "expansion": bool(game["expansion"])},
@@ -161,10 +161,10 @@ class Challenges:
             "expires": at + CHALLENGE_SECONDS * 1000,
         }
         self._hold(doc, at)
-        key, args = keys.challenge(doc["id"]), [json.dumps(doc), doc["expires"]]
+        key, args = keys.challenge(made_id), [json.dumps(doc), doc["expires"]]
         self.store.durably(key, lambda c: self._create(keys=[key], args=args, client=c))
-        made = self._read(doc["id"]) or {}
-        self.service.outbox.add(f"{PREFIX}{doc['id']}", doc["id"], made["expires"])  # its expiry, once
+        made = self._read(made_id) or {}
+        self.service.outbox.add(f"{PREFIX}{made_id}", made_id, made["expires"])  # its expiry, once
         self._tell(made, "received", [challenged])
         alert = challenge_alert(made)
         self.service.outbox.add(alert.name, alert.payload or "", alert.due_ms)

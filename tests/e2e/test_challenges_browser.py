@@ -28,7 +28,6 @@ def test_browser_a_challenge_is_seen_by_the_challenged_accepted_and_both_land_in
     ann.select_option("#challenges select[name=clock]", "bank")
     ann.click("#challenges form button[type=submit]")
     ann.wait_for_selector("#challenges-outgoing li[data-challenge]")
-    print("DEBUG", errors, ann.inner_html("#challenges")[:300], [line[:3000] for line in log.read_text().splitlines() if "Traceback" in line or "\"status\": 500" in line or "\"status\":500" in line])
     assert "Challenge sent" in ann.text_content("#challenges form [role=status]")
 
     ben.wait_for_selector("#challenges-incoming li[data-challenge]", timeout=12_000)  # live: no reload
