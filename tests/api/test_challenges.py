@@ -244,3 +244,15 @@ def test_a_rematch_offered_after_the_other_has_left_becomes_a_challenge(two, mon
     assert mine(api, ben)["incoming"] == [sent["id"]]
     game = api.post(f"/challenges/{sent['id']}/accept", headers=auth(ben)).json["game"]
     assert api.get(f"/games/{game}", headers=auth(ann)).json["viewer"] == 0
+
+
+def test_a_challenge_from_someone_blocked_since_is_no_longer_shown_and_cannot_be_accepted_by_them(two):
+    api, ann, ben, ann_id, ben_id = two
+    sent = challenge(api, ann, ben_id)
+    components(api).relations.block(ben_id, ann_id)  # Ben keeps Ann away: her challenge leaves his list
+    assert mine(api, ben)["incoming"] == []
+    components(api).relations.unblock(ben_id, ann_id)
+    components(api).relations.block(ann_id, ben_id)  # Ann keeps Ben away: he cannot take her up on it
+    refused = api.post(f"/challenges/{sent['id']}/accept", headers=auth(ben))
+    assert refused.status_code == 403 and refused.json["code"] == "not_allowed"
+    assert api.get(f"/challenges/{sent['id']}", headers=auth(ben)).json["status"] == "open"
