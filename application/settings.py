@@ -228,6 +228,16 @@ OPEN_GAME_SECONDS = _declare(
     "seconds an open game waits in the lobby to fill before it is cancelled", "`604800` (7 days)",
 )  # fmt: skip
 
+CHALLENGE_SECONDS = _declare(
+    "CHALLENGE_SECONDS", INTEGER, 7 * 24 * 3600, ACCOUNTS,
+    "seconds a challenge waits for its answer before it expires", "`604800` (7 days)",
+)  # fmt: skip
+REMATCH_WINDOW_SECONDS = _declare(
+    "REMATCH_WINDOW_SECONDS", INTEGER, 3600, ACCOUNTS,
+    "seconds after a two-person game's end within which a rematch is offered at the table; later, the "
+    "other person has left and the offer becomes a challenge",
+)  # fmt: skip
+
 # -- limits and quotas -----------------------------------------------------------------------
 RATE_LIMIT = _declare(
     "RATE_LIMIT", INTEGER, 1, LIMITS, "`0` turns off the rate limits and the quotas of games created and of streams"
@@ -269,6 +279,10 @@ QUOTA_OPEN_GAMES_PER_ACCOUNT = _declare(
 QUOTA_REPORTS_PER_ACCOUNT = _declare(
     "QUOTA_REPORTS_PER_ACCOUNT", INTEGER, 10, LIMITS, "reports of messages or people one account may file a day"
 )
+QUOTA_CHALLENGES_PER_ACCOUNT = _declare(
+    "QUOTA_CHALLENGES_PER_ACCOUNT", INTEGER, 10, LIMITS,
+    "challenges one account has waiting for an answer at once (and one at a time between two people)",
+)  # fmt: skip
 QUOTA_STREAMS_PER_ADDRESS = _declare(
     "QUOTA_STREAMS_PER_ADDRESS", INTEGER, 100, LIMITS,
     "event streams open at once from one client address (a household or a carrier NAT shares one)",

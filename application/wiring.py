@@ -22,6 +22,7 @@ from application.alerts.channel_settings import AlertSettings
 from application.archive.moves import Mover
 from application.archive.opening import opened
 from application.background.handoff import Handoff
+from application.challenges.challenges import Challenges
 from application.games.game_service import GameService
 from application.games.vacations import Vacations
 from application.lobby.open_games import Tables
@@ -72,6 +73,7 @@ class Components:
     relations: Relations
     suspensions: Suspensions
     mover: Mover  #: moves finished games to the archive (application/archive/)
+    challenges: Challenges
 
 
 def redis_url() -> str:
@@ -182,6 +184,7 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
     store = store_for(client, publish=True)  # each append is announced to the feeds
     service = GameService(client, store, handoff, on_append=feed.publish)
     accounts, ratings = Accounts(store), Ratings(store)
+    relations, suspensions = Relations(store), Suspensions(store)
     return Components(
         client,
         store,
@@ -196,7 +199,8 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         Vacations(store, accounts, service.clocks, service.outbox),
         PersonStreams(store),
         person_feed,
-        Relations(store),
-        Suspensions(store),
+        relations,
+        suspensions,
         Mover(client, opened(), service.outbox),
+        Challenges(store, service, accounts, relations, suspensions),
     )

@@ -219,6 +219,7 @@ def _session() -> dict[str, dict[str, Any]]:
     found["changelog"] = {"request": None, "response": "\n".join(changelog.splitlines()[:3]) + "\n…"}
     app_id = _oauth(call, http, found)
     suspended, report = _moderation(call, refused, http, found, app.extensions["bluemoon"], game)
+    challenge = _challenges(call, refused, http, found, app.extensions["bluemoon"], workers)
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -235,6 +236,7 @@ def _session() -> dict[str, dict[str, Any]]:
         "app": app_id,
         "account": suspended,
         "report": report,
+        "challenge": challenge,
     }
     return found
 
@@ -543,6 +545,44 @@ def _moderation(
         page = http.get("/moderation").get_data(as_text=True)
         found["moderationPage"] = {"request": None, "response": "\n".join(page.splitlines()[:3]) + "\n…"}
     return author, report
+
+
+def _challenges(call: Any, refused: Any, http: Any, found: dict[str, Any], components: Any, workers: _Workers) -> str:
+    """Fay challenges Gus, who sees it and accepts; then declines another, Gus cancels a third and
+    a fourth expires; each type of their news is its example. Returns the first challenge's id."""
+    own = {"Origin": "http://localhost"}
+    links: list[str] = []
+    with mock.patch(
+        "service.routes.account_routes.send_sign_in_link", lambda email, link, language: links.append(link)
+    ):
+        for email in ("fay@example.com", "gus@example.com"):
+            http.post("/auth/email-link", json={"email": email}, headers=own)
+    people = []
+    for link in links:
+        http.post("/auth/email-link/use", json={"token": link.split("token=", 1)[1].split("&")[0]})
+        people.append(http.post("/me/tokens", json={"name": "challenges"}, headers=own).get_json()["token"])
+        http.delete("/auth/session", headers=own)
+    fay, gus = people
+    gus_id = http.get("/me", headers={"Authorization": f"Bearer {gus}"}).get_json()["account"]
+    asked = {"account": gus_id, "edition": "cmon", "expansion": True, "clock": {"bank_seconds": 259200}}
+    made = call("createChallenge", "POST", "/challenges", asked, token=fay).get_json()
+    fay_id = made["challenger"]["account"]
+    refused("createChallenge", "POST", "/challenges", {**asked, "account": fay_id}, fay)
+    call("listMyChallenges", "GET", "/me/challenges", token=gus)
+    call("getChallenge", "GET", f"/challenges/{made['id']}", token=gus)
+    call("acceptChallenge", "POST", f"/challenges/{made['id']}/accept", token=gus)
+    other = call("createChallenge", "POST", "/challenges", {"account": gus_id, "rated": False}, token=fay).get_json()
+    refused("declineChallenge", "POST", f"/challenges/{other['id']}/decline", {"reason": "tired"}, gus)
+    call("declineChallenge", "POST", f"/challenges/{other['id']}/decline", {"reason": "busy"}, token=gus)
+    third = call("createChallenge", "POST", "/challenges", {"account": fay_id}, token=gus).get_json()
+    call("cancelChallenge", "DELETE", f"/challenges/{third['id']}", token=gus)
+    fourth = http.post("/challenges", json={"account": gus_id}, headers={"Authorization": f"Bearer {fay}"})
+    components.challenges.expire(fourth.get_json()["id"], at=2**42)  # as its job would, 7 days on
+    _write_news(components, workers)
+    for token in (fay, gus):
+        for event in http.get("/me/events?after=0", headers={"Authorization": f"Bearer {token}"}).get_json()["events"]:
+            found["personEvents"].setdefault(event["type"], event)
+    return str(made["id"])
 
 
 def _write_news(components: Any, workers: _Workers) -> None:

@@ -493,3 +493,21 @@ REPORTED = "{moderation}:reported"  #: a hash: "<reporter> <subject>" -> the ope
 def report(report_id: str) -> str:
     """A report: a hash (reporter, subject, reason, text, the messages around it, status, ...)."""
     return "{moderation}:report:" + report_id
+
+
+# challenges: a person asks another for a game, and it waits for their answer (application/challenges/)
+def challenge(challenge_id: str) -> str:
+    """A challenge: a hash (``doc``: who, whom and the game's options; ``status``; ``outcome``), its own slot."""
+    return "{challenge:" + challenge_id + "}:doc"
+
+
+def account_challenges(account_id: str, way: str) -> str:
+    """An account's open challenges, ``in`` (to it) or ``out`` (from it): a sorted set of challenge
+    id -> when it expires (epoch ms)."""
+    return _account_key(account_id, f"challenges-{way}")
+
+
+def challenge_pair(one: str, other: str) -> str:
+    """The open challenge between two people, either way (a string: its id): one at a time."""
+    low, high = sorted((one, other))
+    return f"challenge-pair:{low}:{high}"

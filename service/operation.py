@@ -142,6 +142,7 @@ class PathParameters(Schema):
     token = fields.String(metadata={"description": "Personal access token id (tok_...)."})
     passkey = fields.String(metadata={"description": "Passkey (credential) id, base64url."})
     table = fields.String(metadata={"description": "Open game id."})
+    challenge = fields.String(metadata={"description": "Challenge id."})
     player = fields.String(metadata={"description": "A player id: an account's, or bot:<level>."})
     subscription = fields.String(metadata={"description": "Push subscription id."})
     app = fields.String(metadata={"description": "An OAuth app's client id (app_...)."})

@@ -1,4 +1,5 @@
-"""The RQ job that tells a person it is their turn, on each channel they chose.
+"""The RQ job that tells a person it is their turn, on each channel they chose (or that someone
+challenges them to a game: application/challenges/, sent the same way while the challenge waits).
 
 The alert is an outbox entry written by the append that started the turn (application/alerts/entries.py);
 the dispatcher leases it to this job, which removes it only when every channel has it or gave up.
@@ -24,9 +25,9 @@ from rq import get_current_job
 from application.accounts.sign_in_mail import delivery
 from application.alerts.channel_settings import AlertSettings, quiet_until
 from application.alerts.mail_batches import MailBatches
-from application.alerts.messages import discord, item_for, mail, push, slack
+from application.alerts.messages import CHALLENGE, challenge_item, discord, item_for, mail, push, slack
 from application.alerts.vapid import vapid_key
-from application.games.game_service import GameService, digest
+from application.games.game_service import digest
 from application.outbound.limits import DeliveryBudget
 from application.settings import PUBLIC_URL, VAPID_CONTACT
 from application.telemetry.metrics import DELIVERIES
@@ -44,6 +45,7 @@ log = logging.getLogger("bluemoon.alerts")
 SENT_SECONDS = 7 * 24 * 3600  #: how long "this channel has it" marks are kept
 MOVES_READ = 300  #: the latest events read to tell the opponents' moves
 TURN_PLAYED = "the turn was already played"  #: why an alert was skipped, in the delivery log
+CHALLENGE_ANSWERED = "the challenge was answered or expired"  #: why a challenge's alert was skipped
 
 
 def send(name: str, payload: str) -> str:
@@ -68,6 +70,8 @@ def attempt(c: Components, name: str, payload: str) -> str:
     """One attempt at the alert: skipped, held for quiet hours, or sent on each channel not yet
     marked; the entry is renewed for what must be tried again, else finished."""
     alert = json.loads(payload)
+    if alert["kind"] == CHALLENGE:
+        return _challenge(c, name, payload, alert)
     account, game, seat = alert["account"], alert["game"], alert["seat"]
     alerts, client, service = c.alerts, c.client, c.service
     tries = int(client.hget(keys.outbox_of(name)[2], name) or 1)
@@ -100,6 +104,49 @@ def attempt(c: Components, name: str, payload: str) -> str:
         return "deferred"
     stored = c.store.read(game, after=max(0, state.version - MOVES_READ))
     item = item_for(alert, state, stored, game_settings["seats"], origin(), settings["language"] or "en")
+    return _deliver(c, name, payload, alert, item, settings, tries)
+
+
+def _challenge(c: Components, name: str, payload: str, alert: dict[str, Any]) -> str:
+    """A challenge's alert: sent as a turn's is (quiet hours, the budget, each channel once)
+    while the challenge waits for its answer; skipped once it was answered or expired."""
+    account, alerts = alert["account"], c.alerts
+    tries = int(c.client.hget(keys.outbox_of(name)[2], name) or 1)
+    settings = alerts.get(account)
+
+    def skip(reason: str) -> str:
+        c.service.outbox.finish(name, payload)
+        alerts.record(account, _entry(alert, "all", tries, "skipped", reason))
+        return "skipped"
+
+    if not c.accounts.exists(account):
+        return skip("the account is gone")
+    if not c.challenges.waiting(alert["game"]):
+        return skip(CHALLENGE_ANSWERED)
+    held = quiet_until(settings, datetime.now(UTC))
+    if held is not None:
+        c.service.outbox.renew(name, payload, due_ms=int(held.timestamp() * 1000))
+        return "held"
+    if DeliveryBudget(c.client).defer(c.service.outbox, name, payload, alert["game"], account) is not None:
+        alerts.record(account, _entry(alert, "all", tries, "deferred", "over the delivery budget (a minute's)"))
+        return "deferred"
+    player = c.accounts.display_name(account)
+    item = challenge_item(alert, player, origin(), settings["language"] or "en")
+    return _deliver(c, name, payload, alert, item, settings, tries)
+
+
+def _deliver(
+    c: Components,
+    name: str,
+    payload: str,
+    alert: dict[str, Any],
+    item: dict[str, Any],
+    settings: dict[str, Any],
+    tries: int,
+) -> str:
+    """Send ``item`` on each of the person's channels not yet marked; renew the entry for what
+    must be tried again, else finish it."""
+    account, alerts, client, service = alert["account"], c.alerts, c.client, c.service
     later: list[int] = []  # when to try again: a failed channel's back-off, a mail batch's due time
     for channel in _chosen(settings, alerts, account):
         mark = keys.alert_sent(account, f"{alert['id']}:{channel}")
@@ -209,18 +256,25 @@ def _send_batch(
 ) -> None:
     """Mail the batch's games that are still the person's turn (none: no mail), then clear the
     batch, marking each alert with what became of it."""
-    items = [i for i in batch["items"] if _still_their_turn(c.service, i)]
+    items = [i for i in batch["items"] if _still_current(c, i)]
     if items:
         token = alerts.unsubscribe_token(account)
         unsubscribe = f"{origin()}/alerts/unsubscribe?token={token}&lang={settings['language'] or 'en'}"
         subject, text_body, html_body = mail(items, unsubscribe)
         alert_channels.mail(email, subject, text_body, html_body, batch["id"], unsubscribe)
-    outcomes = {i["alert"]: "sent" if i in items else TURN_PLAYED for i in batch["items"] if "alert" in i}
+    outcomes = {
+        i["alert"]: "sent" if i in items else CHALLENGE_ANSWERED if i["kind"] == CHALLENGE else TURN_PLAYED
+        for i in batch["items"]
+        if "alert" in i
+    }
     MailBatches(c.client).sent(account, batch["id"], outcomes)
 
 
-def _still_their_turn(service: GameService, item: dict[str, Any]) -> bool:
-    state = service.state(item["game"])
+def _still_current(c: Components, item: dict[str, Any]) -> bool:
+    """Whether the item is still news: its challenge still waits, or it is still the seat's turn."""
+    if item["kind"] == CHALLENGE:
+        return c.challenges.waiting(item["game"])
+    state = c.service.state(item["game"])
     return (
         not state.finished
         and state.turn is not None

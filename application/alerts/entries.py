@@ -23,7 +23,7 @@ from events.outbox import now_ms
 from events.store import OutboxWrite
 
 PREFIX = WORK["alert"].prefix
-KINDS = ("turn.started", "turn.deadline_near")
+KINDS = ("turn.started", "turn.deadline_near", "challenge.received")
 
 
 def _alert(game: str, account: str, seat: int, turn: int, version: int, kind: str, **data: Any) -> str:
@@ -66,3 +66,12 @@ def alert_entries(
     else:
         writes.append(OutboxWrite(f"{PREFIX}{game}:deadline", None))
     return writes
+
+
+def challenge_alert(challenge: dict[str, Any]) -> OutboxWrite:
+    """The challenged person's alert of a challenge (application/challenges/), on their turn-alert
+    channels: named by the challenge (``al:<challenge>:challenge``, its shard the challenge's), so it
+    is written once. Its ``game`` is the challenge's id, as in the person's stream."""
+    payload = _alert(challenge["id"], challenge["to"]["account"], 0, 0, 0, "challenge.received")
+    shown = {"by_name": challenge["from"]["name"], "options": challenge["options"], "rated": challenge["rated"]}
+    return OutboxWrite(f"{PREFIX}{challenge['id']}:challenge", json.dumps({**json.loads(payload), **shown}), now_ms())

@@ -119,11 +119,39 @@ def item_for(
     }
 
 
+CHALLENGE = "challenge.received"  #: a challenge's alert (application/alerts/entries.py challenge_alert)
+
+
+def challenge_item(alert: dict[str, Any], player: str, origin: str, language: str = "en") -> dict[str, Any]:
+    """The content of a challenge's alert, in the shape of a turn's: who challenges, the game
+    asked for, and the link to the lobby where it is answered."""
+    options = alert["options"]
+    edition = "CMON" if options["edition"] == "cmon" else "Kosmos"
+    expansion = f" + {say(language, 'alert.expansion')}" if options["expansion"] else ""
+    return {
+        "game": alert["game"],
+        "seat": 0,
+        "turn": 0,
+        "kind": CHALLENGE,
+        "language": language,
+        "title": f"{edition}{expansion}",
+        "player": shown(player) or player,
+        "who": shown(str(alert["by_name"])) or "?",
+        "moves": [say(language, "alert.challenge.answer")],
+        "seconds_left": None,
+        "link": f"{origin}/#challenges",
+    }
+
+
 def _language(item: dict[str, Any]) -> str:
     return str(item.get("language", "en"))  # an item a mail batch kept from before languages: English
 
 
 def headline(item: dict[str, Any]) -> str:
+    if item["kind"] == CHALLENGE:
+        return say(
+            _language(item), "alert.headline.challenge", player=item["player"], who=item["who"], title=item["title"]
+        )
     if item["kind"] == "turn.deadline_near":
         minutes = max(1, round((item.get("seconds_left") or 0) / 60))
         return say(
@@ -136,19 +164,23 @@ def mail(items: list[dict[str, Any]], unsubscribe: str) -> tuple[str, str, str]:
     """Subject, plain text and HTML of one mail covering every game in ``items`` (in the first
     item's language: a batch is one person's)."""
     language = _language(items[0])
-    if len(items) == 1:
+    if len(items) == 1 and items[0]["kind"] == CHALLENGE:
+        subject = say(language, "alert.subject.challenge", who=items[0]["who"])
+    elif len(items) == 1:
         subject = say(language, "alert.subject", title=items[0]["title"])
     else:
         subject = say(language, "alert.subject.games", count=len(items))
     text_parts, html_parts = [], []
     for item in items:
         moves = item["moves"] or [say(language, "alert.noMoves")]
+        challenge = item["kind"] == CHALLENGE
+        action = say(language, "alert.challenge.open" if challenge else "alert.playYourTurn")
         text_parts.append(
             "\n".join(
                 [
                     headline(item) + ".",
                     *(f"  - {m}" for m in moves),
-                    f"{say(language, 'alert.play')}: {item['link']}",
+                    f"{say(language, 'alert.challenge.open' if challenge else 'alert.play')}: {item['link']}",
                     "",
                 ]
             )
@@ -156,7 +188,7 @@ def mail(items: list[dict[str, Any]], unsubscribe: str) -> tuple[str, str, str]:
         listed = "".join(f"<li>{escape(m)}</li>" for m in moves)
         html_parts.append(
             f"<h2>{escape(headline(item))}</h2><ul>{listed}</ul>"
-            f'<p><a href="{escape(item["link"], quote=True)}">{escape(say(language, "alert.playYourTurn"))}</a></p>'
+            f'<p><a href="{escape(item["link"], quote=True)}">{escape(action)}</a></p>'
         )
     stop = say(language, "alert.stop")
     text_body = "\n".join(text_parts) + "\n" + f"{stop}: {unsubscribe}\n"
@@ -210,5 +242,5 @@ def push(item: dict[str, Any]) -> dict[str, Any]:
         "body": headline(item),
         "url": item["link"],
         "game": item["game"],
-        "tag": f"turn-{item['game']}",
+        "tag": f"{'challenge' if item['kind'] == CHALLENGE else 'turn'}-{item['game']}",
     }

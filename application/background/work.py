@@ -168,6 +168,13 @@ WORK = Registry(
             LEASE_MS,
             timeout=60,  # a game's few hundred events
             at_once=False,  # due days after the game's end
+            "challenge",
+            "ch:",
+            "workers.challenge_jobs.expire",
+            TURNS,  # a write to Redis, never a wait on another server
+            LEASE_MS,
+            timeout=30,
+            at_once=False,  # due days after it is written: the dispatcher claims it then
         ),
         Kind(
             "alert",

@@ -12,7 +12,11 @@ seat, the turn's deadline, the finishing order. The item types, in the order one
 - ``rating.changed``: their rating before and after a rated game, written when the rating job has
   rated it (a moment after ``game.ended``): the ratings are computed once, off the command's path;
 - ``rematch.offered``: another seat of a finished game offered (or accepted) a rematch that waits
-  for them.
+  for them;
+- ``challenge.received`` (to the challenged person), ``challenge.accepted`` and
+  ``challenge.declined`` (to the challenger), ``challenge.cancelled`` (to the challenged person) and
+  ``challenge.expired`` (to both): a challenge's news, its item's ``game`` the challenge's id
+  (application/challenges/).
 """
 
 from __future__ import annotations
@@ -32,7 +36,22 @@ from events.serialization import now
 if TYPE_CHECKING:
     from application.reactions import Change
 
-TYPES = ("open_game.filled", "game.started", "turn.started", "game.ended", "rating.changed", "rematch.offered")
+CHALLENGE_TYPES = (
+    "challenge.received",
+    "challenge.accepted",
+    "challenge.declined",
+    "challenge.cancelled",
+    "challenge.expired",
+)
+TYPES = (
+    "open_game.filled",
+    "game.started",
+    "turn.started",
+    "game.ended",
+    "rating.changed",
+    "rematch.offered",
+    *CHALLENGE_TYPES,
+)
 
 
 def _iso(ms: int) -> str:
@@ -141,3 +160,19 @@ def rematch_offered(
         for seat in status["waiting_for"]
         if seat in held and seat != by
     }
+
+
+def challenge_news(kind: str, challenge: dict[str, Any], told: str) -> News:
+    """A challenge's ``challenge.<kind>`` for ``told`` (one of its two people): the other person,
+    the game asked for, and the answer's reason or game."""
+    other = challenge["to"] if told == challenge["from"]["account"] else challenge["from"]
+    data = {
+        "challenge": challenge["id"],
+        "other": other["account"],
+        "other_name": other["name"],
+        "options": challenge["options"],
+        "rated": challenge["rated"],
+        "reason": challenge["reason"],
+        "game": challenge["game"],
+    }
+    return News(f"challenge.{kind}", challenge["id"], now(), data)

@@ -11,6 +11,7 @@ from ..operation import DECLARED
 from .account_routes import account_api
 from .alert_routes import alert_api
 from .bot_routes import bot_api
+from .challenge_routes import challenges
 from .feed_routes import feeds
 from .game_routes import games
 from .lobby_routes import lobby
@@ -26,6 +27,7 @@ from .webhook_routes import webhooks
 API = (
     games,
     lobby,
+    challenges,
     play,
     feeds,
     webhooks,

@@ -38,6 +38,7 @@ from ..retried import Made, Plan, once
 from ..schemas.common import LEVELS
 from ..schemas.lobby import Leaderboard, OpenGame, OpenGameList, OpenGameRequest, PlayerRating, RematchStatus
 from ..schemas.retries import RetryKey
+from .challenge_routes import public as challenge_view
 
 lobby = Blueprint("lobby", __name__)
 
@@ -214,6 +215,8 @@ def cancel_open_game(table: str) -> Answer:
     id="acceptRematch",
     tag="lobby",
     summary="Offer or accept a rematch of a finished game: the same seats and options, once every person accepts.",
+    description="In a game of two people whose other person has left (nobody offered within an hour of the "
+    "end: `REMATCH_WINDOW_SECONDS`), the offer is sent as a challenge instead (`challenge`, docs/challenges.md).",
     security=AUTH,
     scope=PLAY,
     headers=RetryKey,
@@ -225,9 +228,16 @@ def accept_rematch(game: str, caller: Caller, headers: Body) -> Answer:
     assert seat is not None
 
     def accepted(plan: Plan) -> Made:
+        challenge = components().challenges.rematch(game, seat, account, plan["challenge"])
+        if challenge is not None:  # the other person has left: a challenge waits for them instead
+            status = components().rematches.status(game, seat)
+            return {**status, "token": None, "challenge": challenge_view(challenge)}, {}
         return components().rematches.accept(game, seat, account, plan["token"], plan.get("mark")), {}
 
-    return once("acceptRematch", headers, accepted, lambda: {"token": secrets.token_urlsafe(32)}, seat_token=True)
+    def fresh() -> Plan:
+        return {"token": secrets.token_urlsafe(32), "challenge": uuid.uuid4().hex}
+
+    return once("acceptRematch", headers, accepted, fresh, seat_token=True)
 
 
 @Operation(

@@ -10,6 +10,7 @@ from zoneinfo import available_timezones
 
 from marshmallow import Schema, ValidationError, fields, validate
 
+from application.alerts.entries import KINDS
 from application.words import LANGUAGES
 
 from .common import Flag, Strict, Whole
@@ -153,7 +154,7 @@ class PushSubscriptionRequest(Strict):
 class AlertDelivery(Schema):
     at = fields.String(required=True)
     alert = fields.String(required=True, metadata={"description": "The alert's id, the same on every try."})
-    kind = fields.String(required=True, validate=validate.OneOf(["turn.started", "turn.deadline_near"]))
+    kind = fields.String(required=True, validate=validate.OneOf(KINDS))
     game = fields.String(required=True)
     channel = fields.String(required=True, validate=validate.OneOf(["email", "push", "discord", "slack", "all"]))
     attempt = Whole(required=True)

@@ -89,6 +89,7 @@ class Problem(Schema):
     errors = fields.Dict(metadata={"description": "Field -> messages, for malformed requests."})
     field = fields.String(allow_none=True)
     current_version = Whole(metadata={"description": "With stale_version: the game's version now."})
+    until = Whole(metadata={"description": "With account_suspended: when the suspension ends (epoch ms)."})
     limit = fields.String(
         metadata={"description": "With a refusal past a limit or quota: the setting that sets it (docs/operations.md)."}
     )

@@ -122,6 +122,12 @@ class RematchStatus(Schema):
             "the answer to your acceptance): keep it."
         },
     )
+    challenge = fields.Dict(
+        metadata={
+            "description": "Only when your offer was sent as a challenge (the other person has left): the "
+            "`Challenge` (`GET /challenges/{challenge}`); the rematch itself stays unaccepted."
+        },
+    )
 
 
 class RatingNumbers(Schema):

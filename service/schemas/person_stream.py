@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from application.person_stream.news import TYPES
+from application.person_stream.news import CHALLENGE_TYPES, TYPES
 
 from .common import Flag, Whole
 from .games import SeatInfo
-from .lobby import RatingNumbers
+from .lobby import OpenGameOptions, RatingNumbers
 
 
 def _seat() -> Whole:
@@ -93,6 +93,21 @@ class PersonRematchOffered(Schema):
     waiting_for = fields.List(Whole(), required=True, metadata={"description": "Human seats yet to accept."})
 
 
+class PersonChallenge(Schema):
+    """A challenge's news (the item's `game` is the challenge's id, `GET /challenges/{challenge}`):
+    `challenge.received` by the challenged person, `challenge.accepted` (its game in `game`) and
+    `challenge.declined` (its `reason`) by the challenger, `challenge.cancelled` by the challenged
+    person, `challenge.expired` by both."""
+
+    challenge = fields.String(required=True, metadata={"description": "The challenge's id."})
+    other = fields.String(required=True, metadata={"description": "The other person's account."})
+    other_name = fields.String(required=True, metadata={"description": "Their name."})
+    options = fields.Nested(OpenGameOptions, required=True)
+    rated = Flag(required=True)
+    reason = fields.String(required=True, allow_none=True, metadata={"description": "Why it was declined."})
+    game = _game_id("The game, once accepted, else null.")
+
+
 #: Each type's data.
 PERSON_EVENT_DATA: dict[str, type[Schema]] = {
     "open_game.filled": PersonOpenGameFilled,
@@ -101,6 +116,7 @@ PERSON_EVENT_DATA: dict[str, type[Schema]] = {
     "game.ended": PersonGameEnded,
     "rating.changed": PersonRatingChanged,
     "rematch.offered": PersonRematchOffered,
+    **dict.fromkeys(CHALLENGE_TYPES, PersonChallenge),
 }
 assert tuple(PERSON_EVENT_DATA) == TYPES, "one schema for each type the stream tells"
 

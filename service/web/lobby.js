@@ -2,6 +2,7 @@
 // games, my turn first: those of my account (on every device) and the seat tokens this browser keeps.
 // As on the play page, one state object (state.js), changed only by update(), which redraws every panel.
 import { showAlerts } from "/web/alerts.js";
+import { showChallenges } from "/web/challenges.js";
 import { html, nothing, render } from "/web/html.js";
 import { currentLanguage, decimal, explain, onLanguageChange, t, tParts } from "/web/i18n.js";
 import { levelName } from "/web/names.js";
@@ -394,6 +395,7 @@ async function leave() {
   await signOut();
   update({ me: null, accountNote: null });
   showAlerts(false);
+  showChallenges(false);
   listGames();
 }
 
@@ -420,6 +422,7 @@ async function leaveEverywhere() {
   await api("DELETE", "/auth/sessions");
   update({ me: null, accountNote: null, confirmKeep: false });
   showAlerts(false);
+  showChallenges(false);
   listGames();
 }
 
@@ -427,6 +430,7 @@ async function whoAmI() {
   const session = await api("GET", "/auth/session"); // signed out is an answer here, not an error
   update({ me: session.ok ? session.body.profile : null });
   showAlerts(Boolean(state.me));
+  showChallenges(Boolean(state.me));
   listGames();
 }
 

@@ -1,0 +1,1 @@
+"""Challenges that wait for an answer: application/challenges/challenges.py."""
