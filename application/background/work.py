@@ -168,6 +168,8 @@ WORK = Registry(
             LEASE_MS,
             timeout=60,  # a game's few hundred events
             at_once=False,  # due days after the game's end
+        ),
+        Kind(
             "challenge",
             "ch:",
             "workers.challenge_jobs.expire",
