@@ -548,14 +548,14 @@ def _moderation(
 
 
 def _challenges(call: Any, refused: Any, http: Any, found: dict[str, Any], components: Any, workers: _Workers) -> str:
-    """Fay challenges Gus, who sees it and accepts; then declines another, Gus cancels a third and
+    """Hal (``fay``) challenges Jon (``gus``), who sees it and accepts; then declines another, Gus cancels a third and
     a fourth expires; each type of their news is its example. Returns the first challenge's id."""
     own = {"Origin": "http://localhost"}
     links: list[str] = []
     with mock.patch(
         "service.routes.account_routes.send_sign_in_link", lambda email, link, language: links.append(link)
     ):
-        for email in ("fay@example.com", "gus@example.com"):
+        for email in ("hal@example.com", "jon@example.com"):  # people of their own (the moderators' are others)
             http.post("/auth/email-link", json={"email": email}, headers=own)
     people = []
     for link in links:
