@@ -17,6 +17,7 @@ from .lobby_routes import lobby
 from .meta_routes import meta, pages
 from .oauth_routes import oauth_api
 from .passkey_routes import passkey_api
+from .people_routes import people_api
 from .person_stream_routes import people
 from .play_routes import play
 from .replay_routes import replay
@@ -36,6 +37,7 @@ API = (
     alert_api,
     people,
     oauth_api,
+    people_api,
 )
 api = Blueprint("api", __name__)
 for feature in API:

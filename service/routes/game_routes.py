@@ -36,7 +36,18 @@ from ..operation import (
     location,
 )
 from ..quotas import quotas
-from ..requests import accounts, etag, game_view, same_etag, service, signed_in, stored_clock, tokens, view_etag
+from ..requests import (
+    accounts,
+    components,
+    etag,
+    game_view,
+    same_etag,
+    service,
+    signed_in,
+    stored_clock,
+    tokens,
+    view_etag,
+)
 from ..retried import Made, Plan, once
 from ..schemas.game_view import GameView
 from ..schemas.games import Created, CreateGame, GameList, Join, Joined
@@ -61,6 +72,7 @@ games = Blueprint("games", __name__)
 )
 def create_game(body: Body, headers: Body) -> Answer:
     account = signed_in()
+    components().suspensions.refuse_if_suspended(account)  # 403 account_suspended
     seats = [
         SeatSpec(s["kind"], s.get("name"), s.get("level") or ("greedy" if s["kind"] == "bot" else None))
         for s in body["seats"]
@@ -244,6 +256,7 @@ def get_game(game: str, caller: Caller, headers: Body) -> Answer:
 )
 def join(game: str, seat: int, body: Body, headers: Body) -> Answer:
     account = signed_in()
+    components().suspensions.refuse_if_suspended(account)
     name = body.get("name") or (accounts().display_name(account) if account else None)
 
     def take(plan: Plan) -> Made:

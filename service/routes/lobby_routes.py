@@ -221,6 +221,7 @@ def cancel_open_game(table: str) -> Answer:
 def accept_rematch(game: str, caller: Caller, headers: Body) -> Answer:
     seat, account = caller.seat, signed_in()
     assert seat is not None
+    components().suspensions.refuse_if_suspended(account)  # a rematch is a new game
 
     def accepted(plan: Plan) -> Made:
         return components().rematches.accept(game, seat, account, plan["token"], plan.get("mark")), {}
