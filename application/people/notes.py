@@ -59,7 +59,7 @@ class Notes:
             )
         key, field = keys.notes(author), _field(subject, about)
         if not self.client.hexists(key, field) and self.client.hlen(key) >= MOST_NOTES:
-            raise TooManyNotes(f"at most {MOST_NOTES} notes: delete one first", limit=MOST_NOTES)
+            raise TooManyNotes(f"at most {MOST_NOTES} notes: delete one first", limit="MOST_NOTES")
         kept = {"text": note, "updated": now()}
         self.store.durably(key, lambda c: c.hset(key, field, json.dumps(kept)))
         return {"subject": subject, "about": about, **kept}

@@ -55,6 +55,17 @@ class Profiles:
             "followers": self.relations.follower_count(player),
             "friends_public": public,
             "friends": friends,
+            "yours": self._yours(viewer, player),
+        }
+
+    def _yours(self, viewer: str | None, player: str) -> dict[str, bool] | None:
+        """Whether the viewer follows, mutes and blocks ``player`` (None: signed out, or theirs)."""
+        if viewer is None or viewer == player:
+            return None
+        return {
+            "following": self.relations.follows(viewer, player),
+            "muting": player in self.relations.muted(viewer),
+            "blocking": self.relations.blocks(viewer, player),
         }
 
 

@@ -166,10 +166,10 @@ class Relations:
 
     def _add_sorted(self, key: str, member: str, score: int) -> None:
         if self.client.zscore(key, member) is None and self.client.zcard(key) >= MOST_RELATIONS:
-            raise TooManyRelations(f"at most {MOST_RELATIONS}", limit=MOST_RELATIONS)
+            raise TooManyRelations(f"at most {MOST_RELATIONS}", limit="MOST_RELATIONS")
         self.store.durably(key, lambda c: c.zadd(key, {member: score}, nx=True))
 
     def _add_member(self, key: str, member: str) -> None:
         if not self.client.sismember(key, member) and self.client.scard(key) >= MOST_RELATIONS:
-            raise TooManyRelations(f"at most {MOST_RELATIONS}", limit=MOST_RELATIONS)
+            raise TooManyRelations(f"at most {MOST_RELATIONS}", limit="MOST_RELATIONS")
         self.store.durably(key, lambda c: c.sadd(key, member))

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from flask import Blueprint, Response, request
+from flask import Blueprint, Response, after_this_request, request
 from marshmallow import fields
 from marshmallow.validate import Range
 
@@ -60,9 +60,16 @@ def prefers_page() -> bool:
     problems=(404,),
 )
 def get_player(player: str) -> Answer:
+    after_this_request(_varies)
     if prefers_page():
         return web_page("player.html")
     return _profiles().profile(player, signed_in())
+
+
+def _varies(response: Response) -> Response:
+    """One address, two representations: a cache keeps each apart by the request's Accept."""
+    response.vary.add("Accept")
+    return response
 
 
 def _profiles() -> Profiles:

@@ -43,6 +43,12 @@ class PersonNamed(Schema):
     bot = Flag(metadata={"description": "true: a bot account; absent for a person."})
 
 
+class Yours(Schema):
+    following = Flag(required=True)
+    muting = Flag(required=True)
+    blocking = Flag(required=True)
+
+
 class PlayerProfile(RatingNumbers):
     player = fields.String(required=True)
     name = fields.String(required=True, metadata={"description": "The display name others see (never an email)."})
@@ -61,6 +67,12 @@ class PlayerProfile(RatingNumbers):
         required=True,
         allow_none=True,
         metadata={"description": "Whom they follow (at most 100); null unless public or your own."},
+    )
+    yours = fields.Nested(
+        Yours,
+        required=True,
+        allow_none=True,
+        metadata={"description": "Signed in: whether you follow, mute, block them; null signed out or your own."},
     )
 
 
