@@ -203,3 +203,13 @@ def test_display_names_refuse_control_and_bidi_characters(api, bad):
     ada = page_of(api, "ada-bad-name@example.com")
     refused = ada.patch("/me", json={"display_name": bad}, headers=OWN)
     assert refused.status_code == 422 and "display_name" in refused.json["errors"]
+
+
+def test_a_deleted_account_takes_its_notes_and_relations_with_it(api, ada_and_bob):
+    ada, bob = ada_and_bob
+    ada.put(f"/me/follows/{account(bob)}", headers=OWN)
+    ada.put(f"/me/notes/players/{account(bob)}", json={"text": "kept for me"}, headers=OWN)
+    who, client = account(ada), api.app.extensions["bluemoon"].client
+    assert ada.delete("/me", headers=OWN).status_code == 204
+    assert not [k for k in client.keys(f"{{acct:{who}}}:*") if k.endswith((b":notes", b":follows"))]
+    assert bob.get(f"/players/{account(bob)}").json["followers"] == 0
