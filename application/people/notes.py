@@ -61,7 +61,7 @@ class Notes:
         if not self.client.hexists(key, field) and self.client.hlen(key) >= MOST_NOTES:
             raise TooManyNotes(f"at most {MOST_NOTES} notes: delete one first", limit="MOST_NOTES")
         kept = {"text": note, "updated": now()}
-        self.store.durably(key, lambda c: c.hset(key, field, json.dumps(kept)))
+        self.store.durably(key, lambda c: c.hset(key, field, json.dumps(kept, ensure_ascii=False)))
         return {"subject": subject, "about": about, **kept}
 
     def delete(self, author: str, subject: str, about: str) -> None:
