@@ -63,7 +63,7 @@ class Relations:
 
     def unfollow(self, account: str, other: str) -> None:
         for key, member in ((keys.follows(account), other), (keys.followers(other), account)):
-            self.store.durably(key, lambda c, key=key, member=member: c.zrem(key, member))
+            self._remove(key, member)
 
     def following(self, account: str) -> list[str]:
         """Whom ``account`` follows, earliest first."""
@@ -156,9 +156,15 @@ class Relations:
             keys.blocks(account),
             keys.privacy(account),
         ):
-            self.store.durably(key, lambda c, key=key: c.delete(key))
+            self._delete(key)
 
     # -- helpers ----------------------------------------------------------------------------
+    def _remove(self, key: str, member: str) -> None:
+        self.store.durably(key, lambda c: c.zrem(key, member))
+
+    def _delete(self, key: str) -> None:
+        self.store.durably(key, lambda c: c.delete(key))
+
     @staticmethod
     def _not_self(account: str, other: str) -> None:
         if account == other:
