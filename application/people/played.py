@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from application.accounts.shown_text import shown
 from events import keys
 from events.redis_store import text
 
@@ -20,12 +21,13 @@ def seats_of(client: Any, people: list[str]) -> dict[str, dict[str, int]]:
 
 
 def names_of(client: Any, people: list[str]) -> dict[str, dict[str, Any]]:
-    """Each existing account's display name, and ``bot`` for a bot account; a deleted one is left out."""
+    """Each existing account's display name (one stored before names refused control and bidi
+    characters made harmless), and ``bot`` for a bot account; a deleted one is left out."""
     pipe = client.pipeline(transaction=False)
     for account in people:
         pipe.hmget(keys.account(account), "name", "bot")
     return {
-        account: {"name": text(name), **({"bot": True} if bot is not None else {})}
+        account: {"name": shown(text(name)), **({"bot": True} if bot is not None else {})}
         for account, (name, bot) in zip(people, pipe.execute())
         if name is not None
     }

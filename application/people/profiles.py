@@ -9,6 +9,7 @@ from collections import Counter
 from typing import Any
 
 from application.accounts.account_service import Accounts
+from application.accounts.shown_text import shown
 from application.lobby.ratings import Ratings
 from application.people.played import names_of, played, seats_of
 from application.people.relations import Relations
@@ -35,7 +36,7 @@ class Profiles:
         list only when public or the viewer's own."""
         if not self.accounts.exists(player):
             raise NotFound(f"no player {player}")
-        shown = self.accounts.profile(player)
+        found = self.accounts.profile(player)
         seats = seats_of(self.accounts.client, [player])[player]
         games = played(self.index.summaries(seats), seats)
         public = self.relations.privacy(player)["friends_public"]
@@ -46,8 +47,8 @@ class Profiles:
             friends = [{"player": p, **named[p]} for p in following if p in named]
         return {
             "player": player,
-            "name": shown["display_name"],
-            **({"bot": True} if shown["bot"] else {}),
+            "name": shown(found["display_name"]),
+            **({"bot": True} if found["bot"] else {}),
             **self.ratings.current(player).document(),
             "history": self.ratings.history(player)[:HISTORY_SHOWN],
             "recent_games": games[:RECENT_GAMES],

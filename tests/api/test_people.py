@@ -213,3 +213,13 @@ def test_a_deleted_account_takes_its_notes_and_relations_with_it(api, ada_and_bo
     assert ada.delete("/me", headers=OWN).status_code == 204
     assert not [k for k in client.keys(f"{{acct:{who}}}:*") if k.endswith((b":notes", b":follows"))]
     assert bob.get(f"/players/{account(bob)}").json["followers"] == 0
+
+
+def test_a_name_stored_before_the_rule_reaches_profiles_and_friends_lists_harmless(api, ada_and_bob):
+    ada, bob = ada_and_bob
+    client = api.app.extensions["bluemoon"].client
+    client.hset(f"{{acct:{account(bob)}}}:account", "name", "Bob\u202e\nevil")  # as an old release kept it
+    ada.put(f"/me/follows/{account(bob)}", headers=OWN)
+    assert api.get(f"/players/{account(bob)}").json["name"] == "Bob evil"
+    assert ada.get("/me/follows").json["friends"][0]["name"] == "Bob evil"
+    assert ada.get(f"/players/{account(ada)}").json["friends"][0]["name"] == "Bob evil"
