@@ -11,7 +11,7 @@ import json
 from typing import Any
 
 from application.accounts.shown_text import hidden_characters
-from application.refusals import NotFound, ServiceError
+from application.refusals import ServiceError
 from events import keys
 from events.redis_store import RedisStore
 from events.serialization import now
@@ -41,11 +41,11 @@ class Notes:
         self.client = store.client
 
     def get(self, author: str, subject: str, about: str) -> dict[str, Any]:
-        """The author's note on the subject (``player`` or ``game``), or NotFound."""
+        """The author's note on the subject (``player`` or ``game``); one never kept is empty
+        (``updated`` null), so that a page asks without meeting an error."""
         found = self.client.hget(keys.notes(author), _field(subject, about))
-        if found is None:
-            raise NotFound(f"you keep no note on {subject} {about}")
-        return {"subject": subject, "about": about, **json.loads(found)}
+        kept = json.loads(found) if found is not None else {"text": "", "updated": None}
+        return {"subject": subject, "about": about, **kept}
 
     def put(self, author: str, subject: str, about: str, note: str) -> dict[str, Any]:
         """Keep ``note`` (replacing the one kept); refused past MOST_NOTE_CHARACTERS, with a

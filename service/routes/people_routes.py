@@ -320,11 +320,11 @@ def _notes(subject: str, param: str) -> None:
         path,
         id=f"get{kind}Note",
         tag="people",
-        summary=f"Your private note on a {subject}; no one else reads it.",
+        summary=f"Your private note on a {subject} (empty when you keep none); no one else reads it.",
         security=PERSON,
         scope=READ,
         responses={200: Reply("Your note.", Note)},
-        problems=(401, 404),
+        problems=(401,),
     )(get)
     Operation(
         people_api,

@@ -136,5 +136,5 @@ class NoteChange(Strict):
 class Note(Schema):
     subject = fields.String(required=True, validate=validate.OneOf(["player", "game"]))
     about = fields.String(required=True, metadata={"description": "The player's or the game's id."})
-    text = fields.String(required=True, metadata={"description": "Yours alone."})
-    updated = fields.String(required=True)
+    text = fields.String(required=True, metadata={"description": "Yours alone; empty when you keep none."})
+    updated = fields.String(required=True, allow_none=True, metadata={"description": "null: no note kept."})

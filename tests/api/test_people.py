@@ -171,13 +171,18 @@ def test_notes_are_their_authors_alone(api, ada_and_bob):
     assert kept.status_code == 200 and kept.json["text"] == text
     ada.put(f"/me/notes/games/{game}", json={"text": "a game note"}, headers=OWN)
     assert ada.get(f"/me/notes/players/{account(bob)}").json["text"] == text
-    # a stranger, from the outside: the same addresses answer their own (absent) notes
-    assert bob.get(f"/me/notes/players/{account(bob)}").status_code == 404
-    assert bob.get(f"/me/notes/games/{game}").status_code == 404
+    # a stranger, from the outside: the same addresses answer their own notes, none kept
+    assert bob.get(f"/me/notes/players/{account(bob)}").json == {
+        "subject": "player",
+        "about": account(bob),
+        "text": "",
+        "updated": None,
+    }
+    assert bob.get(f"/me/notes/games/{game}").json["text"] == ""
     assert api.get(f"/me/notes/games/{game}").status_code == 401
     assert text not in api.get(f"/players/{account(bob)}").get_data(as_text=True)
     ada.delete(f"/me/notes/games/{game}", headers=OWN)
-    assert ada.get(f"/me/notes/games/{game}").status_code == 404
+    assert ada.get(f"/me/notes/games/{game}").json["updated"] is None
     assert ada.put("/me/notes/games/no-such-game", json={"text": "x"}, headers=OWN).status_code == 404
 
 
@@ -186,7 +191,7 @@ def test_a_note_refuses_control_and_bidi_characters_naming_the_field(api, bad):
     ada = page_of(api, "ada-bad-note@example.com")
     refused = ada.put(f"/me/notes/players/{account(ada)}", json={"text": bad}, headers=OWN)
     assert refused.status_code == 422 and "text" in refused.json["errors"], refused.json
-    assert ada.get(f"/me/notes/players/{account(ada)}").status_code == 404  # nothing kept
+    assert ada.get(f"/me/notes/players/{account(ada)}").json["updated"] is None  # nothing kept
 
 
 def test_a_note_is_at_most_the_documented_length(api):
