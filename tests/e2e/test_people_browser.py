@@ -1,12 +1,13 @@
 """People in real browsers (issue 38 items 4, 6, 7): Ada opens Bo's profile and follows him, her
 own profile's friends list shows Bo's current game and whose turn it is, with a link to watch
-it; Bo blocks Ada, and Ada can no longer follow him (she is told she cannot, not why). Ada's
+it, and on that game's page she keeps a private note; Bo blocks Ada, and Ada can no longer follow him (she is told she cannot, not why). Ada's
 pages are drawn on a phone: axe finds nothing serious and every control is 44 pixels."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.e2e.conftest import wait_until
 from tests.support.browser import (  # noqa: F401 (the fixtures)
     OVERFLOWING,
     SMALL,
@@ -35,6 +36,7 @@ def test_browser_follow_see_a_friends_game_then_blocked_cannot_follow(service_an
     made = bo.request.post(f"{base}/games", data={"seats": seats, "setup": {"first_player": 0}}, headers=own)
     game = made.json()["game"]
     bo_id = bo.request.get(f"{base}/me").json()["account"]
+    ada_id = ada.request.get(f"{base}/me").json()["account"]
 
     ada.goto(f"{base}/players/{bo_id}")  # a browser asks for HTML: the page
     ada.wait_for_selector("#follow[aria-pressed=false]")
@@ -48,14 +50,21 @@ def test_browser_follow_see_a_friends_game_then_blocked_cannot_follow(service_an
 
     ada.goto(f"{base}/")
     ada.click("#my-profile")  # the lobby's link to her own profile: her friends and their games
+    ada.wait_for_url(f"{base}/players/{ada_id}")
     friend = ada.wait_for_selector("#my-friends .friend")
     assert "Bo" in friend.text_content() and "Bo's turn" in friend.text_content()
     assert ada.get_attribute("#my-friends a.watch", "href") == f"/play/{game}"
     assert serious(ada) == [] and ada.evaluate(SMALL) == [] and ada.evaluate(OVERFLOWING) == []
     ada.select_option("#language", "de")
     ada.wait_for_selector("#my-friends a.watch:has-text('Zuschauen')")
+    ada.click("#my-friends a.watch")  # watching Bo's game: her private note on it, on its page
+    ada.fill("#note-section textarea", "Bo opens with the fire temple")
+    ada.click("#note-section button[type=submit]")
+    ada.wait_for_selector("#note-section .note-said:has-text('gespeichert')")
+    ada.reload()
+    wait_until(ada, "document.querySelector('#note-section textarea')?.value.includes('fire temple')")
 
-    bo.goto(f"{base}/players/{ada.url.rsplit('/', 1)[1]}")
+    bo.goto(f"{base}/players/{ada_id}")
     bo.click("#block")
     bo.wait_for_selector("#block[aria-pressed=true]")
     ada.goto(f"{base}/players/{bo_id}")
