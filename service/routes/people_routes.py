@@ -324,7 +324,7 @@ def _notes(subject: str, param: str) -> None:
         security=PERSON,
         scope=READ,
         responses={200: Reply("Your note.", Note)},
-        problems=(401,),
+        problems=(401, 404),  # (404: not a game id the service makes)
     )(get)
     Operation(
         people_api,
@@ -337,7 +337,7 @@ def _notes(subject: str, param: str) -> None:
         security=SESSION_ONLY,
         scope=ACCOUNT,
         responses=DONE,
-        problems=(401, 403),
+        problems=(401, 403, 404),
     )(delete)
 
 
