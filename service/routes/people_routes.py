@@ -7,7 +7,6 @@ Changing whom you follow, mute or block, what you allow and your notes is the ``
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from flask import Blueprint, Response, after_this_request, request
 from marshmallow import fields
@@ -18,6 +17,7 @@ from application.people.friends import MOST_ON_A_PAGE, PAGE, Friends
 from application.people.notes import Notes
 from application.people.played import names_of
 from application.people.profiles import Profiles
+from application.people.relations import Relations
 from application.refusals import NotFound
 
 from ..operation import (
@@ -111,7 +111,7 @@ def _relation(method: str, verb: str, path: str, name: str, change: Callable[[st
     )(changed)
 
 
-def _relations() -> Any:
+def _relations() -> Relations:
     return components().relations
 
 
