@@ -108,9 +108,9 @@ def _session() -> dict[str, dict[str, Any]]:
         found.setdefault(operation, {"request": body, "response": response.get_json()})
         return response
 
-    def refused(operation: str, method: str, path: str, body: Any, token: str | None = None) -> None:
+    def refused(operation: str, method: str, path: str, body: Any, token: str | None = None, **kw: Any) -> None:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
-        response = http.open(path, method=method, json=body, headers=headers)
+        response = http.open(path, method=method, json=body, headers={**headers, **kw.pop("headers", {})})
         problems[operation] = (response.status_code, response.get_json())
 
     def run_bots(limit: int = 400) -> None:
@@ -218,8 +218,9 @@ def _session() -> dict[str, dict[str, Any]]:
     changelog = http.get("/changelog").get_data(as_text=True)  # its first lines: the format's own, they stay
     found["changelog"] = {"request": None, "response": "\n".join(changelog.splitlines()[:3]) + "\n…"}
     app_id = _oauth(call, http, found)
-    suspended, report = _moderation(call, refused, http, found, app.extensions["bluemoon"], game)
+    _suspended, report = _moderation(call, refused, http, found, app.extensions["bluemoon"], game)
     challenge = _challenges(call, refused, http, found, app.extensions["bluemoon"], workers)
+    account = _people(call, refused, http, game, player)  # last: its requests draw ids too
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -234,9 +235,9 @@ def _session() -> dict[str, dict[str, Any]]:
         "player": player,
         "subscription": found.pop("subscription"),
         "app": app_id,
-        "account": suspended,
         "report": report,
         "challenge": challenge,
+        "account": account,  # (the people's: the moderators' suspended one, ``suspended``, shows in their examples)
     }
     return found
 
@@ -611,3 +612,47 @@ def _news(
     refused("listMyEvents", "GET", f"/me/events?after={every[-1]['id'] + 1}", None, token)
     stream = http.get(f"/me/stream?after={offered - 1}", headers=auth)
     found["streamMyEvents"] = {"request": None, "response": stream.get_data(as_text=True)}
+
+
+def _people(call: Any, refused: Any, http: Any, game: str, player: str) -> str:
+    """Gus signs in and starts a game against a bot; Fay follows him and reads her friends list
+    (his game, his turn), mutes and blocks him and takes both back, chooses what she allows,
+    keeps notes on a player and a game, and reads a profile. Returns Gus's account."""
+    own = {"Origin": "http://localhost"}
+    links: list[str] = []
+    http.delete("/auth/session", headers=own)  # whoever the recording left signed in
+    with mock.patch(
+        "service.routes.account_routes.send_sign_in_link", lambda email, link, language: links.append(link)
+    ):
+        for email in ("gus@example.com", "fay@example.com"):
+            http.post("/auth/email-link", json={"email": email}, headers=own)
+    gus_link, fay_link = (link.split("token=", 1)[1].split("&")[0] for link in links)
+    gus = http.post("/auth/email-link/use", json={"token": gus_link}).get_json()["account"]
+    http.patch("/me", json={"display_name": "Gus"}, headers=own)
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "greedy"}]
+    http.post("/games", json={"seats": seats, "setup": {"first_player": 0}}, headers=own)
+    http.delete("/auth/session", headers=own)
+    http.post("/auth/email-link/use", json={"token": fay_link})
+    call("followPerson", "PUT", f"/me/follows/{gus}", headers=own)
+    call("listFollows", "GET", "/me/follows?limit=10")
+    refused("followPerson", "PUT", f"/me/follows/{http.get('/me').get_json()['account']}", None, headers=own)
+    call("mutePerson", "PUT", f"/me/mutes/{gus}", headers=own)
+    call("listMutes", "GET", "/me/mutes")
+    call("unmutePerson", "DELETE", f"/me/mutes/{gus}", headers=own)
+    call("blockPerson", "PUT", f"/me/blocks/{gus}", headers=own)
+    call("listBlocks", "GET", "/me/blocks")
+    call("unblockPerson", "DELETE", f"/me/blocks/{gus}", headers=own)
+    call("unfollowPerson", "DELETE", f"/me/follows/{gus}", headers=own)
+    call("getPrivacy", "GET", "/me/privacy")
+    call("changePrivacy", "PATCH", "/me/privacy", {"challenges": "followed", "friends_public": False}, headers=own)
+    note = {"text": "Plays the Kosmos edition well.\nLikes long games."}
+    call("putPlayerNote", "PUT", f"/me/notes/players/{player}", note, headers=own)
+    refused("putPlayerNote", "PUT", f"/me/notes/players/{player}", {"text": "evil\u202egnp.exe"}, headers=own)
+    call("getPlayerNote", "GET", f"/me/notes/players/{player}")
+    call("deletePlayerNote", "DELETE", f"/me/notes/players/{player}", headers=own)
+    call("putGameNote", "PUT", f"/me/notes/games/{game}", {"text": "Watch the blue dragon."}, headers=own)
+    call("getGameNote", "GET", f"/me/notes/games/{game}")
+    call("deleteGameNote", "DELETE", f"/me/notes/games/{game}", headers=own)
+    call("getPlayer", "GET", f"/players/{player}")
+    http.delete("/auth/session", headers=own)
+    return str(gus)

@@ -478,6 +478,12 @@ def privacy(account_id: str) -> str:
     return _account_key(account_id, "privacy")
 
 
+def notes(account_id: str) -> str:
+    """The private notes an account keeps on players and games: a hash of ``player:<id>`` or
+    ``game:<id>`` -> JSON (text, updated), read by its author alone."""
+    return _account_key(account_id, "notes")
+
+
 def suspension(account_id: str) -> str:
     """A moderator's suspension of the account: a hash (``until``, ``reason``, ``by``) that expires with it."""
     return _account_key(account_id, "suspension")

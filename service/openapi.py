@@ -139,6 +139,7 @@ TAGS = {
     "alerts": "Word that it is your turn, on the channels you choose (email, Web Push, Discord, Slack), "
     "and not too often: quiet hours, muted games, nothing while you watch the game.",
     "service": "This document, the rulings, the building catalogue, health, and the play-by-web pages.",
+    "people": "Profiles, the friends list, mutes and blocks, who may challenge you, and private notes.",
     "oauth": "OAuth 2.1 for apps: register an app, people allow it on the consent page, the app exchanges the "
     "code (PKCE) for short-lived access tokens and rotating refresh tokens; a person lists and revokes the apps.",
     "moderation": "Report a chat message or a person; moderators see the reports, hide messages, suspend accounts, "

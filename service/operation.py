@@ -144,6 +144,7 @@ class PathParameters(Schema):
     table = fields.String(metadata={"description": "Open game id."})
     challenge = fields.String(metadata={"description": "Challenge id."})
     player = fields.String(metadata={"description": "A player id: an account's, or bot:<level>."})
+    account = fields.String(metadata={"description": "An account's id: a person's or a bot account's player id."})
     subscription = fields.String(metadata={"description": "Push subscription id."})
     app = fields.String(metadata={"description": "An OAuth app's client id (app_...)."})
     account = fields.String(metadata={"description": "An account id."})

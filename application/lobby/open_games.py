@@ -32,6 +32,8 @@ from application.accounts.bot_accounts import is_bot
 from application.games import sweeps
 from application.games.game_service import GameService, SeatSpec
 from application.lobby.ratings import Ratings
+from application.people.relations import NotAllowed, Relations
+from application.people.suspensions import Suspensions
 from application.refusals import Forbidden, NotFound, ServiceError
 from domain import Edition, Layout, Options
 from events import keys
@@ -101,6 +103,8 @@ class Tables:
         self.service = service
         self.accounts = accounts
         self.ratings = ratings
+        self.relations = Relations(store)
+        self.suspensions = Suspensions(store)
         self._swap = self.client.register_script(SWAP)
 
     # -- opening and closing ------------------------------------------------------------------
@@ -108,7 +112,9 @@ class Tables:
     def open(self, creator: str, spec: TableSpec, table_id: str | None = None) -> dict[str, Any]:
         """A new table with its creator in the first seat; listed in the lobby until it closes.
         ``table_id``: an id chosen beforehand (a retried request's, application/retries.py): the
-        table is made once, and opening it again answers the table as it is."""
+        table is made once, and opening it again answers the table as it is. A suspended
+        account opens none."""
+        self.suspensions.refuse_if_suspended(creator)
         self._check_range(creator, spec.rating_range)
         created = now()
         doc: dict[str, Any] = {
@@ -215,7 +221,10 @@ class Tables:
     def join(self, table_id: str, account: str, mark: str | None = None) -> dict[str, Any]:
         """Take a free seat; the join that takes the last one starts the game. ``mark``: the
         request's name (a retried request's, application/retries.py), kept in the seat, so that
-        its copies find the seat theirs instead of refusing a second one."""
+        its copies find the seat theirs instead of refusing a second one. A suspended account
+        takes no seat; nor does a person whom someone seated at the table (its creator first)
+        blocks: they hear that they cannot, never why."""
+        self.suspensions.refuse_if_suspended(account)
         rating = self.ratings.current(account).shown
         name = self.accounts.display_name(account)
         bot = is_bot(self.client, account)
@@ -231,6 +240,7 @@ class Tables:
                 raise TableClosed(f"open game {table_id} has {doc['status']}")
             if any(s.get("account") == account for s in doc["seats"]):
                 raise AlreadySeated("you already have a seat at this open game")
+            self._refuse_if_kept_away(doc, account)
             if bot and not doc.get("bot_accounts", True):  # (a table opened before bot accounts lets them in)
                 raise BotAccountsKeptOut("this open game keeps bot accounts out (bot_accounts: false)")
             if doc["rating_range"] and not doc["rating_range"][0] <= rating <= doc["rating_range"][1]:
@@ -258,6 +268,13 @@ class Tables:
         else:
             self._list(joined)
         return joined
+
+    def _refuse_if_kept_away(self, doc: dict[str, Any], account: str) -> None:
+        """NotAllowed when a person seated at the table blocks ``account``. Checked on the
+        document each swap is made against, so a block given before a seat is taken keeps the
+        blocked person out; one given later does not unseat them."""
+        if any(s.get("account") and self.relations.blocks(s["account"], account) for s in doc["seats"]):
+            raise NotAllowed("you cannot join this open game")
 
     def _start(self, doc: dict[str, Any]) -> None:
         """Make the table's game under the id its last join chose; a second call finds it made."""

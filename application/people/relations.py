@@ -159,6 +159,12 @@ class Relations:
             self._delete(key)
 
     # -- helpers ----------------------------------------------------------------------------
+    def _remove(self, key: str, member: str) -> None:
+        self.store.durably(key, lambda c: c.zrem(key, member))
+
+    def _delete(self, key: str) -> None:
+        self.store.durably(key, lambda c: c.delete(key))
+
     @staticmethod
     def _not_self(account: str, other: str) -> None:
         if account == other:
@@ -166,7 +172,7 @@ class Relations:
 
     def _add_sorted(self, key: str, member: str, score: int) -> None:
         if self.client.zscore(key, member) is None and self.client.zcard(key) >= MOST_RELATIONS:
-            raise TooManyRelations(f"at most {MOST_RELATIONS}", limit=MOST_RELATIONS)
+            raise TooManyRelations(f"at most {MOST_RELATIONS}", limit="MOST_RELATIONS")
         self.store.durably(key, lambda c: c.zadd(key, {member: score}, nx=True))
 
     def _remove_sorted(self, key: str, member: str) -> None:
@@ -177,5 +183,5 @@ class Relations:
 
     def _add_member(self, key: str, member: str) -> None:
         if not self.client.sismember(key, member) and self.client.scard(key) >= MOST_RELATIONS:
-            raise TooManyRelations(f"at most {MOST_RELATIONS}", limit=MOST_RELATIONS)
+            raise TooManyRelations(f"at most {MOST_RELATIONS}", limit="MOST_RELATIONS")
         self.store.durably(key, lambda c: c.sadd(key, member))

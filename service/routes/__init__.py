@@ -19,6 +19,7 @@ from .meta_routes import meta, pages
 from .moderation_routes import moderation
 from .oauth_routes import oauth_api
 from .passkey_routes import passkey_api
+from .people_routes import people_api
 from .person_stream_routes import people
 from .play_routes import play
 from .replay_routes import replay
@@ -40,6 +41,7 @@ API = (
     people,
     oauth_api,
     moderation,
+    people_api,
 )
 api = Blueprint("api", __name__)
 for feature in API:

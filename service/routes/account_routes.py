@@ -10,6 +10,7 @@ from flask import Blueprint, Response, request
 from application.accounts.account_service import DEVICE_CODE_SECONDS, SignInRefused, fresh_token
 from application.accounts.scopes import ACCOUNT, PLAY, READ
 from application.accounts.sign_in_mail import delivery, send_sign_in_link
+from application.people.notes import Notes
 from application.refusals import ServiceError, Unauthorized
 from application.words import LANGUAGES
 from events.projection import entry, page_of
@@ -247,6 +248,7 @@ def delete_account() -> Answer:
     components().ratings.forget(account)  # off the leaderboard; rated games keep their record
     apps().forget_account(account)  # the apps' tokens for it go now, not when they expire
     components().relations.forget(account)  # whom it followed, muted, blocked; what it allowed
+    Notes(components().store).forget(account)  # its private notes
     return clear_session(Response(status=204))
 
 

@@ -226,6 +226,7 @@ def cancel_open_game(table: str) -> Answer:
 def accept_rematch(game: str, caller: Caller, headers: Body) -> Answer:
     seat, account = caller.seat, signed_in()
     assert seat is not None
+    components().suspensions.refuse_if_suspended(account)  # a rematch is a new game
 
     def accepted(plan: Plan) -> Made:
         challenge = components().challenges.rematch(game, seat, account, plan["challenge"])

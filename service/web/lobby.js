@@ -323,7 +323,7 @@ function accountPanel() {
       ? html`<button type="button" id="keep-seats"
           @click=${() => update({ confirmKeep: true })}>${t("account.keepSeats", { count: state.unkept })}</button>`
       : nothing;
-    const name = html`<strong>${state.me.display_name}</strong>`;
+    const name = html`<a id="my-profile" href="/players/${state.me.account}"><strong>${state.me.display_name}</strong></a>`;
     return html`<p id="signed-in">${tParts("account.signedInAs", { name })}</p>${keep}${keepConfirmation()}
       <button type="button" @click=${() => passkeyAction(() => addPasskey())}>${t("account.addPasskey")}</button>
       <button type="button" id="device-code" @click=${showDeviceCode}>${t("account.otherDevice")}</button>
