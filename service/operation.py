@@ -147,7 +147,6 @@ class PathParameters(Schema):
     account = fields.String(metadata={"description": "An account's id: a person's or a bot account's player id."})
     subscription = fields.String(metadata={"description": "Push subscription id."})
     app = fields.String(metadata={"description": "An OAuth app's client id (app_...)."})
-    account = fields.String(metadata={"description": "An account id."})
     report = fields.String(metadata={"description": "A report's id (r...)."})
 
 

@@ -159,12 +159,6 @@ class Relations:
             self._delete(key)
 
     # -- helpers ----------------------------------------------------------------------------
-    def _remove(self, key: str, member: str) -> None:
-        self.store.durably(key, lambda c: c.zrem(key, member))
-
-    def _delete(self, key: str) -> None:
-        self.store.durably(key, lambda c: c.delete(key))
-
     @staticmethod
     def _not_self(account: str, other: str) -> None:
         if account == other:
