@@ -20,6 +20,7 @@ from redis.cluster import RedisCluster
 from application.accounts.account_service import Accounts
 from application.alerts.channel_settings import AlertSettings
 from application.background.handoff import Handoff
+from application.chat.notices import CHAT
 from application.games.game_service import GameService
 from application.games.vacations import Vacations
 from application.lobby.open_games import Tables
@@ -68,6 +69,7 @@ class Components:
     person_feed: Feed  #: the people's streams' live feed (events/person_streams.py), as ``feed`` is the games'
     relations: Relations
     suspensions: Suspensions
+    chat_feed: Feed  #: the games' chat notices' live feed (application/chat/notices.py)
 
 
 def redis_url() -> str:
@@ -170,10 +172,12 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
     if isinstance(client, RedisCluster):  # the games' own channels, by sharded pub/sub
         feed: Feed = ClusterFeed(client)
         person_feed: Feed = ClusterFeed(client, follows=PEOPLE)
+        chat_feed: Feed = ClusterFeed(client, follows=CHAT)
     else:  # the feed's reader subscribes, so it has a connection of its own where there is a URL to open one
         reader = functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client
         feed = Feed(client, reader)
         person_feed = Feed(client, reader, follows=PEOPLE)
+        chat_feed = Feed(client, reader, follows=CHAT)
     store = store_for(client, publish=True)  # each append is announced to the feeds
     service = GameService(client, store, handoff, on_append=feed.publish)
     accounts, ratings = Accounts(store), Ratings(store)
@@ -193,4 +197,5 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         person_feed,
         Relations(store),
         Suspensions(store),
+        chat_feed,
     )

@@ -218,6 +218,7 @@ def _session() -> dict[str, dict[str, Any]]:
     changelog = http.get("/changelog").get_data(as_text=True)  # its first lines: the format's own, they stay
     found["changelog"] = {"request": None, "response": "\n".join(changelog.splitlines()[:3]) + "\n…"}
     app_id = _oauth(call, http, found)
+    message = _chat(call, refused, game, ada, bo)
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -232,8 +233,28 @@ def _session() -> dict[str, dict[str, Any]]:
         "player": player,
         "subscription": found.pop("subscription"),
         "app": app_id,
+        "room": "seats",
+        "message": message,
     }
     return found
+
+
+def _chat(call: Any, refused: Any, game: str, ada: str, bo: str) -> str:
+    """Two seats talk in the seats' room; one deletes a message. Returns the message kept."""
+    room = f"/games/{game}/chat/seats"
+    kept = call(
+        "postChatMessage",
+        "POST",
+        room,
+        {"text": "Good luck, have fun!"},
+        token=ada,
+        headers={"Idempotency-Key": "hello-1"},
+    )
+    refused("postChatMessage", "POST", room, {"text": "x" * 501}, ada)
+    wrong = call("postChatMessage", "POST", room, {"text": "sorry, wrong card"}, token=bo).get_json()["id"]
+    call("deleteChatMessage", "DELETE", f"{room}/{wrong}", token=bo)
+    call("listChatMessages", "GET", f"{room}?limit=20", token=ada)
+    return str(kept.get_json()["id"])
 
 
 def _webhook_asks(call: Any, service: Any, workers: _Workers, game: str, ada: str) -> str:

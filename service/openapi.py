@@ -133,6 +133,7 @@ TAGS = {
     "play": "Your legal commands, and playing one.",
     "follow": "Events as they happen, and the game at any past version.",
     "webhooks": "Signed POSTs to your server when your turn begins, and more.",
+    "chat": "A game's chat rooms: the seats', and the spectators' (which the seats read too).",
     "audit": "The full log and the re-judged game, once it has ended.",
     "accounts": "Sign in without a password (an email link), personal access tokens for programs, and your "
     "games on every device.",

@@ -31,7 +31,7 @@ from events.redis_store import RedisStore
 from events.serialization import StoredEvent, now
 from events.store import OutboxWrite
 
-KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
+KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event", "chat.message")
 TEST_KIND = "webhook.test"  #: a test delivery's kind, asked for by the seat (no webhook subscribes to it)
 MAX_PER_SEAT = 10
 PREFIX = WORK["webhook"].prefix  #: a delivery's outbox entry: ``wh:<game>:<message>``
@@ -281,6 +281,18 @@ def deliveries(
             else:
                 writes.append(OutboxWrite(name, None))
     return writes
+
+
+def chat_deliveries(game: str, hooks: list[dict[str, Any]], message: dict[str, Any], version: int) -> list[OutboxWrite]:
+    """A ``chat.message`` delivery for each enabled webhook that asked for them (a webhook is a
+    seat's, and seats read both rooms); the caller leaves out those whose person does not want
+    the author's words. Chat is not an event: ``version`` is the game's when it was posted."""
+    at = now_ms()
+    return [
+        _delivery(game, hook, "chat.message", version, message, at)
+        for hook in hooks
+        if hook.get("enabled", True) and "chat.message" in hook["events"]
+    ]
 
 
 def _seconds_to_deadline(settings: dict[str, Any], seat: int, at: int) -> int | None:

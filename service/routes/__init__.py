@@ -11,6 +11,7 @@ from ..operation import DECLARED
 from .account_routes import account_api
 from .alert_routes import alert_api
 from .bot_routes import bot_api
+from .chat_routes import chat
 from .feed_routes import feeds
 from .game_routes import games
 from .lobby_routes import lobby
@@ -28,6 +29,7 @@ API = (
     play,
     feeds,
     webhooks,
+    chat,
     replay,
     meta,
     account_api,

@@ -7,7 +7,7 @@ from marshmallow import Schema, fields, validate
 
 from .common import Flag, Strict, Whole
 
-WEBHOOK_KINDS = ["turn.started", "turn.deadline_near", "game.ended", "event"]
+WEBHOOK_KINDS = ["turn.started", "turn.deadline_near", "game.ended", "event", "chat.message"]
 
 
 class WebhookRequest(Strict):
@@ -27,7 +27,8 @@ class WebhookRequest(Strict):
         metadata={
             "description": "Kinds: `turn.started` (your turn began), `turn.deadline_near` (the last "
             "quarter of your turn's deadline, at most 5 minutes), `game.ended`, `event` "
-            "(every event, redacted for your seat)."
+            "(every event, redacted for your seat), `chat.message` (a chat message in either room, "
+            "unless your account mutes or blocks its author)."
         },
     )
 
@@ -106,6 +107,7 @@ class WebhookMessage(Schema):
         metadata={
             "description": "`event`: the Event, redacted for the seat; `turn.started`: "
             "turn, seat, deadline_seconds; `turn.deadline_near`: turn, seat, "
-            "seconds_left; `game.ended`: the GameEnded event; `webhook.test` (a test you asked for): webhook."
+            "seconds_left; `game.ended`: the GameEnded event; `chat.message`: the ChatMessage; "
+            "`webhook.test` (a test you asked for): webhook."
         },
     )
