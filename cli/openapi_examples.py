@@ -35,6 +35,7 @@ from workers.turn_jobs import play
 from .soft_authenticator import SoftPasskey
 
 INSTANT = "2026-11-26T12:00:00"
+INSTANT_EPOCH = 1795694400.0  #: INSTANT (UTC) in seconds since the epoch
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?")
 WEBHOOK_HOST = "203.0.113.7"  #: a documentation address (RFC 5737), allowed for the session
 SEED = 1  #: fixes every id, token and game seed of the recording
@@ -241,6 +242,11 @@ def _session() -> dict[str, dict[str, Any]]:
 
 def _chat(call: Any, refused: Any, game: str, ada: str, bo: str) -> str:
     """Two seats talk in the seats' room; one deletes a message. Returns the message kept."""
+    with mock.patch("application.chat.messages.time.time", lambda: INSTANT_EPOCH):  # when each was written
+        return _chat_session(call, refused, game, ada, bo)
+
+
+def _chat_session(call: Any, refused: Any, game: str, ada: str, bo: str) -> str:
     room = f"/games/{game}/chat/seats"
     kept = call(
         "postChatMessage",

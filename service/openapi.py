@@ -22,7 +22,7 @@ from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
 from application.accounts import scopes
-from application.outbound.webhooks import TEST_KIND
+from application.outbound.webhooks import CHAT_KIND, TEST_KIND
 
 from . import deprecation, openapi_components, openapi_types, schemas
 from .api_version import API_VERSION
@@ -286,7 +286,7 @@ def described() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     )
     assert marshmallow.converter is not None  # set up by APISpec
     operations = paths(marshmallow.converter)
-    webhooks = {kind: _webhook(kind) for kind in [*WEBHOOK_KINDS, TEST_KIND]}
+    webhooks = {kind: _webhook(kind) for kind in [*WEBHOOK_KINDS, CHAT_KIND, TEST_KIND]}
     # the problems every operation may answer, and each type of a person's news (PersonEvent's variants)
     _components(spec, operations, webhooks, _problems(limited=False), openapi_types.person_event_data())
     for path, item in operations.items():

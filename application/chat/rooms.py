@@ -71,7 +71,7 @@ def checked_text(words: Any) -> str:
         raise ServiceError("text: write something (1 to 500 characters)", field="text", errors={"text": ["empty"]})
     if len(words) > LONGEST_MESSAGE:
         why = f"at most {LONGEST_MESSAGE} characters (this has {len(words)})"
-        raise ServiceError(f"text: {why}", field="text", limit=LONGEST_MESSAGE, errors={"text": [why]})
+        raise ServiceError(f"text: {why}", field="text", errors={"text": [why]})
     hidden = hidden_characters(words.replace("\n", ""))
     if hidden:
         why = f"control and invisible formatting characters are refused: {', '.join(hidden[:5])}"
@@ -144,7 +144,7 @@ class GameChat:
         """A ``chat.message`` delivery for each seat's webhook that asked for them, unless the
         seat's account mutes or blocks the author."""
         holders = settings.get("accounts", {})
-        asked = [h for h in settings.get("webhooks", []) if "chat.message" in h["events"]]
+        asked = [h for h in settings.get("webhooks", []) if h.get("chat")]
         wanted = [h for h in asked if made["author"] not in self.unwanted(holders.get(h["seat"]))]
         if not wanted:
             return

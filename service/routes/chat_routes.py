@@ -83,7 +83,7 @@ def post_chat_message(game: str, room: str, caller: Caller, body: Body, headers:
     problems=(403, 404, 422),
 )
 def list_chat_messages(game: str, room: str, caller: Caller, query: Body) -> Answer:
-    return _chat().read(game, room, _caller(caller, writing=False), query["after"], query["limit"])
+    return _chat().read(game, room, _caller(caller, writing=False), query.get("after", "-"), query["limit"])
 
 
 @Operation(

@@ -101,7 +101,6 @@ class ChatPaging(Schema):
         unknown = EXCLUDE  #: other query parameters are ignored, as HTTP expects
 
     after = fields.String(
-        load_default="-",
         validate=validate.Regexp(MESSAGE_ID, error="must be a message id (0-<n>) from an earlier page"),
         metadata={"description": "A page's `next` (a message id): the messages after it. Without it, from the oldest."},
     )

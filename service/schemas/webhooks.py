@@ -7,7 +7,9 @@ from marshmallow import Schema, fields, validate
 
 from .common import Flag, Strict, Whole
 
-WEBHOOK_KINDS = ["turn.started", "turn.deadline_near", "game.ended", "event", "chat.message"]
+from application.outbound.webhooks import CHAT_KIND
+
+WEBHOOK_KINDS = ["turn.started", "turn.deadline_near", "game.ended", "event"]
 
 
 class WebhookRequest(Strict):
@@ -27,8 +29,14 @@ class WebhookRequest(Strict):
         metadata={
             "description": "Kinds: `turn.started` (your turn began), `turn.deadline_near` (the last "
             "quarter of your turn's deadline, at most 5 minutes), `game.ended`, `event` "
-            "(every event, redacted for your seat), `chat.message` (a chat message in either room, "
-            "unless your account mutes or blocks its author)."
+            "(every event, redacted for your seat); chat messages: `chat`."
+        },
+    )
+    chat = Flag(
+        load_default=False,
+        metadata={
+            "description": f"`true`: also each chat message in either room of the game (`{CHAT_KIND}`), unless your "
+            "seat's account mutes or blocks its author."
         },
     )
 
@@ -38,6 +46,7 @@ class Webhook(Schema):
     seat = Whole(required=True)
     url = fields.String(required=True)
     events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_KINDS)), required=True)
+    chat = Flag(metadata={"description": f"Whether chat messages are delivered too (`{CHAT_KIND}`)."})
     created = fields.String(required=True)
     enabled = Flag(required=True, metadata={"description": "False once deliveries kept failing or timing out."})
     failures = Whole(required=True, metadata={"description": "Deliveries in a row that failed every try."})
@@ -98,7 +107,7 @@ class DeliveryLog(Schema):
 
 
 class WebhookMessage(Schema):
-    type = fields.String(required=True, validate=validate.OneOf([*WEBHOOK_KINDS, "webhook.test"]))
+    type = fields.String(required=True, validate=validate.OneOf([*WEBHOOK_KINDS, CHAT_KIND, "webhook.test"]))
     game = fields.String(required=True)
     version = Whole(required=True, metadata={"description": "The game's version the message is about."})
     seat = Whole(required=True, metadata={"description": "The webhook's seat; `data` is redacted for it."})
