@@ -9,4 +9,4 @@ document is kept under openapi/released/, and ``python -m cli.api_changes`` says
 document changed since it and whether this version says so.
 """
 
-API_VERSION = "2.0.0"
+API_VERSION = "2.1.0"
