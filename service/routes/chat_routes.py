@@ -5,6 +5,7 @@ poll (service/routes/feed_routes.py, ``chat``) and the seats' webhooks (``chat.m
 from __future__ import annotations
 
 from flask import Blueprint, Response
+from marshmallow import fields, validate
 
 from application.accounts.scopes import PLAY, READ
 from application.chat.messages import LONGEST_MESSAGE, MOST_MESSAGES
@@ -12,10 +13,10 @@ from application.chat.rooms import GameChat, Reader
 from application.refusals import Unauthorized
 from application.settings import CHAT_MESSAGES_PER_MINUTE
 
-from ..operation import OPTIONAL_AUTH, Answer, Body, Caller, Operation, Reply, location
+from ..operation import OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply, location
 from ..requests import accounts, components, signed_in
 from ..retried import Made, Plan, once
-from ..schemas.chat import ChatMessage, ChatPage, ChatPaging, ChatRequest
+from ..schemas.chat import MESSAGE_ID, ChatMessage, ChatPage, ChatRequest
 from ..schemas.retries import RetryKey
 
 chat = Blueprint("chat", __name__)
@@ -24,6 +25,20 @@ ROOMS_TEXT = (
     "`room` is `seats` (the seats write and read it; nobody else reads it) or `spectators` (anyone "
     "signed in who holds no seat writes; everyone who may watch reads, the seats too)."
 )
+
+
+class ChatPaging(Parameters):
+    """A page of a room: ``limit`` messages after the message ``after``."""
+
+    after = fields.String(
+        validate=validate.Regexp(MESSAGE_ID, error="must be a message id (0-<n>) from an earlier page"),
+        metadata={"description": "A page's `next` (a message id): the messages after it. Without it, from the oldest."},
+    )
+    limit = fields.Integer(
+        load_default=100,
+        validate=validate.Range(1, 100, error="must be a whole number from 1 to 100"),
+        metadata={"description": "At most this many messages."},
+    )
 
 
 def _chat() -> GameChat:

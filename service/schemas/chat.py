@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from marshmallow import EXCLUDE, Schema, ValidationError, fields, validate
+from marshmallow import Schema, ValidationError, fields, validate
 
 from application.accounts.shown_text import hidden_characters
 from application.chat.messages import LONGEST_MESSAGE, ROOMS
@@ -94,18 +94,3 @@ def notice_document(notice: Any) -> dict[str, Any]:
     """A notice (application/chat/notices.py) as the stream and the long poll send it."""
     kind = "chat" if notice.kind == "message" else "chat.removed"
     return {"seq": notice.seq, "type": kind, "message": notice.message}
-
-
-class ChatPaging(Schema):
-    class Meta:
-        unknown = EXCLUDE  #: other query parameters are ignored, as HTTP expects
-
-    after = fields.String(
-        validate=validate.Regexp(MESSAGE_ID, error="must be a message id (0-<n>) from an earlier page"),
-        metadata={"description": "A page's `next` (a message id): the messages after it. Without it, from the oldest."},
-    )
-    limit = fields.Integer(
-        load_default=100,
-        validate=validate.Range(1, 100, error="must be a whole number from 1 to 100"),
-        metadata={"description": "At most this many messages."},
-    )

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from .common import Flag, Strict, Whole
-
 from application.outbound.webhooks import CHAT_KIND
+
+from .common import Flag, Strict, Whole
 
 WEBHOOK_KINDS = ["turn.started", "turn.deadline_near", "game.ended", "event"]
 
