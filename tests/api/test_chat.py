@@ -161,7 +161,8 @@ def test_a_muted_persons_words_never_reach_who_muted_them_in_the_room_or_the_lon
     api.app.extensions["bluemoon"].relations.mute(ada.account, bo.account)
     version = api.get(f"/games/{game}", token=ada.token).json["version"]
     _post(api, game, "you will never read this", bo.seat_token)
-    _post(api, game, "but this you will", ada.seat_token)
+    by_account = _post(api, game, "but this you will", ada.token)  # the account that holds the seat writes as it
+    assert by_account.status_code == 201 and by_account.json["seat"] == 0 and by_account.json["room"] == "seats"
     for token in (ada.token, ada.seat_token):  # the account, and the seat it holds
         assert [m["text"] for m in api.get(_room(game), token=token).json["messages"]] == ["but this you will"]
         polled = api.get(f"/games/{game}/events?after={version}&chat_after=0", token=token).json
