@@ -323,6 +323,7 @@ LINKS: dict[str, dict[str, dict[str, tuple[str, dict[str, str], str | None]]]] =
             "stream": ("streamEvents", _GAME, None),
             "atVersion": ("getGameAtVersion", {**_GAME, "version": "$response.body#/version"}, None),
             "join": ("joinSeat", {**_GAME, "seat": "$response.body#/seats/1/seat"}, None),
+            "spectatorsChat": ("listChatMessages", {**_GAME, "room": "spectators"}, None),
         }
     },
     "joinSeat": {"201": {"view": ("getGame", _GAME, None)}},

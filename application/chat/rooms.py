@@ -110,8 +110,9 @@ class GameChat:
         name: str = "",
         mark: str = "",
     ) -> dict[str, Any]:
-        """Keep ``writer``'s message in ``room`` and send it to the seats' webhooks that want it
-        ``name``: a spectator's, shown beside it (a seat's is its seat's)."""
+        """Keep ``writer``'s message in ``room`` and send it to the seats' webhooks that want it.
+        ``name``: a spectator's, shown beside it (a seat's is its seat's); ``mark``: a retried
+        request's (application/retries.py), so that its message is made once."""
         _known(room)
         if writer.seat is None and room == SEATS:
             raise Forbidden("only the game's seats write in the seats' room; write in 'spectators'")

@@ -70,7 +70,7 @@ def _caller(caller: Caller, writing: bool) -> Reader:
     headers=RetryKey,
     body=ChatRequest,
     responses={201: Reply("Posted.", ChatMessage, headers=location("The room (listChatMessages)."))},
-    problems=(401, 403, 404, 413, 415, 422),
+    problems=(400, 401, 403, 404, 413, 415, 422),
 )
 def post_chat_message(game: str, room: str, caller: Caller, body: Body, headers: Body) -> Answer:
     writer = _caller(caller, writing=True)
