@@ -283,6 +283,10 @@ QUOTA_CHALLENGES_PER_ACCOUNT = _declare(
     "QUOTA_CHALLENGES_PER_ACCOUNT", INTEGER, 10, LIMITS,
     "challenges one account has waiting for an answer at once (and one at a time between two people)",
 )  # fmt: skip
+CHAT_MESSAGES_PER_MINUTE = _declare(
+    "CHAT_MESSAGES_PER_MINUTE", INTEGER, 10, LIMITS,
+    "chat messages one person (an account, or a seat token without one) may post in one game a minute",
+)  # fmt: skip
 QUOTA_STREAMS_PER_ADDRESS = _declare(
     "QUOTA_STREAMS_PER_ADDRESS", INTEGER, 100, LIMITS,
     "event streams open at once from one client address (a household or a carrier NAT shares one)",

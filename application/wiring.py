@@ -23,6 +23,7 @@ from application.archive.moves import Mover
 from application.archive.opening import opened
 from application.background.handoff import Handoff
 from application.challenges.challenges import Challenges
+from application.chat.notices import CHAT
 from application.games.game_service import GameService
 from application.games.vacations import Vacations
 from application.lobby.open_games import Tables
@@ -74,6 +75,7 @@ class Components:
     suspensions: Suspensions
     mover: Mover  #: moves finished games to the archive (application/archive/)
     challenges: Challenges
+    chat_feed: Feed  #: the games' chat notices' live feed (application/chat/notices.py)
 
 
 def redis_url() -> str:
@@ -177,10 +179,12 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
     if isinstance(client, RedisCluster):  # the games' own channels, by sharded pub/sub
         feed: Feed = ClusterFeed(client, on_read=feed_lag("game"))
         person_feed: Feed = ClusterFeed(client, follows=PEOPLE, on_read=feed_lag("person"))
+        chat_feed: Feed = ClusterFeed(client, follows=CHAT)
     else:  # the feed's reader subscribes, so it has a connection of its own where there is a URL to open one
         reader = functools.partial(redis.Redis.from_url, url, **READER_TIMEOUTS) if url else lambda: client
         feed = Feed(client, reader, on_read=feed_lag("game"))
         person_feed = Feed(client, reader, follows=PEOPLE, on_read=feed_lag("person"))
+        chat_feed = Feed(client, reader, follows=CHAT)
     store = store_for(client, publish=True)  # each append is announced to the feeds
     service = GameService(client, store, handoff, on_append=feed.publish)
     accounts, ratings = Accounts(store), Ratings(store)
@@ -203,4 +207,5 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         suspensions,
         Mover(client, opened(), service.outbox),
         Challenges(store, service, accounts, relations, suspensions),
+        chat_feed,
     )

@@ -35,6 +35,7 @@ from workers.turn_jobs import play
 from .soft_authenticator import SoftPasskey
 
 INSTANT = "2026-11-26T12:00:00"
+INSTANT_EPOCH = 1795694400.0  #: INSTANT (UTC) in seconds since the epoch
 _TIME = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?")
 WEBHOOK_HOST = "203.0.113.7"  #: a documentation address (RFC 5737), allowed for the session
 SEED = 1  #: fixes every id, token and game seed of the recording
@@ -220,6 +221,7 @@ def _session() -> dict[str, dict[str, Any]]:
     app_id = _oauth(call, http, found)
     _suspended, report = _moderation(call, refused, http, found, app.extensions["bluemoon"], game)
     challenge = _challenges(call, refused, http, found, app.extensions["bluemoon"], workers)
+    message = _chat(call, refused, game, ada, bo)
     account = _people(call, refused, http, game, player)  # last: its requests draw ids too
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
@@ -238,8 +240,33 @@ def _session() -> dict[str, dict[str, Any]]:
         "report": report,
         "challenge": challenge,
         "account": account,  # (the people's: the moderators' suspended one, ``suspended``, shows in their examples)
+        "room": "seats",
+        "message": message,
     }
     return found
+
+
+def _chat(call: Any, refused: Any, game: str, ada: str, bo: str) -> str:
+    """Two seats talk in the seats' room; one deletes a message. Returns the message kept."""
+    with mock.patch("application.chat.messages.time.time", lambda: INSTANT_EPOCH):  # when each was written
+        return _chat_session(call, refused, game, ada, bo)
+
+
+def _chat_session(call: Any, refused: Any, game: str, ada: str, bo: str) -> str:
+    room = f"/games/{game}/chat/seats"
+    kept = call(
+        "postChatMessage",
+        "POST",
+        room,
+        {"text": "Good luck, have fun!"},
+        token=ada,
+        headers={"Idempotency-Key": "hello-1"},
+    )
+    refused("postChatMessage", "POST", room, {"text": "x" * 501}, ada)
+    wrong = call("postChatMessage", "POST", room, {"text": "sorry, wrong card"}, token=bo).get_json()["id"]
+    call("deleteChatMessage", "DELETE", f"{room}/{wrong}", token=bo)
+    call("listChatMessages", "GET", f"{room}?limit=20", token=ada)
+    return str(kept.get_json()["id"])
 
 
 def _webhook_asks(call: Any, service: Any, workers: _Workers, game: str, ada: str) -> str:

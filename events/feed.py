@@ -29,7 +29,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -89,6 +89,8 @@ class _Watched:
     grown: threading.Event = field(default_factory=threading.Event)
     watchers: int = 0
     recent: list[Any] = field(default_factory=list)  #: contiguous, ending at ``version``
+    #: the waits of ``wait_any`` that follow this stream among others: set with ``grown``
+    alarms: set[threading.Event] = field(default_factory=set)
 
 
 class Feed:
@@ -177,6 +179,12 @@ class Feed:
     def _wake(watched: _Watched) -> None:
         grown, watched.grown = watched.grown, threading.Event()
         grown.set()
+        for alarm in list(watched.alarms):
+            alarm.set()
+
+    def known(self, game: str) -> int:
+        """The newest number known of ``game``'s stream (watched by the caller)."""
+        return self._games[game].version
 
     def since(self, game: str, after: int) -> list[Any] | None:
         """The kept events of ``game`` after version ``after``, or None when the kept window
@@ -300,3 +308,18 @@ class Feed:
                 pubsub.close()
             except Exception:
                 log.debug("closing the feed's subscription failed", exc_info=True)
+
+
+def wait_any(waits: Sequence[tuple[Feed, str, int]], timeout: float) -> None:
+    """Block until any of several streams (each ``(feed, name, after)``, watched by the caller:
+    a game's events and its chat) is known past its number, or ``timeout`` seconds pass."""
+    alarm = threading.Event()
+    watched = [(feed, feed._games[name], after) for feed, name, after in waits]
+    for _, one, _ in watched:
+        one.alarms.add(alarm)  # before the check: a delivery in between still sets it
+    try:
+        if not any(one.version > after or feed.closing for feed, one, after in watched):
+            alarm.wait(timeout)
+    finally:
+        for _, one, _ in watched:
+            one.alarms.discard(alarm)

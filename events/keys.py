@@ -154,6 +154,31 @@ def chat_removed(game: str) -> str:
     return _key(game, "chat-removed")
 
 
+def chat_notices(game: str) -> str:
+    """What happened in a game's chat, in order, for its live feed: a Redis stream numbered
+    ``0-<n>`` (a message posted takes its number as its id; a removal takes the next one)."""
+    return _key(game, "chat-notices")
+
+
+def chat_marks(game: str) -> str:
+    """The chat messages made by a retried request: a hash of the request's mark -> message id."""
+    return _key(game, "chat-marks")
+
+
+def chat_live(game: str) -> str:
+    """On a cluster, the game's sharded channel on which each chat notice's number is published."""
+    return _key(game, "chat-live")
+
+
+def chat_news(game: str) -> str:
+    """On a single Redis, the channel of the game's shard on which each chat notice is announced
+    as ``<game> <n>``."""
+    return f"{tag(game)}:chat-news"
+
+
+CHAT_NEWS = "{*}:chat-news"  #: a PSUBSCRIBE pattern that matches every shard's ``chat_news`` channel
+
+
 def unstarted(shard_no: int) -> str:
     """The shard's games made by ``POST /games`` not yet looked at by the sweep: a sorted set of
     game id -> when it is due (epoch ms; application/games/sweeps.py)."""

@@ -91,6 +91,7 @@ def post_worker_init(worker: Any) -> None:
         if components is not None:
             gevent.spawn(components.feed.close)  # not in the signal handler itself: it takes a lock
             gevent.spawn(components.person_feed.close)  # the people's streams end with the games'
+            gevent.spawn(components.chat_feed.close)
 
     signal.signal(signal.SIGTERM, handle_exit)
 

@@ -15,7 +15,8 @@ import uuid
 import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager, suppress
+from contextlib import ExitStack, contextmanager, suppress
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import redis
@@ -25,7 +26,7 @@ from application.settings import BLUEMOON_SSE_KEEPALIVE, BLUEMOON_SSE_SECONDS
 from application.telemetry.metrics import OPEN_STREAMS
 from domain import redact
 from events import keys
-from events.feed import GAMES, Feed, Numbered
+from events.feed import GAMES, Feed, Numbered, wait_any
 from events.serialization import StoredEvent
 
 if TYPE_CHECKING:
@@ -73,7 +74,7 @@ def served(stored: StoredEvent, seat: int | None, revealed: bool) -> dict[str, A
     return _encoded(stored, seat, revealed)[0]
 
 
-def _next(c: Components, game: str, after: int) -> list[StoredEvent]:
+def read_next(c: Components, game: str, after: int) -> list[StoredEvent]:
     """The next page after ``after``: from the feed's kept events, else from the store."""
     kept = c.feed.since(game, after)
     return kept[:PAGE] if kept is not None else c.store.read(game, after=after, until=after + PAGE)
@@ -87,7 +88,7 @@ def poll(c: Components, game: str, after: int, wait: float, version: int) -> tup
         return stored, max(version, stored[-1].seq if stored else 0)
     with c.feed.watching(game):
         version = c.feed.wait(game, after, wait)
-        stored = _next(c, game, after) if version > after else []
+        stored = read_next(c, game, after) if version > after else []
     return stored, max(version, stored[-1].seq if stored else 0)
 
 
@@ -202,9 +203,11 @@ def frames(
     lifetime: float,
     keepalive: float,
     revealed: bool = False,
+    beside: Beside | None = None,
 ) -> Iterator[bytes]:
-    """The SSE body: the events after ``after``, then each new one as it comes (``followed``).
-    Once the game has ended (``revealed``, or a GameEnded in the stream) nothing is hidden any more."""
+    """The SSE body: the events after ``after``, then each new one as it comes (``followed``), and
+    the game's chat as it comes (``beside``). Once the game has ended (``revealed``, or a
+    GameEnded in the stream) nothing is hidden any more."""
 
     def encoded(batch: list[StoredEvent]) -> bytes:
         nonlocal revealed
@@ -216,11 +219,31 @@ def frames(
             c.feed,
             game,
             after,
-            lambda position: _next(c, game, position),
+            lambda position: read_next(c, game, position),
             encoded,
             lifetime=lifetime,
             keepalive=keepalive,
+            beside=beside,
         )
+
+
+@dataclass
+class Beside:
+    """A second stream an SSE body follows beside its own, on the same name (a game's chat beside
+    its events): its frames carry no ``id``, so Last-Event-ID goes on naming the first stream's."""
+
+    feed: Feed
+    position: int  #: the last number sent (or skipped)
+    read: Callable[[int], Sequence[Numbered]]
+    encoded: Callable[[Any], bytes]
+
+    def next_frames(self) -> bytes | None:
+        """The frames of what came after ``position``; None when nothing came."""
+        batch = self.read(self.position)
+        if not batch:
+            return None
+        self.position = batch[-1].seq
+        return self.encoded(batch)
 
 
 def followed(
@@ -232,8 +255,10 @@ def followed(
     *,
     lifetime: float,
     keepalive: float,
+    beside: Beside | None = None,
 ) -> Iterator[bytes]:
-    """An SSE body following the stream ``name`` of ``feed`` (a game's, a person's): its entries
+    """An SSE body following the stream ``name`` of ``feed`` (a game's, a person's; and ``beside``
+    it another, without ids: the game's chat): its entries
     after ``after`` (``read``: a page after a number; ``encoded``: a page as frames), then each new
     one as it comes, with a keep-alive comment after at most ``keepalive`` seconds of silence, for
     ``lifetime`` seconds (less up to LIFETIME_JITTER); then it ends, and EventSource resumes with
@@ -241,16 +266,24 @@ def followed(
     position = after
     ends = time.monotonic() + lifetime * (1 - LIFETIME_JITTER * random.random())
     yield b"retry: %d\n\n" % SSE_RETRY_MS
-    with feed.watching(name), OPEN_STREAMS.labels("game" if feed.follows is GAMES else "person").track_inprogress():
+    with ExitStack() as watching:
+        watching.enter_context(feed.watching(name))
+        watching.enter_context(OPEN_STREAMS.labels("game" if feed.follows is GAMES else "person").track_inprogress())
+        if beside is not None:
+            watching.enter_context(beside.feed.watching(name))
         while True:
             try:
                 batch = read(position)
+                extra = beside.next_frames() if beside is not None else None
             except redis.RedisError as error:
                 log.warning("stream of %s ends early: %s", name, error)
                 return
             if batch:
                 yield encoded(batch)
                 position = batch[-1].seq
+            if extra:
+                yield extra
+            if batch or extra is not None:  # something came (chat perhaps not for this reader): look again
                 continue
             left = ends - time.monotonic()
             if left <= 0:
@@ -261,5 +294,10 @@ def followed(
                 yield b"retry: %d\n\n: the server is restarting; reconnect with Last-Event-ID\n\n" % retry
                 return
             quiet = keepalive * (1 - KEEPALIVE_JITTER * random.random())
-            if feed.wait(name, position, min(quiet, left)) <= position and left > quiet:
+            if beside is None:
+                grew = feed.wait(name, position, min(quiet, left)) > position
+            else:
+                wait_any([(feed, name, position), (beside.feed, name, beside.position)], min(quiet, left))
+                grew = feed.known(name) > position or beside.feed.known(name) > beside.position
+            if not grew and left > quiet:
                 yield b": keep-alive\n\n"

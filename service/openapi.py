@@ -22,7 +22,7 @@ from apispec.ext.marshmallow.field_converter import FieldConverterMixin
 from marshmallow import fields
 
 from application.accounts import scopes
-from application.outbound.webhooks import TEST_KIND
+from application.outbound.webhooks import CHAT_KIND, TEST_KIND
 
 from . import deprecation, openapi_components, openapi_types, schemas
 from .api_version import API_VERSION
@@ -133,6 +133,7 @@ TAGS = {
     "play": "Your legal commands, and playing one.",
     "follow": "Events as they happen, and the game at any past version.",
     "webhooks": "Signed POSTs to your server when your turn begins, and more.",
+    "chat": "A game's chat rooms: the seats', and the spectators' (which the seats read too).",
     "audit": "The full log and the re-judged game, once it has ended.",
     "accounts": "Sign in without a password (an email link), personal access tokens for programs, and your "
     "games on every device.",
@@ -288,7 +289,7 @@ def described() -> tuple[dict[str, Any], dict[str, dict[str, Any]]]:
     )
     assert marshmallow.converter is not None  # set up by APISpec
     operations = paths(marshmallow.converter)
-    webhooks = {kind: _webhook(kind) for kind in [*WEBHOOK_KINDS, TEST_KIND]}
+    webhooks = {kind: _webhook(kind) for kind in [*WEBHOOK_KINDS, CHAT_KIND, TEST_KIND]}
     # the problems every operation may answer, and each type of a person's news (PersonEvent's variants)
     _components(spec, operations, webhooks, _problems(limited=False), openapi_types.person_event_data())
     for path, item in operations.items():
@@ -325,6 +326,7 @@ LINKS: dict[str, dict[str, dict[str, tuple[str, dict[str, str], str | None]]]] =
             "stream": ("streamEvents", _GAME, None),
             "atVersion": ("getGameAtVersion", {**_GAME, "version": "$response.body#/version"}, None),
             "join": ("joinSeat", {**_GAME, "seat": "$response.body#/seats/1/seat"}, None),
+            "spectatorsChat": ("listChatMessages", {**_GAME, "room": "spectators"}, None),
         }
     },
     "joinSeat": {"201": {"view": ("getGame", _GAME, None)}},

@@ -148,6 +148,10 @@ class PathParameters(Schema):
     subscription = fields.String(metadata={"description": "Push subscription id."})
     app = fields.String(metadata={"description": "An OAuth app's client id (app_...)."})
     report = fields.String(metadata={"description": "A report's id (r...)."})
+    room = fields.String(
+        metadata={"description": "A chat room: `seats` or `spectators`.", "enum": ["seats", "spectators"]}
+    )
+    message = fields.String(metadata={"description": "A chat message's id (0-<n>).", "pattern": "^0-[0-9]{1,15}$"})
 
 
 class TrueOrFalse(fields.Boolean):

@@ -32,6 +32,7 @@ from events.serialization import StoredEvent, now
 from events.store import OutboxWrite
 
 KINDS = ("turn.started", "turn.deadline_near", "game.ended", "event")
+CHAT_KIND = "chat.message"  #: a chat message's delivery, to a webhook made with ``chat`` (not one of its kinds)
 TEST_KIND = "webhook.test"  #: a test delivery's kind, asked for by the seat (no webhook subscribes to it)
 MAX_PER_SEAT = 10
 PREFIX = WORK["webhook"].prefix  #: a delivery's outbox entry: ``wh:<game>:<message>``
@@ -45,6 +46,10 @@ class UnsafeUrl(ServiceError):
 
 class TooManyWebhooks(ServiceError):
     status, code, title = 422, "too_many_webhooks", "The seat has as many webhooks as it may"
+
+
+class NotRedelivered(ServiceError):
+    status, code, title = 409, "not_redelivered", "Chat messages are not delivered again"
 
 
 class WebhookDisabled(ServiceError):
@@ -124,7 +129,7 @@ def new_secret() -> str:
 
 def _public(hook: dict[str, Any]) -> dict[str, Any]:
     """The webhook as its seat sees it: no secret; counters a webhook made before them lacks at 0."""
-    return {"timeouts": 0, "deferred": 0, **{k: v for k, v in hook.items() if k != "secret"}}
+    return {"timeouts": 0, "deferred": 0, "chat": False, **{k: v for k, v in hook.items() if k != "secret"}}
 
 
 class Webhooks:
@@ -135,7 +140,14 @@ class Webhooks:
         self.store = store  #: its writes wait for replicas, as appends do
 
     def create(
-        self, game: str, seat: int, url: str, kinds: list[str], hook_id: str | None = None, secret: str | None = None
+        self,
+        game: str,
+        seat: int,
+        url: str,
+        kinds: list[str],
+        hook_id: str | None = None,
+        secret: str | None = None,
+        chat: bool = False,
     ) -> dict[str, Any]:
         """A new webhook of ``seat``, with its secret. ``hook_id`` and ``secret``: chosen beforehand
         (a retried request's, application/retries.py): the webhook is made once, and made again
@@ -153,6 +165,7 @@ class Webhooks:
             "seat": seat,
             "url": url,
             "events": sorted(set(kinds)),
+            "chat": chat,
             "created": now(),
             "enabled": True,
             "failures": 0,
@@ -213,6 +226,8 @@ class Webhooks:
         found = next((e for e in sent if e["delivery"] == delivery and "body" in e), None)
         if found is None:
             raise NotFound(f"no delivery {delivery} in the log of webhook {hook_id}")
+        if found["kind"] == CHAT_KIND:  # its words may have been deleted or hidden since: read the room
+            raise NotRedelivered(f"a {CHAT_KIND} delivery is not sent again: read the game's chat room instead")
         message = {"webhook": hook["id"], "game": game, "id": delivery, "kind": found["kind"], "body": found["body"]}
         return self._send(f"{PREFIX}{game}:{delivery}", json.dumps(message, sort_keys=True), hook_id)
 
@@ -281,6 +296,18 @@ def deliveries(
             else:
                 writes.append(OutboxWrite(name, None))
     return writes
+
+
+def chat_deliveries(game: str, hooks: list[dict[str, Any]], message: dict[str, Any], version: int) -> list[OutboxWrite]:
+    """A CHAT_KIND delivery for each enabled webhook made with ``chat`` (a webhook is a
+    seat's, and seats read both rooms); the caller leaves out those whose person does not want
+    the author's words. Chat is not an event: ``version`` is the game's when it was posted."""
+    at = now_ms()
+    return [
+        _delivery(game, hook, CHAT_KIND, version, message, at)
+        for hook in hooks
+        if hook.get("enabled", True) and hook.get("chat")
+    ]
 
 
 def _seconds_to_deadline(settings: dict[str, Any], seat: int, at: int) -> int | None:

@@ -12,6 +12,7 @@ from .account_routes import account_api
 from .alert_routes import alert_api
 from .bot_routes import bot_api
 from .challenge_routes import challenges
+from .chat_routes import chat
 from .feed_routes import feeds
 from .game_routes import games
 from .lobby_routes import lobby
@@ -32,6 +33,7 @@ API = (
     play,
     feeds,
     webhooks,
+    chat,
     replay,
     meta,
     account_api,

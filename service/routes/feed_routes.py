@@ -11,12 +11,13 @@ from marshmallow import ValidationError, fields
 from marshmallow.validate import Range
 
 from application.accounts.scopes import READ
+from application.chat.rooms import GameChat
 from application.games.game_service import digest
 
-from .. import live
-from ..operation import MAX_VERSION, OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply
+from .. import chat_live, live
+from ..operation import MAX_VERSION, OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply, TrueOrFalse
 from ..quotas import quotas
-from ..requests import service, tokens
+from ..requests import components, service, signed_in, tokens
 from ..schemas.feeds import EventPage
 
 feeds = Blueprint("feeds", __name__)
@@ -78,6 +79,12 @@ class Page(Parameters):
             "description": f"Seconds (0 to {live.MAX_WAIT:g}) to wait for a new event when there is none yet.",
         },
     )
+    chat_after = Version(
+        metadata={
+            "description": "Also the game's chat: the notices after this number (0: every one kept) in `chat`, "
+            "and the wait ends for a chat message too; pass the page's `chat_next` next time."
+        }
+    )
 
 
 @Operation(
@@ -98,9 +105,18 @@ class Page(Parameters):
     problems=(403, 404, 422),
 )
 def list_events(game: str, caller: Caller, query: Body) -> Answer:
-    after = query["after"]
+    after, chat_after = query["after"], query.get("chat_after")
     state = service().state(game, caller.read)  # 404 for an unknown game
-    stored, version = live.poll(current_app.extensions["bluemoon"], game, after, query["wait"], state.version)
+    c = components()
+    chat: dict[str, Any] = {}
+    if chat_after is None:
+        stored, version = live.poll(c, game, after, query["wait"], state.version)
+    else:
+        reader = _chat_reader(caller)
+        stored, version, shown, chat_next = chat_live.poll(
+            c, game, after, chat_after, query["wait"], state.version, reader
+        )
+        chat = {"chat": shown, "chat_next": chat_next}
     finished = state.finished or any(s.type == "GameEnded" for s in stored)  # after the end, nothing is hidden
     cursor = stored[-1].seq if stored else after
     return {
@@ -109,11 +125,27 @@ def list_events(game: str, caller: Caller, query: Body) -> Answer:
         "events": [live.served(s, caller.seat, finished) for s in stored],
         "next": cursor,
         "next_after": cursor,  # the older name of `next` (deprecated), as clients written before it read it
+        **chat,
     }
+
+
+def _chat_reader(caller: Caller) -> Any:
+    """Who watches, as the chat sees them, read again each time (their mutes may change meanwhile)."""
+    c, account = components(), signed_in()
+    chat = GameChat(c.store, c.relations, c.suspensions)
+    return lambda: chat.reader(caller.seat, account, caller.settings)
 
 
 class Start(Parameters):
     after = Version(metadata={"description": "Start after this version; takes precedence over Last-Event-ID."})
+    chat = TrueOrFalse(
+        load_default=False,
+        metadata={
+            "description": "`true`: also the game's chat as it comes, as `event: chat` (a message) and "
+            "`event: chat.removed` frames without an `id` (Last-Event-ID keeps naming the game's version); "
+            "after a reconnection read the rooms for what came meanwhile."
+        },
+    )
 
 
 class Resume(Parameters):
@@ -194,6 +226,7 @@ def stream_events(game: str, caller: Caller, query: Body, headers: Body) -> Answ
         lifetime=config["SSE_SECONDS"],
         keepalive=config["SSE_KEEPALIVE"],
         revealed=finished,
+        beside=chat_live.beside(components(), game, _chat_reader(caller)) if query["chat"] else None,
     )
     response = Response(
         stream_with_context(frames),

@@ -53,7 +53,7 @@ def create_webhook(game: str, caller: Caller, body: Body, headers: Body) -> Answ
     assert seat is not None
 
     def made(plan: Plan) -> Made:
-        hook = _hooks().create(game, seat, body["url"], body["events"], plan["hook"], plan["secret"])
+        hook = _hooks().create(game, seat, body["url"], body["events"], plan["hook"], plan["secret"], body["chat"])
         return hook, {"Location": f"/games/{game}/webhooks/{hook['id']}"}
 
     return once("createWebhook", headers, made, lambda: {"hook": new_id(), "secret": new_secret()}, seat_token=True)
@@ -155,7 +155,8 @@ def test_webhook(game: str, hook: str, caller: Caller) -> Answer:
     description="Any delivery among the log's last 50 attempts, delivered or failed, goes again through the "
     "delivery path (signature, address check, timeouts, retries, budgets); the receiver knows it by its "
     "`webhook-id`. One still being retried is left to its next try. A disabled webhook is refused (409 "
-    "`webhook_disabled`): enable it first.",
+    "`webhook_disabled`): enable it first; so is a chat message's (409 `not_redelivered`: it may have been "
+    "deleted since).",
     security=AUTH,
     scope=WEBHOOKS,
     responses={202: Reply("On its way.", DeliverySent)},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from .chat import ChatNoticeDoc
 from .common import LEVELS, Whole
 
 
@@ -72,3 +73,8 @@ class EventPage(Schema):
             "deprecated": True,
         },
     )
+    chat = fields.List(
+        fields.Nested(ChatNoticeDoc),
+        metadata={"description": "Asked for by `chat_after`: the chat's notices after it that you may have."},
+    )
+    chat_next = Whole(metadata={"description": "Asked for by `chat_after`: pass it as `chat_after` next time."})

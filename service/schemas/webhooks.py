@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
+from application.outbound.webhooks import CHAT_KIND
+
 from .common import Flag, Strict, Whole
 
 WEBHOOK_KINDS = ["turn.started", "turn.deadline_near", "game.ended", "event"]
@@ -27,7 +29,14 @@ class WebhookRequest(Strict):
         metadata={
             "description": "Kinds: `turn.started` (your turn began), `turn.deadline_near` (the last "
             "quarter of your turn's deadline, at most 5 minutes), `game.ended`, `event` "
-            "(every event, redacted for your seat)."
+            "(every event, redacted for your seat); chat messages: `chat`."
+        },
+    )
+    chat = Flag(
+        load_default=False,
+        metadata={
+            "description": f"`true`: also each chat message in either room of the game (`{CHAT_KIND}`), unless your "
+            "seat's account mutes or blocks its author."
         },
     )
 
@@ -37,6 +46,7 @@ class Webhook(Schema):
     seat = Whole(required=True)
     url = fields.String(required=True)
     events = fields.List(fields.String(validate=validate.OneOf(WEBHOOK_KINDS)), required=True)
+    chat = Flag(metadata={"description": f"Whether chat messages are delivered too (`{CHAT_KIND}`)."})
     created = fields.String(required=True)
     enabled = Flag(required=True, metadata={"description": "False once deliveries kept failing or timing out."})
     failures = Whole(required=True, metadata={"description": "Deliveries in a row that failed every try."})
@@ -97,7 +107,7 @@ class DeliveryLog(Schema):
 
 
 class WebhookMessage(Schema):
-    type = fields.String(required=True, validate=validate.OneOf([*WEBHOOK_KINDS, "webhook.test"]))
+    type = fields.String(required=True, validate=validate.OneOf([*WEBHOOK_KINDS, CHAT_KIND, "webhook.test"]))
     game = fields.String(required=True)
     version = Whole(required=True, metadata={"description": "The game's version the message is about."})
     seat = Whole(required=True, metadata={"description": "The webhook's seat; `data` is redacted for it."})
@@ -106,6 +116,7 @@ class WebhookMessage(Schema):
         metadata={
             "description": "`event`: the Event, redacted for the seat; `turn.started`: "
             "turn, seat, deadline_seconds; `turn.deadline_near`: turn, seat, "
-            "seconds_left; `game.ended`: the GameEnded event; `webhook.test` (a test you asked for): webhook."
+            "seconds_left; `game.ended`: the GameEnded event; `chat.message`: the ChatMessage; "
+            "`webhook.test` (a test you asked for): webhook."
         },
     )

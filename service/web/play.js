@@ -6,6 +6,7 @@
 // What the page shows is a function of one state object (state.js): update() is the only way to
 // change it, and it redraws every panel.
 import { board, listen, rewards } from "/web/board.js";
+import { startChat } from "/web/chat.js";
 import { words as commandWords } from "/web/command_words.js";
 import { describe } from "/web/event_words.js";
 import { verify } from "/web/fairness.js";
@@ -566,7 +567,8 @@ async function showAudits() {
 // ---- live: the event stream -------------------------------------------------------------------
 function listenLive() {
   let reload = null;
-  follow(`/games/${game}/stream`, state.token, (events) => {
+  const chat = startChat($("chat"), game, state.token, state.seat);
+  const heard = (events) => {
     // the events that arrived together are logged in one update
     update({
       newest: Math.max(state.newest, ...events.map((e) => e.seq)),
@@ -578,7 +580,8 @@ function listenLive() {
     reload = setTimeout(() => {
       if (state.newest > state.version) load();
     }, 150);
-  });
+  };
+  follow(`/games/${game}/stream?chat=true`, state.token, heard, chat.heard, chat.reopened);
 }
 
 /** The tile an event happened on, for the last-move highlight; null for events elsewhere. */

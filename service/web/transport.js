@@ -43,14 +43,18 @@ export async function file(path) {
 /** Follow the event stream at ``path`` for ever: ``heard`` gets the events of each burst that
  * arrived together. EventSource cannot send a token, so the stream is read with fetch; when the
  * connection drops (a sleeping tab, a restart) it is resumed a second later from the last event
- * heard (Last-Event-ID), so no event is missed or heard twice. */
-export async function follow(path, token, heard) {
+ * heard (Last-Event-ID), so no event is missed or heard twice. Frames without an id (a game's
+ * chat, asked for with ?chat=true) go to ``beside`` as {type, data} and leave Last-Event-ID as it
+ * was; ``reopened`` is called after each reconnection (what came meanwhile beside is not resent). */
+export async function follow(path, token, heard, beside = null, reopened = null) {
   let lastEvent = "";
+  let opened = 0;
   for (;;) {
     try {
       const response = await fetch(path, {
         headers: { ...bearer(token), ...(lastEvent ? { "Last-Event-ID": lastEvent } : {}) },
       });
+      if (opened++ && reopened) reopened();
       const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
       let buffer = "";
       for (;;) {
@@ -64,9 +68,12 @@ export async function follow(path, token, heard) {
           if (frame) frames.push(frame);
           buffer = buffer.slice(cut + 2);
         }
-        if (!frames.length) continue;
-        lastEvent = frames.at(-1).id;
-        heard(frames.map((f) => f.event));
+        const numbered = frames.filter((f) => f.id !== undefined);
+        const others = frames.filter((f) => f.id === undefined);
+        if (others.length && beside) beside(others.map((f) => ({ type: f.type, data: f.event })));
+        if (!numbered.length) continue;
+        lastEvent = numbered.at(-1).id;
+        heard(numbered.map((f) => f.event));
       }
     } catch {
       // the connection dropped: resume after a second
@@ -83,5 +90,5 @@ function parsed(text) {
       .filter((l) => l && !l.startsWith(":"))
       .map((l) => [l.slice(0, l.indexOf(":")), l.slice(l.indexOf(":") + 2)]),
   );
-  return fields.data ? { id: fields.id, event: JSON.parse(fields.data) } : null;
+  return fields.data ? { id: fields.id, type: fields.event, event: JSON.parse(fields.data) } : null;
 }

@@ -79,6 +79,7 @@ def test_the_document_is_served_as_json_too_and_is_openapi_3_1_with_webhooks(api
         "turn.deadline_near",
         "game.ended",
         "event",
+        "chat.message",
         "webhook.test",
     }
 

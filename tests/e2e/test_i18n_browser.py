@@ -11,6 +11,7 @@ import pytest
 
 from tests.e2e.conftest import call, wait_until
 from tests.support.browser import (
+    GAME_STREAM,
     SHOTS,
     browser,  # noqa: F401 (the fixture)
     page_with_errors,
@@ -97,7 +98,7 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     # command it sends is refused, and the problem is worded in the language from its code
     other = page_with_errors(browser, errors, locale=locale)
     held: list = []
-    other.route("**/stream", lambda route: held.append(route))
+    other.route(GAME_STREAM, lambda route: held.append(route))
     other.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
     other.wait_for_selector("#board g.target.step")
     deadline = time.monotonic() + 10
@@ -112,7 +113,7 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     assert said["stale"] in other.text_content("#problem"), other.text_content("#problem")
     for route in held:
         route.continue_()
-    other.unroute("**/stream")
+    other.unroute(GAME_STREAM)
 
     # another language, picked in the header: the page is worded anew at once, and kept
     page.select_option("#language", "en")

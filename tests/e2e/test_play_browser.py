@@ -14,6 +14,7 @@ from playwright.sync_api import Error as PlaywrightError
 
 from tests.e2e.conftest import call, wait_until
 from tests.support.browser import (
+    GAME_STREAM,
     SHOTS,
     browser,  # noqa: F401 (the fixture)
     page_with_errors,
@@ -238,7 +239,7 @@ def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, b
     wait_until(watcher, "document.querySelectorAll('#log li').length >= 5")
     seen = watcher.locator("#log li").count()
     cut: list[int] = []
-    watcher.route("**/stream", lambda route: (cut.append(1), route.abort()))
+    watcher.route(GAME_STREAM, lambda route: (cut.append(1), route.abort()))
     deadline = time.monotonic() + 10
     while not cut and time.monotonic() < deadline:
         watcher.wait_for_timeout(100)
@@ -248,7 +249,7 @@ def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, b
     assert call(server, "POST", f"/games/{game}/commands", end, token=tokens[first])[0] == 200
     watcher.wait_for_timeout(1500)  # asleep: the events cannot reach the page
     assert watcher.locator("#log li").count() == seen
-    watcher.unroute("**/stream")
+    watcher.unroute(GAME_STREAM)
     _, events = call(server, "GET", f"/games/{game}/events", token=tokens[1 - first])
     total = len(events["events"])
     wait_until(watcher, f"document.querySelectorAll('#log li').length >= {total}", timeout=10_000)
@@ -266,7 +267,7 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):  # noqa: 
     game, tokens, first = two_humans_over_http(server)
     page = page_with_errors(browser, errors)
     held: list = []
-    page.route("**/stream", lambda route: held.append(route))  # left unanswered until released below
+    page.route(GAME_STREAM, lambda route: held.append(route))  # left unanswered until released below
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
     page.wait_for_selector("#board g.target.step")
     deadline = time.monotonic() + 10
@@ -288,7 +289,7 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):  # noqa: 
     assert "version" in shown or "turn" in shown, shown
     for route in held:
         route.continue_()
-    page.unroute("**/stream")
+    page.unroute(GAME_STREAM)
     wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
     assert [e for e in errors if "409" not in e and "412" not in e] == []
 

@@ -20,6 +20,8 @@ from events.embedded import free_port
 from tests.e2e.conftest import call, wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
+#: A game's event stream as the play page asks for it (with ``?chat=true``), for a test's route.
+GAME_STREAM = re.compile(r"/games/[^/?]+/stream(\?.*)?$")
 SHOTS = ROOT / "var" / "screenshots"
 
 
