@@ -93,7 +93,6 @@ class Problem(Schema):
     limit = fields.String(
         metadata={"description": "With a refusal past a limit or quota: the setting that sets it (docs/operations.md)."}
     )
-    until = Whole(metadata={"description": "With account_suspended: when the suspension ends (ms since the epoch)."})
     scope = fields.String(
         metadata={
             "description": "With insufficient_scope or session_required: the scope the operation needs, as the "
