@@ -218,6 +218,7 @@ def _session() -> dict[str, dict[str, Any]]:
     changelog = http.get("/changelog").get_data(as_text=True)  # its first lines: the format's own, they stay
     found["changelog"] = {"request": None, "response": "\n".join(changelog.splitlines()[:3]) + "\n…"}
     app_id = _oauth(call, http, found)
+    _searches(call, refused, http, found, player)  # last: its requests draw ids, which would change the others'
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -486,6 +487,14 @@ def _lobby(
     call("playerRating", "GET", f"/players/{player}/rating")
     del call("leaderboard", "GET", "/leaderboard?limit=10").get_json()["bots"][2:]  # (the recorded body: kept short)
     return str(opened["id"]), str(player), eli
+
+
+def _searches(call: Any, refused: Any, http: Any, found: dict[str, Any], player: str) -> None:
+    """The lobby's finished game found among its first player's games, and exported."""
+    call("listPlayerGames", "GET", f"/players/{player}/games?players=3&result=lost&limit=10")
+    refused("listPlayerGames", "GET", f"/players/{player}/games?players=5", None)
+    exported = http.get(f"/players/{player}/games/export?players=3&limit=1").get_data(as_text=True)
+    found["exportPlayerGames"] = {"request": None, "response": exported[:200] + "…"}  # one game's log, cut short
 
 
 def _write_news(components: Any, workers: _Workers) -> None:

@@ -20,6 +20,7 @@ from .passkey_routes import passkey_api
 from .person_stream_routes import people
 from .play_routes import play
 from .replay_routes import replay
+from .search_routes import search_api
 from .webhook_routes import webhooks
 
 API = (
@@ -36,6 +37,7 @@ API = (
     alert_api,
     people,
     oauth_api,
+    search_api,
 )
 api = Blueprint("api", __name__)
 for feature in API:
