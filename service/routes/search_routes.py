@@ -17,6 +17,7 @@ from application.search.player_games import MAX_EXPORTED, Filters, aware, search
 from domain import Edition
 
 from ..operation import OPTIONAL_PERSON, Answer, Body, Operation, Paging, Reply
+from ..quotas import quotas
 from ..requests import accounts, service, signed_in
 from ..schemas.games import GameList
 from .game_routes import with_seat
@@ -99,7 +100,8 @@ NEXT_LINK = {
     summary=f"The finished games a search finds, as NDJSON: each line one game's log (as getLog answers it), "
     f"at most {MAX_EXPORTED} a request.",
     description="The same filters as `listPlayerGames`; only finished games (a game's log is published when it ends). "
-    "Streamed; `bluemoon-audit file.ndjson` verifies it offline, line by line.",
+    "Streamed; `bluemoon-audit file.ndjson` verifies it offline, line by line. Counted against "
+    "QUOTA_EXPORTS_PER_ADDRESS (429 `too_many_exports` past it).",
     security=OPTIONAL_PERSON,
     scope=READ,
     query=ExportSearch,
@@ -114,10 +116,12 @@ NEXT_LINK = {
             headers=NEXT_LINK,
         )
     },
-    problems=(401, 403, 404, 422),
+    problems=(401, 403, 404, 422, 429),
 )
 def export_player_games(player: str, query: Body) -> Answer:
     _, page = _searched(player, {**query, "status": "finished"})
+    if limits := quotas():
+        limits.count_export()
     games = [s["game"] for s in page.games]
 
     def lines() -> Iterator[bytes]:

@@ -5,7 +5,12 @@ from __future__ import annotations
 
 import json
 
+import fakeredis
+
+from application.background.handoff import CallbackHandoff
 from cli.bluemoon_audit import main as audit_main
+from service.app import create_app
+from tests.api.client import CheckedClient
 from tests.support.archive import moved
 from tests.support.lobby import account_of, auth, people
 from tests.support.scenarios import scenario_body
@@ -117,3 +122,23 @@ def test_bad_filters_are_refused_naming_them(api):
             assert field in json.dumps(answer.json), (field, answer.json)
     assert api.get(f"/players/{ada_id}/games/export", query_string={"limit": 1001}).status_code == 422
     assert api.get("/players/nobody-at-all/games").status_code == 404
+
+
+def test_an_address_exports_at_most_its_quota_an_hour():
+    """The export quota (QUOTA_EXPORTS_PER_ADDRESS), from the abuser's side: past it a 429 naming it."""
+    loose = {"RATE_LIMIT_WRITES": "1000 per minute", "RATE_LIMIT_READS": "1000 per minute"}
+    api = CheckedClient(
+        create_app(
+            {"REDIS_CLIENT": fakeredis.FakeRedis(), "HANDOFF": CallbackHandoff(lambda t: None), **loose}
+            | {"QUOTA_EXPORTS_PER_ADDRESS": "2 per hour"}
+        )
+    )
+    (ada,) = people(api, "quota-ada")
+    ada_id = account_of(api, ada)
+    finished_against(api, ada)
+    answers = [api.get(f"/players/{ada_id}/games/export") for _ in range(3)]
+    assert [a.status_code for a in answers] == [200, 200, 429]
+    refused = answers[-1].json
+    assert refused["code"] == "too_many_exports" and refused["limit"] == "QUOTA_EXPORTS_PER_ADDRESS"
+    assert 3500 < int(answers[-1].headers["Retry-After"]) <= 3600
+    assert api.get(f"/players/{ada_id}/games/export", environ_base={"REMOTE_ADDR": "203.0.113.9"}).status_code == 200
