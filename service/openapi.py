@@ -57,7 +57,7 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         422: "Malformed request: see errors.",
         428: "No expected version given.",
         429: "Too many requests from this address or with this token (reads and writes are counted apart), or "
-        "past a quota (code too_many_games, too_many_open_games, too_many_exports, too_many_streams or rate_limited; `limit` names "
+        "past a quota (code too_many_games, too_many_open_games, too_many_streams or rate_limited; `limit` names "
         "the setting): wait Retry-After seconds. Limits and quotas: see the API description.",
         414: "The URL is longer than 2,048 characters.",
         500: "An error of the service's own; nothing was changed. The X-Request-ID header names it in the logs.",
