@@ -273,6 +273,10 @@ QUOTA_GAMES_PER_ACCOUNT = _declare(
     "QUOTA_GAMES_PER_ACCOUNT", WINDOW, "30 per hour", LIMITS,
     "games created by one signed-in account, from any address (a rematch does not count)",
 )  # fmt: skip
+QUOTA_EXPORTS_PER_ADDRESS = _declare(
+    "QUOTA_EXPORTS_PER_ADDRESS", WINDOW, "30 per hour", LIMITS,
+    "exports of games (`GET /players/{player}/games/export`, up to 1,000 logs each) by one client address",
+)  # fmt: skip
 QUOTA_OPEN_GAMES_PER_ACCOUNT = _declare(
     "QUOTA_OPEN_GAMES_PER_ACCOUNT", INTEGER, 5, LIMITS, "open games one account has waiting in the lobby at once"
 )

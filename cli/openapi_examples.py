@@ -222,7 +222,8 @@ def _session() -> dict[str, dict[str, Any]]:
     _suspended, report = _moderation(call, refused, http, found, app.extensions["bluemoon"], game)
     challenge = _challenges(call, refused, http, found, app.extensions["bluemoon"], workers)
     message = _chat(call, refused, game, ada, bo)
-    account = _people(call, refused, http, game, player)  # last: its requests draw ids too
+    account = _people(call, refused, http, game, player)  # late: its requests draw ids too
+    _searches(call, refused, http, found, player)  # last: its requests draw ids, which would change the others'
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -611,6 +612,14 @@ def _challenges(call: Any, refused: Any, http: Any, found: dict[str, Any], compo
         for event in http.get("/me/events?after=0", headers={"Authorization": f"Bearer {token}"}).get_json()["events"]:
             found["personEvents"].setdefault(event["type"], event)
     return str(made["id"])
+
+
+def _searches(call: Any, refused: Any, http: Any, found: dict[str, Any], player: str) -> None:
+    """The lobby's finished game found among its first player's games, and exported."""
+    call("listPlayerGames", "GET", f"/players/{player}/games?players=3&result=lost&limit=10")
+    refused("listPlayerGames", "GET", f"/players/{player}/games?players=5", None)
+    exported = http.get(f"/players/{player}/games/export?players=3&limit=1").get_data(as_text=True)
+    found["exportPlayerGames"] = {"request": None, "response": exported[:200] + "…"}  # one game's log, cut short
 
 
 def _write_news(components: Any, workers: _Workers) -> None:

@@ -9,6 +9,9 @@ signed-in account, in one round trip. A rematch does not count: it needs every s
 finished game to accept, so it is bounded by the games played. Past a quota the answer is 429
 ``too_many_games`` with ``Retry-After``, and nothing is made.
 
+Exports: ``GET /players/{player}/games/export`` counts for the address once its request is
+valid; past the quota the answer is 429 ``too_many_exports`` with ``Retry-After``.
+
 Streams: a stream takes a slot for its address and one for its token (a game's) or its account
 (a person's, ``GET /me/stream``) when it opens (429 ``too_many_streams`` past either) and gives both back when its response is closed, also when
 the client goes away. A slot is a member of a sorted set scored with when it lapses; the
@@ -40,6 +43,7 @@ DEFAULTS = {
     for name in (
         "QUOTA_GAMES_PER_ADDRESS",
         "QUOTA_GAMES_PER_ACCOUNT",
+        "QUOTA_EXPORTS_PER_ADDRESS",
         "QUOTA_STREAMS_PER_ADDRESS",
         "QUOTA_STREAMS_PER_TOKEN",
         "QUOTA_STREAMS_PER_ACCOUNT",
@@ -50,6 +54,10 @@ PREFIX = "quota"  #: no hash tag: the counters spread over every slot of a clust
 
 class TooManyGames(ServiceError):
     status, code, title = 429, "too_many_games", "Too many games created lately"
+
+
+class TooManyExports(ServiceError):
+    status, code, title = 429, "too_many_exports", "Too many exports lately"
 
 
 class TooManyStreams(ServiceError):
@@ -67,6 +75,7 @@ class Quotas:
             "address": Limit.parse("QUOTA_GAMES_PER_ADDRESS", setting("QUOTA_GAMES_PER_ADDRESS")),
             "account": Limit.parse("QUOTA_GAMES_PER_ACCOUNT", setting("QUOTA_GAMES_PER_ACCOUNT")),
         }
+        self.exports = Limit.parse("QUOTA_EXPORTS_PER_ADDRESS", setting("QUOTA_EXPORTS_PER_ADDRESS"))
         self.streams = {
             "address": ("QUOTA_STREAMS_PER_ADDRESS", int(setting("QUOTA_STREAMS_PER_ADDRESS"))),
             "token": ("QUOTA_STREAMS_PER_TOKEN", int(setting("QUOTA_STREAMS_PER_TOKEN"))),
@@ -90,6 +99,24 @@ class Quotas:
                     retry_after=max(1, -(-counted.left_ms // 1000)),
                     limit=limit.scope,
                 )
+
+    def count_export(self) -> None:
+        """One more export by this request's address; 429 past its quota (an export reads up to
+        1,000 logs: the read rate limit alone would let one address read a million an hour)."""
+        limit = self.exports
+        key = f"{PREFIX}:exports:{limit.seconds}:{client_address()}"
+        try:
+            (counted,) = counters.count(self.client, [(key, limit.seconds)])
+        except redis.RedisError as error:  # the quotas guard the service; they must not stop it
+            current_app.logger.warning("export quota not counted: %s", error)
+            return
+        if counted.total > limit.amount:
+            raise TooManyExports(
+                f"at most {limit.amount} exports in {limit.seconds} s per address ({limit.scope}); "
+                "wait Retry-After seconds",
+                retry_after=max(1, -(-counted.left_ms // 1000)),
+                limit=limit.scope,
+            )
 
     def open_stream(self, token_digest: str | None, account: str | None = None) -> Callable[[], None]:
         """Take a stream slot for this request's address (and its valid seat token, or the

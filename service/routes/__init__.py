@@ -24,6 +24,7 @@ from .people_routes import people_api
 from .person_stream_routes import people
 from .play_routes import play
 from .replay_routes import replay
+from .search_routes import search_api
 from .webhook_routes import webhooks
 
 API = (
@@ -44,6 +45,7 @@ API = (
     oauth_api,
     moderation,
     people_api,
+    search_api,
 )
 api = Blueprint("api", __name__)
 for feature in API:

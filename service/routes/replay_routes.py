@@ -61,6 +61,11 @@ def _finished_log(game: str) -> tuple[Any, list[StoredEvent]]:
     problems=(404, 409),
 )
 def log(game: str) -> Answer:
+    return published_log(game)
+
+
+def published_log(game: str) -> dict[str, Any]:
+    """The finished game's log, as ``getLog`` answers it (and an export writes it); refused before the end."""
     return finished_document(service().client, game, "log", lambda: _log_of(game))
 
 
@@ -92,5 +97,5 @@ def audit_game(game: str) -> Answer:
 
 
 def _audit_of(game: str) -> dict[str, Any]:
-    published = finished_document(service().client, game, "log", lambda: _log_of(game))
+    published = published_log(game)
     return {"game": game, **audit_log({"seed": published["seed"], "events": published["events"]})}

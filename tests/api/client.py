@@ -49,6 +49,7 @@ SPEC = OpenAPI.from_dict(
             "application/yaml": yaml.safe_load,
             "text/html": lambda body: body.decode() if isinstance(body, bytes) else body,
             "text/markdown": lambda body: body.decode() if isinstance(body, bytes) else body,
+            "application/x-ndjson": lambda body: body.decode() if isinstance(body, bytes) else body,
         }
     ),
 )

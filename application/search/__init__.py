@@ -1,0 +1,1 @@
+"""Search over a person's games, and their export (application/search/player_games.py)."""
