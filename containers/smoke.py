@@ -107,7 +107,8 @@ def play() -> None:
 
 def check_containers() -> None:
     """Non-root web process, the image's health check passing, Redis keeping an append-only file,
-    the archive's tables made in PostgreSQL by the service (which refuses to start without it)."""
+    the archive's tables made in PostgreSQL by the service (which refuses to start without it),
+    ``bluemoon-admin backup`` (Redis and the archive, by pg_dump) made and verified in the image."""
     uid = run("podman", "exec", f"{PROJECT}_web_1", "id", "-u").strip()
     assert uid == "10001", f"the web process runs as uid {uid}"
     run("podman", "healthcheck", "run", f"{PROJECT}_web_1")
@@ -116,7 +117,12 @@ def check_containers() -> None:
     tables = run("podman", "exec", f"{PROJECT}_postgres_1", "psql", "-U", "postgres", "-d", "bluemoon", "-tAc",
                  "SELECT tablename FROM pg_tables WHERE tableowner = 'bluemoon' ORDER BY 1").split()  # fmt: skip
     assert "archived_games" in tables, f"the service made no archive in PostgreSQL: {tables}"
-    print(f"web runs as uid 10001, its health check passes, Redis has appendonly yes, PostgreSQL holds {tables}")
+    web = ("podman", "exec", f"{PROJECT}_web_1", "bluemoon-admin")
+    run(*web, "backup", "/home/bluemoon/smoke-backup")
+    run(*web, "backup", "--verify", "/home/bluemoon/smoke-backup")
+    print(
+        f"a backup made and verified in the web container; web runs as uid 10001, its health check passes, Redis has appendonly yes, PostgreSQL holds {tables}"
+    )
 
 
 def main() -> None:
