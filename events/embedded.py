@@ -53,19 +53,28 @@ def server_argv(data_dir: Path, port: int, persist: bool = True, binary: str = "
     return args
 
 
+class ExitedAtStart(RuntimeError):
+    """The redis-server exited at its start: most often its port was taken meanwhile (free_port
+    only says it was free a moment before)."""
+
+
 def wait_for(port: int, process: subprocess.Popen[bytes], seconds: float = 10) -> None:
-    """Return once the server on ``port`` answers; fail if ``process`` exits first."""
+    """Return once ``process`` answers on ``port`` (not another server that took the port between
+    free_port and the start: that one is someone else's data); fail if ``process`` exits first."""
     client = redis.Redis(host="127.0.0.1", port=port)
     deadline = time.monotonic() + seconds
     try:
         while True:
             try:
-                client.ping()
-                return
-            except redis.ConnectionError as error:
-                if process.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("the embedded redis-server did not start") from error
-                time.sleep(0.02)
+                if int(client.info("server")["process_id"]) == process.pid and client.ping():
+                    return
+            except redis.ConnectionError:  # not listening yet, or still loading its data (BusyLoadingError)
+                pass
+            if process.poll() is not None:
+                raise ExitedAtStart(f"the embedded redis-server exited at its start (port {port})")
+            if time.monotonic() > deadline:
+                raise RuntimeError("the embedded redis-server did not start")
+            time.sleep(0.02)
     finally:
         client.close()
 
@@ -83,10 +92,16 @@ class EmbeddedRedis:
     ) -> None:
         self.data_dir = Path(data_dir)
         self.data_dir.mkdir(parents=True, exist_ok=True)
-        self.port = port or free_port()
-        self.argv = [*server_argv(self.data_dir, self.port, persist, binary), *extra]
-        self.url = f"redis://127.0.0.1:{self.port}/0"
-        self.restart()
+        for attempt in range(1 if port else 3):  # a port of our choosing taken meanwhile: choose another
+            self.port = port or free_port()
+            self.argv = [*server_argv(self.data_dir, self.port, persist, binary), *extra]
+            self.url = f"redis://127.0.0.1:{self.port}/0"
+            try:
+                self.restart()
+                return
+            except ExitedAtStart:
+                if port or attempt == 2:
+                    raise
 
     def restart(self) -> None:
         """Start the server again as it was started (after it stopped or was killed)."""

@@ -153,10 +153,10 @@ def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
         base = f"http://127.0.0.1:{port}"
         deadline = time.monotonic() + 60
         while True:
-            try:
-                if call(base, "GET", "/readyz")[0] == 200:
+            try:  # (gunicorn accepts before its workers answer: a probe that times out is not ready yet)
+                if call(base, "GET", "/readyz", timeout=5)[0] == 200:
                     return base
-            except (urllib.error.URLError, ConnectionError):
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
                 pass
             assert proc.poll() is None and time.monotonic() < deadline, (
                 "the service did not start: " + logs[-1].read_text(errors="replace")[-3000:]

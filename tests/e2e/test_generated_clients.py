@@ -12,7 +12,6 @@ from __future__ import annotations
 import importlib
 import os
 import random
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ import pytest
 
 from tests.e2e.conftest import personal_token, signed_in_session
 from tests.support.generated_clients import choose_like_a_human
+from tests.support.shared_folders import held, install_node_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent  # the generator runs ruff on its output, from the same venv
@@ -121,18 +121,21 @@ def test_the_generated_python_client_plays_a_whole_game_against_a_greedy_bot(gen
 def test_openapi_typescript_types_compile_a_typed_example_client(tmp_path):
     """Slow: npm installs the TypeScript tools and tsc type-checks the client."""
     project = ROOT / "clients" / "typescript"
-    assert shutil.which("npm"), "node and npm are needed (.ci/run installs them)"
-    if not (project / "node_modules" / ".bin" / "tsc").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=project, check=True, capture_output=True)
-    types = subprocess.run(
-        ["npx", "--no-install", "openapi-typescript", str(ROOT / "openapi.yaml"), "-o", "src/api.d.ts"],
-        cwd=project,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    assert types.returncode == 0, types.stdout + types.stderr
-    compiled = subprocess.run(
-        ["npx", "--no-install", "tsc", "--noEmit", "-p", "."], cwd=project, capture_output=True, text=True, check=False
-    )
+    with held(project):  # (tests/e2e/test_client_packages.py writes src/api.d.ts too)
+        install_node_tools(project, ".bin/tsc")
+        types = subprocess.run(
+            ["npx", "--no-install", "openapi-typescript", str(ROOT / "openapi.yaml"), "-o", "src/api.d.ts"],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert types.returncode == 0, types.stdout + types.stderr
+        compiled = subprocess.run(
+            ["npx", "--no-install", "tsc", "--noEmit", "-p", "."],
+            cwd=project,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     assert compiled.returncode == 0, compiled.stdout + compiled.stderr

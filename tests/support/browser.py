@@ -5,8 +5,6 @@ screens and accessibility tests share (axe-core, overflow, small targets)."""
 from __future__ import annotations
 
 import re
-import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Iterator
@@ -18,6 +16,7 @@ import pytest
 
 from events.embedded import free_port
 from tests.e2e.conftest import call, wait_until
+from tests.support.shared_folders import node_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 #: A game's event stream as the play page asks for it (with ``?chat=true``), for a test's route.
@@ -123,9 +122,7 @@ def service_and_log(start_service):
 
 
 def axe() -> Path:
-    if not AXE.exists():
-        assert shutil.which("npm"), "node and npm are needed (.ci/run installs them)"
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True, capture_output=True)
+    node_tools(ROOT, "axe-core/axe.min.js")
     return AXE
 
 

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.support.shared_folders import held
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -16,12 +18,13 @@ def built_and_installed(out: Path) -> tuple[Path, Path]:
     """The wheel built into ``out`` and the folder (``out/site``) it is installed into, without
     its dependencies (the dev environment has httpx, attrs and python-dateutil)."""
     pip = [sys.executable, "-m", "pip", "--disable-pip-version-check"]
-    built = subprocess.run(
-        [*pip, "wheel", "--no-deps", "--no-build-isolation", str(ROOT / "clients" / "python"), "-w", str(out)],
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    with held(ROOT / "clients" / "python"):  # its build writes src/bluemoon_client in place
+        built = subprocess.run(
+            [*pip, "wheel", "--no-deps", "--no-build-isolation", str(ROOT / "clients" / "python"), "-w", str(out)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
     assert built.returncode == 0, built.stdout + built.stderr
     [made] = out.glob("*.whl")
     site = out / "site"

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 import yaml
 
-from cli.api_changes import DOCUMENT, RELEASED, Change, changes, needed, refusals, released, version
+from cli.api_changes import DOCUMENT, RELEASED, TOOL, Change, changes, needed, refusals, released, version
 from service.api_version import API_VERSION
+from tests.support.shared_folders import node_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 CHANGELOG = (ROOT / "CHANGELOG.md").read_text()
@@ -133,13 +134,19 @@ def _add_a_field_and_an_operation(document):
     document["paths"]["/catalogue/{building}"]["get"]["operationId"] = "building"
 
 
+def _changes(before: Path, after: Path) -> list[Change]:
+    """cli/api_changes.py's ``changes``, its tool installed first while no other test installs it."""
+    node_tools(TOOL, "api-smart-diff")
+    return changes(before, after)
+
+
 @pytest.mark.slow
 def test_the_document_says_what_changed_since_the_last_released_one():
     """Slow: node runs the diff tool (about a second, and npm installs it on the first run). Fails
     when openapi.yaml changed since the kept release without info.version moving as far as the
     change needs: see `python -m cli.api_changes`."""
     last = released()
-    found = changes(last, DOCUMENT)
+    found = _changes(last, DOCUMENT)
     refused = refusals(last.stem, API_VERSION, found)
     assert refused == [], "\n".join([*refused, *(f"{c.type}: {c.description or c.path}" for c in found[:30])])
 
@@ -150,7 +157,7 @@ def test_the_document_says_what_changed_since_the_last_released_one():
 )
 def test_a_deliberate_break_fails_without_a_new_major_version(tmp_path, breaking):
     """Slow: node runs the diff tool on the whole document (about a second)."""
-    broken = changes(DOCUMENT, _copy_with(tmp_path, breaking))
+    broken = _changes(DOCUMENT, _copy_with(tmp_path, breaking))
     assert needed(broken) == "major", broken
     for unchanged_major in (API_VERSION, f"{MAJOR}.{MINOR}.{PATCH + 1}", f"{MAJOR}.{MINOR + 1}.0"):
         assert refusals(API_VERSION, unchanged_major, broken), unchanged_major
@@ -160,7 +167,7 @@ def test_a_deliberate_break_fails_without_a_new_major_version(tmp_path, breaking
 @pytest.mark.slow
 def test_an_additive_change_passes_with_a_new_minor_version_and_only_with_one(tmp_path):
     """Slow: node runs the diff tool on the whole document (about a second)."""
-    added = changes(DOCUMENT, _copy_with(tmp_path, _add_a_field_and_an_operation))
+    added = _changes(DOCUMENT, _copy_with(tmp_path, _add_a_field_and_an_operation))
     assert needed(added) == "minor", added
     assert refusals(API_VERSION, f"{MAJOR}.{MINOR + 1}.0", added) == []
     assert refusals(API_VERSION, API_VERSION, added) and refusals(API_VERSION, f"{MAJOR}.{MINOR}.{PATCH + 1}", added)

@@ -2,20 +2,19 @@
 at 120 columns (.prettierrc.json; Prettier pinned in package.json, installed from npm by its
 lockfile). `npm run format` writes them so."""
 
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from tests.support.shared_folders import node_tools
 
 ROOT = Path(__file__).resolve().parents[2]
 FILES = "service/web/*.{js,css}"
 
 
 def _prettier(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    assert shutil.which("npm"), "node and npm are needed (.ci/run installs them)"
-    if not (ROOT / "node_modules" / ".bin" / "prettier").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True, capture_output=True)
+    node_tools(ROOT, ".bin/prettier")
     return subprocess.run(
         ["npx", "--no-install", "prettier", *args], cwd=ROOT, input=stdin, capture_output=True, text=True, check=False
     )

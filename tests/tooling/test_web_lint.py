@@ -3,19 +3,18 @@ lockfile): the files in service/web are served as they are, with no build step t
 And ESLint's rule against writing HTML as a string (eslint.config.js) is there and fires."""
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.support.shared_folders import node_tools
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _eslint(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    assert shutil.which("npm"), "node and npm are needed (.ci/run installs them)"
-    if not (ROOT / "node_modules" / ".bin" / "eslint").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=ROOT, check=True, capture_output=True)
+    node_tools(ROOT, ".bin/eslint")
     return subprocess.run(
         ["npx", "--no-install", "eslint", "--max-warnings", "0", *args],
         cwd=ROOT,
