@@ -15,6 +15,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.error
 import urllib.request
@@ -26,6 +27,7 @@ import redis
 
 from events.embedded import EmbeddedRedis, free_port
 from tests.conftest import start_cluster
+from tests.support.shared_folders import held
 
 CHROMIUM = "/usr/bin/chromium"  #: Debian's package (.ci/run installs it): Playwright cannot download browsers here
 
@@ -67,6 +69,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if getattr(item, "callspec", None) and item.callspec.params.get("store_backend") == "cluster":
             item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _browsers_and_fuzzing_one_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Under pytest-xdist the browser tests run one at a time, and so do the two fuzzing runs: several
+    Chromiums or schemathesis runs at once on two cores made timings a player never sees (30 s
+    waits for a page) and failed tests that pass alone. A lock file of this run's (xdist's run id),
+    as xdist's own ``xdist_group`` does not group under pytest 9 (it sets a node id pytest 9 no
+    longer reads)."""
+    name = request.node.path.name
+    kind = "browsers" if name.endswith("_browser.py") else "fuzzing" if name == "test_fuzz.py" else None
+    if kind is None:
+        yield
+        return
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getpid()))
+    with held(Path(tempfile.gettempdir()) / f"bluemoon-{kind}-{run}"):
+        yield
 
 
 @pytest.fixture(scope="session")
