@@ -8,7 +8,15 @@ from __future__ import annotations
 import pytest
 
 from tests.e2e.conftest import call, wait_until
-from tests.support.browser import SMALL, browser, page_with_errors, serious, two_humans_over_http  # noqa: F401
+from tests.support.browser import (  # noqa: F401 (the fixtures)
+    SMALL,
+    browser,
+    page_with_errors,
+    serious,
+    service_and_log,
+    sign_in_by_mail,
+    two_humans_over_http,
+)
 
 pytestmark = pytest.mark.slow  # drives two Chromium contexts against the whole service
 
@@ -50,4 +58,43 @@ def test_browser_one_seat_writes_the_other_reads_it_live_and_sees_it_deleted(ser
     assert "Message deleted" in reader.text_content("#chat-messages")
     _, page = call(server, "GET", f"/games/{game}/chat/seats", token=tokens[1])
     assert [(m["text"], m["removed"]) for m in page["messages"]] == [(None, "deleted")]
+    assert errors == []
+
+
+def test_browser_a_muted_persons_words_never_reach_the_page_of_who_muted_them(service_and_log, browser):  # noqa: F811
+    """Issue 38 item 8 on the page: Ada mutes Bo, who holds the other seat; his message never
+    appears on her page, live or after a reload, while hers reach his and her later words reach her
+    own page (so the stream was open when his would have come)."""
+    base, log = service_and_log
+    errors: list[str] = []
+    ada, bo = page_with_errors(browser, errors), page_with_errors(browser, errors)
+    sign_in_by_mail(ada, base, log, "ada-mutes-on-the-page@example.com")
+    sign_in_by_mail(bo, base, log, "bo-muted-on-the-page@example.com")
+    own = {"Origin": base}
+    made = bo.request.post(f"{base}/games", data={"seats": [{"kind": "human"}, {"kind": "open"}]}, headers=own)
+    assert made.status == 201, made.text()
+    game, seats = made.json()["game"], made.json()["seats"]
+    joined = ada.request.post(f"{base}/games/{game}/seats/1/join", data={"invite": seats[1]["invite"]}, headers=own)
+    assert joined.status == 201, joined.text()
+    bo_id = bo.request.get(f"{base}/me").json()["account"]
+    assert ada.request.put(f"{base}/me/mutes/{bo_id}", headers=own).status == 204
+
+    ada.goto(f"{base}/play/{game}#token={joined.json()['token']}")
+    bo.goto(f"{base}/play/{game}#token={seats[0]['token']}")
+    for page in (ada, bo):
+        page.wait_for_selector("#chat-form")
+    ada.wait_for_timeout(300)  # the stream is open
+    bo.fill("#chat-text", "words Ada chose not to read")
+    bo.click("#chat-send")
+    wait_until(bo, "document.querySelector('#chat-messages').textContent.includes('not to read')", timeout=10_000)
+    ada.fill("#chat-text", "anyone there?")
+    ada.click("#chat-send")
+    wait_until(bo, "document.querySelector('#chat-messages').textContent.includes('anyone there?')", timeout=10_000)
+    wait_until(ada, "document.querySelector('#chat-messages').textContent.includes('anyone there?')", timeout=10_000)
+    assert "not to read" not in ada.text_content("#chat-messages")
+    ada.reload()
+    ada.wait_for_selector("#chat-messages li")
+    ada.wait_for_timeout(500)
+    assert "anyone there?" in ada.text_content("#chat-messages")
+    assert "not to read" not in ada.text_content("#chat-messages")
     assert errors == []
