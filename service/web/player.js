@@ -1,7 +1,10 @@
 // A player's profile page (/players/{id}): name, rating and its history (a chart, with the same
 // numbers in a table for whoever does not see it), recent games, counts, whom they follow (when
 // public); signed in, buttons to follow, mute and block them and a private note; on one's own
-// profile, the friends list (their current games, whose turn, a link to watch) and what one allows.
+// profile, the friends list (their current games, whose turn, a link to watch) and what one allows;
+// the form that challenges them (challenges.js); their games searched by edition, players and result,
+// and the finished ones downloaded as NDJSON (GET /players/{id}/games and its export).
+import { challengeForm } from "/web/challenges.js";
 import { html, nothing, render, svg } from "/web/html.js";
 import { decimal, explain, onLanguageChange, t } from "/web/i18n.js";
 import { noteEditor } from "/web/notes.js";
@@ -10,6 +13,7 @@ import { api } from "/web/transport.js";
 const $ = (id) => document.getElementById(id);
 const player = decodeURIComponent(location.pathname.split("/").pop());
 const state = { profile: null, problem: null, me: null, friends: null, privacy: null, said: null };
+const found = { games: null, next: null, problem: null }; // the games search's answer so far
 const named = (p) => (p.bot ? t("names.botAccount", { name: p.name }) : p.name);
 const playerLink = (p) => html`<a href="/players/${encodeURIComponent(p.player)}">${named(p)}</a>`;
 
@@ -52,7 +56,7 @@ function actions(p) {
   return html`${relationButton("follow", "follows", yours.following, t("player.follow"), t("player.unfollow"))}
     ${relationButton("mute", "mutes", yours.muting, t("player.mute"), t("player.unmute"))}
     ${relationButton("block", "blocks", yours.blocking, t("player.block"), t("player.unblock"))}
-    <a id="challenge" class="button" href="#challenge">${t("player.challenge")}</a>`;
+    <a id="challenge" class="button" href="#challenge-section">${t("player.challenge")}</a>`;
 }
 
 /** The rating after each rated game, oldest first, as a line; the table below says the same. */
@@ -138,6 +142,65 @@ function privacyForm() {
     <button type="submit">${t("player.save")}</button>`;
 }
 
+/** The search's filters as a query (empty ones left out). */
+function filters() {
+  const form = $("games-filter");
+  const query = new URLSearchParams();
+  for (const name of ["edition", "players", "result"]) if (form[name]?.value) query.set(name, form[name].value);
+  return query;
+}
+
+/** The player's games matching the filters: the first page, or (``more``) the next one. */
+async function searchGames(more = false) {
+  const query = filters();
+  query.set("limit", "20");
+  if (more && found.next) query.set("after", found.next);
+  const answer = await api("GET", `/players/${encodeURIComponent(player)}/games?${query}`);
+  found.problem = answer.ok ? null : answer.problem;
+  found.games = answer.ok ? [...(more ? found.games : []), ...answer.body.games] : [];
+  found.next = answer.ok && answer.body.games.length === 20 ? answer.body.next : null;
+  drawGames();
+}
+
+function filterForm() {
+  const choose = (name, label, options) =>
+    html`<label>${label} <select name=${name} @change=${() => searchGames()}>
+      <option value="">${t("player.any")}</option>
+      ${options.map(([value, words]) => html`<option value=${value}>${words}</option>`)}</select></label>`;
+  return html`${choose("edition", t("lobby.edition"), [
+    ["cmon", "CMON 2018"],
+    ["classic", "Kosmos 2006"],
+  ])}
+    ${choose(
+      "players",
+      t("player.players"),
+      [2, 3, 4].map((n) => [n, t("player.playersCount", { count: n })]),
+    )}
+    ${choose("result", t("player.result"), [
+      ["won", t("player.won")],
+      ["lost", t("player.lost")],
+    ])}`;
+}
+
+function drawGames() {
+  const line = (g) => html`<li><a href="/play/${g.game}">${g.names.join(", ")}</a> · ${g.edition} ·
+    ${t("player.playersCount", { count: g.players })} ·
+    ${g.status === "finished" ? t("player.finished") : t("player.inPlay")}</li>`;
+  render(
+    found.problem
+      ? html`<li>${explain(found.problem)}</li>`
+      : found.games === null
+        ? nothing
+        : found.games.length
+          ? found.games.map(line)
+          : html`<li class="muted">${t("player.noGamesFound")}</li>`,
+    $("games"),
+  );
+  $("games-more").hidden = !found.next;
+  const query = filters();
+  $("games-export").href = `/players/${encodeURIComponent(player)}/games/export?${query}`;
+}
+
 function draw() {
   const p = state.profile;
   if (!p) {
@@ -169,11 +232,17 @@ function draw() {
         : html`<li class="muted">${t("player.noFriends")}</li>`,
     $("friends"),
   );
+  $("challenge-section").hidden = !state.me || state.me === player;
+  render(state.me && state.me !== player ? challengeForm(player, p.name, draw) : nothing, $("challenge-box"));
+  render(filterForm(), $("games-filter"));
+  drawGames();
   $("mine-section").hidden = !state.friends;
   render(myFriends(), $("my-friends"));
   render(privacyForm(), $("privacy"));
 }
 
 $("privacy").addEventListener("submit", savePrivacy);
+$("games-filter").addEventListener("submit", (event) => event.preventDefault());
+$("games-more").addEventListener("click", () => searchGames(true));
 onLanguageChange(draw);
-load();
+load().then(() => searchGames());

@@ -1,6 +1,7 @@
 """People in real browsers (issue 38 items 4, 6, 7): Ada opens Bo's profile and follows him, her
 own profile's friends list shows Bo's current game and whose turn it is, with a link to watch
-it, and on that game's page she keeps a private note; Bo blocks Ada, and Ada can no longer follow him (she is told she cannot, not why). Ada's
+it, and on that game's page she keeps a private note; from his profile she challenges him, and Bo
+finds his games on his own profile by their number of players; Bo blocks Ada, and Ada can no longer follow him (she is told she cannot, not why). Ada's
 pages are drawn on a phone: axe finds nothing serious and every control is 44 pixels."""
 
 from __future__ import annotations
@@ -47,6 +48,19 @@ def test_browser_follow_see_a_friends_game_then_blocked_cannot_follow(service_an
     ada.click("#note button[type=submit]")
     ada.wait_for_selector(".note-said:has-text('saved')")
     assert serious(ada) == [] and ada.evaluate(SMALL) == [] and ada.evaluate(OVERFLOWING) == []
+    ada.click("#challenge")  # the profile's challenge form (challenges.js), for Bo
+    ada.click("#challenge-section button[type=submit]")
+    ada.wait_for_selector("#challenge-section [role=status]:has-text('Bo')")
+    assert [c["challenged"]["account"] for c in ada.request.get(f"{base}/me/challenges").json()["outgoing"]] == [bo_id]
+
+    bo.goto(f"{base}/players/{bo_id}")  # his own games, searched: in play too, as only he sees them
+    bo.wait_for_selector(f"#games a[href='/play/{game}']")
+    bo.select_option("#games-filter select[name=players]", "3")
+    bo.wait_for_selector("#games .muted")
+    assert "players=3" in bo.get_attribute("#games-export", "href")
+    bo.select_option("#games-filter select[name=players]", "2")
+    bo.wait_for_selector(f"#games a[href='/play/{game}']")
+    assert serious(bo) == []
 
     ada.goto(f"{base}/")
     ada.click("#my-profile")  # the lobby's link to her own profile: her friends and their games
