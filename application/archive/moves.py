@@ -28,7 +28,7 @@ from typing import Any
 
 from application import settings
 from application.background.work import WORK
-from application.games.sweeps import game_keys
+from application.games.sweeps import chat_keys, game_keys
 from events import keys
 from events.archive import Archive, ArchivedGame
 from events.outbox import Outbox, now_ms
@@ -70,7 +70,9 @@ class Mover:
         """Move the finished ``game`` (see the module's steps): ``moved``, ``waiting`` (other
         work of the game is still in the outbox: tried again later), ``not finished`` or
         ``unknown`` (in neither Redis nor the archive)."""
-        name, payload = PREFIX + game, json.dumps({"game": game})
+        name = PREFIX + game
+        stored = self.client.hget(keys.outbox_of(name)[0], name)  # as written (it may carry a request id)
+        payload = text(stored) if stored is not None else json.dumps({"game": game})
         found = self.collected(game)
         if found is None:
             parts = self.archive.parts(game)
@@ -159,7 +161,9 @@ class Mover:
         """Redis lets the game go: its keys and index entries, in one script in its slot. A
         stream longer than archived (no finished game takes events: a fault) keeps it all."""
         game, shard = found.game, keys.shard(found.game)
-        held = [*game_keys(game), *(keys.webhook_log(game, hook) for hook in found.parts["webhook_logs"])]
+        kept = set(chat_keys(game))  # the chat stays with the game, in Redis: the archive does not hold it
+        held = [key for key in game_keys(game) if key not in kept]
+        held += [keys.webhook_log(game, hook) for hook in found.parts["webhook_logs"]]
         index = [keys.index_summaries(shard), *(keys.index_listing(shard, name) for name in keys.LISTINGS)]
         if not self._let_go(keys=[*held, *index], args=[game, found.version, found.listing, len(held)]):
             raise RuntimeError(f"{game}: its stream changed after its end; Redis keeps it, the archive's copy is stale")

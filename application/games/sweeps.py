@@ -111,10 +111,15 @@ class Sweeper:
             pipe.execute()
 
 
+def chat_keys(game: str) -> list[str]:
+    """A game's chat: its rooms, their removals and their notices (application/chat/)."""
+    return [*(keys.chat(game, room) for room in ROOMS), keys.chat_removed(game), keys.chat_notices(game)]
+
+
 def game_keys(game: str) -> list[str]:
     """Every key of a game (events/keys.py) but its webhooks' logs."""
     parts = (keys.stream, keys.commands, keys.snapshot, keys.meta, keys.webhooks, keys.game_ratings, keys.rematch)
-    found = [part(game) for part in (*parts, keys.seat_accounts, keys.clock, keys.watchers, keys.chat_removed)]
-    found += [keys.chat(game, room) for room in ROOMS]
+    found = [part(game) for part in (*parts, keys.seat_accounts, keys.clock, keys.watchers)]
+    found += chat_keys(game)
     found.append(keys.game_deliveries(game))
     return found + [keys.finished_document(game, document) for document in ("log", "audit")]

@@ -129,8 +129,9 @@ export function startChat(element, game, token, seat) {
 
   async function who() {
     if (seat !== null) return;
-    const me = await api("GET", "/me");
-    if (me.ok) update({ account: me.body.account, signedIn: true });
+    // signed out is an answer here, not an error (GET /me would answer 401 to a spectator signed out)
+    const session = await api("GET", "/auth/session");
+    if (session.ok && session.body.signed_in) update({ account: session.body.profile.account, signedIn: true });
   }
 
   onLanguageChange(() => update({}));

@@ -10,6 +10,7 @@ import redis
 from application.background.handoff import CallbackHandoff
 from service.app import create_app
 from tests.api.client import CheckedClient
+from tests.support.archive import forget_opened_archives
 from tests.support.games import game_and_tokens
 
 
@@ -24,9 +25,12 @@ def _client(redis_client):
 
 
 @pytest.fixture
-def api():
-    """The API on fakeredis: fast and isolated."""
-    return _client(fakeredis.FakeRedis())
+def api(tmp_path, monkeypatch):
+    """The API on fakeredis: fast and isolated, with an archive of its own (the run's is shared by
+    every app of this process, whose games another test's listings would otherwise find)."""
+    monkeypatch.setenv("ARCHIVE_URL", f"sqlite:///{tmp_path / 'archive.sqlite3'}")
+    yield _client(fakeredis.FakeRedis())
+    forget_opened_archives()  # its engine closed: a run opens hundreds of these
 
 
 @pytest.fixture

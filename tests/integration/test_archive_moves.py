@@ -17,7 +17,7 @@ from events import keys
 from events.archive import Archive
 from service.app import create_app
 from tests.api.client import CheckedClient
-from tests.support.archive import work_done
+from tests.support.archive import moved, work_done
 from tests.support.lobby import account_of, auth, open_game, people
 from tests.support.scenarios import scenario_game
 from tests.support.workers import Workers, wait_until
@@ -219,3 +219,14 @@ def test_on_postgresql_a_moved_game_answers_the_same(redis_url, postgres_url, mo
     assert components.mover.move(game) == "moved" and _keys_of(client, game) == []
     assert _answers(api, game, [], tokens) == before
     client.close()
+
+
+def test_a_moved_games_chat_stays_with_it(api):
+    """The archive does not hold chat: a finished game's rooms stay in Redis when the game moves
+    (chat is kept with the game after its end), and its seats still read them."""
+    game, tokens = _one_command_game(api)
+    said = api.post(f"/games/{game}/chat/seats", token=tokens[0], json={"text": "gg, well played"})
+    assert said.status_code == 201, said.json
+    moved(api.app.extensions["bluemoon"], game)
+    read = api.get(f"/games/{game}/chat/seats", token=tokens[1])
+    assert read.status_code == 200 and [m["text"] for m in read.json["messages"]] == ["gg, well played"]

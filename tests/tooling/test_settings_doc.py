@@ -102,7 +102,14 @@ def test_the_committed_settings_reference_is_current():
 
 #: Names the documents show in capitals with an underscore that are no setting of the service:
 #: what it does NOT read (requests' bundle) and an error OpenSSL reports.
-NOT_SETTINGS = {"REQUESTS_CA_BUNDLE", "CERTIFICATE_VERIFY_FAILED"}
+NOT_SETTINGS = {"REQUESTS_CA_BUNDLE", "CERTIFICATE_VERIFY_FAILED"} | {
+    # the containers' own knobs (compose.yaml's, the image build's, podman's), never read by the service
+    "BLUEMOON_PORT",
+    "CONTAINERS_CONF",
+    "PIP_CERT",
+    "POSTGRES_PASSWORD",
+    "RLIMIT_NOFILE",
+}
 
 
 def _constants() -> set[str]:
