@@ -135,6 +135,12 @@ def test_a_finished_game_answers_every_read_the_same_from_the_archive(api):
 
 
 @pytest.mark.slow
+def _own(answers: dict) -> dict:
+    """The game's own reads: not the lists of games (``/games?...``), which a real worker moving the
+    run's other finished games meanwhile changes; the lists are compared in the test above."""
+    return {path: answer for path, answer in answers.items() if not path.startswith("/games?")}
+
+
 def test_a_worker_killed_between_the_archives_commit_and_redis_letting_go_loses_and_doubles_nothing(
     api, redis_url, tmp_path, monkeypatch
 ):
@@ -146,7 +152,7 @@ def test_a_worker_killed_between_the_archives_commit_and_redis_letting_go_loses_
     game, tokens = _one_command_game(api)
     components = api.app.extensions["bluemoon"]
     archive = components.mover.archive
-    before = _answers(api, game, [], tokens)
+    before = _own(_answers(api, game, [], tokens))
     queue = f"archive-{uuid.uuid4().hex[:8]}"
     workers = Workers(redis_url, queue, logs=tmp_path)
     try:
@@ -155,12 +161,12 @@ def test_a_worker_killed_between_the_archives_commit_and_redis_letting_go_loses_
         workers.kill_with_horse(pausing)
         assert archive.events(game) != [] and len(archive.events(game)) == archive.version(game)
         assert components.client.exists(keys.meta(game), keys.stream(game)) == 2  # Redis has not let go
-        assert _answers(api, game, [], tokens) == before
+        assert _own(_answers(api, game, [], tokens)) == before
         workers.start()
         wait_until(lambda: _keys_of(components.client, game) == [], 40, "the move taken again, to its end")
     finally:
         workers.stop_all()
-    assert _answers(api, game, [], tokens) == before
+    assert _own(_answers(api, game, [], tokens)) == before
     with archive.engine.connect() as connection:  # one row of the game, one row per event
         rows = connection.execute(sa.text("SELECT count(*) FROM archived_games WHERE game = :g"), {"g": game}).scalar()
         events = connection.execute(
