@@ -66,3 +66,19 @@ def inbox(monkeypatch):
     monkeypatch.setenv("MAIL_FROM", "Blue Moon City <games@bluemoon.example>")
     yield box
     controller.stop()
+
+
+@pytest.fixture
+def hooks_env(redis_url, monkeypatch):
+    """The API in this process and a real worker process, both on the real Redis, with the
+    test receivers' host allowed (the webhook and chat-webhook tests)."""
+    monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
+    queue = f"test-{uuid.uuid4().hex[:8]}"
+    client = redis.Redis.from_url(redis_url)
+    api = CheckedClient(
+        create_app({"REDIS_CLIENT": client, "HANDOFF": RQHandoff(client, queue=queue), "RATE_LIMIT": 0})
+    )
+    workers = Workers(redis_url, queue)
+    yield api, workers
+    workers.stop_all()
+    client.close()

@@ -3,37 +3,16 @@ receiver, and never carries the words of someone the seat's person mutes."""
 
 from __future__ import annotations
 
-import uuid
-
 import pytest
-import redis
 
-from application.background.rq_handoff import RQHandoff
-from service.app import create_app
-from tests.api.client import CheckedClient
 from tests.support.chat import seated_game
-from tests.support.workers import WORKER_ENV, Workers, wait_until
-
-
-@pytest.fixture
-def chat_env(redis_url, monkeypatch):
-    """The API in this process and a real worker, on the real Redis, the receivers' host allowed."""
-    monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
-    queue = f"chat-{uuid.uuid4().hex[:8]}"
-    client = redis.Redis.from_url(redis_url)
-    api = CheckedClient(
-        create_app({"REDIS_CLIENT": client, "HANDOFF": RQHandoff(client, queue=queue), "RATE_LIMIT": 0})
-    )
-    workers = Workers(redis_url, queue)
-    yield api, workers
-    workers.stop_all()
-    client.close()
+from tests.support.workers import WORKER_ENV, wait_until
 
 
 @pytest.mark.slow
-def test_a_seats_webhook_gets_chat_messages_but_never_those_of_someone_its_person_mutes(chat_env, receivers):
+def test_a_seats_webhook_gets_chat_messages_but_never_those_of_someone_its_person_mutes(hooks_env, receivers):
     """Slow (about 3 s): a real worker process starts and delivers six messages over HTTP."""
-    api, workers = chat_env
+    api, workers = hooks_env
     game, (ada, bo) = seated_game(api, "ada", "bo")
     inbox = {}
     for who in (ada, bo):

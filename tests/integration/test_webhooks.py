@@ -5,33 +5,12 @@ dispatcher) delivering, and a real HTTP receiver on 127.0.0.1 verifying with the
 from __future__ import annotations
 
 import time
-import uuid
 
 import pytest
-import redis
 from standardwebhooks.webhooks import Webhook
 
-from application.background.rq_handoff import RQHandoff
-from service.app import create_app
-from tests.api.client import CheckedClient
 from tests.support.games import end_turn, two_humans
-from tests.support.workers import WORKER_ENV, Workers, wait_until
-
-
-@pytest.fixture
-def hooks_env(redis_url, monkeypatch):
-    """The API in this process and a real worker process, both on the real Redis, with the
-    test receiver's host allowed and short retry back-offs."""
-    monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "127.0.0.1")
-    queue = f"test-{uuid.uuid4().hex[:8]}"
-    client = redis.Redis.from_url(redis_url)
-    api = CheckedClient(
-        create_app({"REDIS_CLIENT": client, "HANDOFF": RQHandoff(client, queue=queue), "RATE_LIMIT": 0})
-    )
-    workers = Workers(redis_url, queue)
-    yield api, workers
-    workers.stop_all()
-    client.close()
+from tests.support.workers import WORKER_ENV, wait_until
 
 
 def one_turn_started_delivery(hooks_env, receiver, **worker_env):
