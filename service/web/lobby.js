@@ -3,6 +3,7 @@
 // As on the play page, one state object (state.js), changed only by update(), which redraws every panel.
 import { showAlerts } from "/web/alerts.js";
 import { showChallenges } from "/web/challenges.js";
+import { bindForm } from "/web/forms.js";
 import { html, nothing, render } from "/web/html.js";
 import { currentLanguage, decimal, explain, onLanguageChange, t, tParts } from "/web/i18n.js";
 import { levelName } from "/web/names.js";
@@ -146,8 +147,7 @@ async function listBoard() {
 
 $("hide-bot-accounts").onchange = () => listOpen(true);
 
-$("open-game").onsubmit = async (event) => {
-  event.preventDefault();
+bindForm($("open-game"), async (event) => {
   const form = event.target;
   const body = {
     players: Number(form.players.value),
@@ -163,7 +163,7 @@ $("open-game").onsubmit = async (event) => {
   const opened = await api("POST", "/open-games", body);
   update({ openProblem: opened.problem });
   listOpen(true);
-};
+});
 
 /** A span of seconds, short: 3 d, 1 d 12 h, 90 min is 1 h 30 min; no unit that is zero. In
  * hours and less when ``inDays`` is false (a deadline per turn, asked for in hours: 24 h). */
@@ -438,8 +438,7 @@ $("add-seat").onclick = () => {
   if (state.seats.length < 4) update({ seats: [...state.seats, { kind: "open", level: "greedy" }] });
 };
 
-$("create").onsubmit = async (event) => {
-  event.preventDefault();
+bindForm($("create"), async (event) => {
   update({ problem: null });
   const form = event.target;
   const body = {
@@ -457,7 +456,7 @@ $("create").onsubmit = async (event) => {
   for (const seat of seats.filter((s) => s.token)) remember(game, seat.seat, seat.token);
   update({ created: { game, seats } });
   listGames();
-};
+});
 
 async function listGames() {
   const mine = mySeats();

@@ -3,6 +3,7 @@
 // author or the person reported, resolve or dismiss the report); then the log of every
 // moderator's action. All by the public API, on the page's session (the moderators' operations
 // take no personal access token). Anyone else is told the page is for moderators.
+import { bindForm } from "/web/forms.js";
 import { html, nothing, render } from "/web/html.js";
 import { currentLanguage, explain, onLanguageChange, t } from "/web/i18n.js";
 import { reasonWords, report } from "/web/reports.js";
@@ -118,8 +119,7 @@ async function load(more = false) {
 }
 
 $("more").addEventListener("click", () => load(true));
-$("report-person").addEventListener("submit", async (event) => {
-  event.preventDefault();
+bindForm($("report-person"), async (event) => {
   const filed = await report({ account: event.target.account.value.trim() });
   if (filed) {
     state.note = t("reports.filed");

@@ -4,6 +4,7 @@ appear without reloading and joins it with one click, and the game starts in bot
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -132,3 +133,29 @@ def test_browser_a_rematch_offered_on_one_page_and_accepted_on_the_other_takes_b
 
 def _version(server: str, game: str) -> int:
     return call(server, "GET", f"/games/{game}")[1]["version"]
+
+
+def test_browser_a_form_clicked_before_its_script_arrives_waits_for_it_instead_of_reloading_the_page(
+    service_and_log,  # noqa: F811
+    browser,  # noqa: F811
+):
+    """Slow: the lobby's script is held back two seconds, as on a slow phone or a busy machine. A
+    click on "Create the game" meanwhile used to submit the form natively (a GET of ``/?edition=…``
+    that reloaded the page and made no game; it failed the whole-game browser test under load).
+    The button is disabled until the script has bound the form, so the click waits and the game
+    is made."""
+    base, _ = service_and_log
+    errors: list[str] = []
+    page = page_with_errors(browser, errors)
+
+    def late(route):
+        time.sleep(2)
+        route.continue_()
+
+    page.route("**/web/lobby.js", late)
+    page.goto(f"{base}/", wait_until="commit")
+    page.wait_for_selector("#create button[type=submit]", state="attached")
+    page.click("#create button[type=submit]", timeout=20_000)
+    page.click("text=Play seat 0", timeout=20_000)
+    assert "?" not in page.url and "/play/" in page.url
+    assert errors == []
