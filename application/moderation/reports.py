@@ -63,6 +63,10 @@ class TooManyReports(ServiceError):
     status, code, title = 429, "too_many_reports", "Too many reports lately"
 
 
+class ReportOfSelf(ServiceError):
+    status, code, title = 422, "report_of_self", "You cannot report yourself"
+
+
 class ReportClosed(ServiceError):
     status, code, title = 409, "report_closed", "The report is closed"
 
@@ -116,6 +120,8 @@ class Reports:
     def _found(self, reporter: str, subject: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         """The subject as a report keeps it (a message with its author) and its context."""
         if "account" in subject:
+            if subject["account"] == reporter:
+                raise ReportOfSelf("you cannot report yourself", field="account")
             if not self.accounts.exists(subject["account"]):
                 raise NotFound(f"no account {subject['account']}")
             return {"kind": "account", "account": subject["account"]}, []

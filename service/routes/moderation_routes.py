@@ -41,7 +41,8 @@ moderation = Blueprint("moderation", __name__)
 
 MODERATORS_ONLY = (
     "For moderators, on the page's session (scope `account`): anyone else is refused 403 `not_a_moderator`, a "
-    "personal access token 403 `session_required`. Recorded in the moderation log."
+    "personal access token 403 `session_required`, a suspended moderator 403 `account_suspended`. Recorded in the "
+    "moderation log."
 )
 
 
@@ -54,9 +55,12 @@ def _reports() -> Reports:
 
 
 def _moderator() -> str:
-    """The moderator calling: the page's session of an account that holds the role, or 403."""
+    """The moderator calling: the page's session of an account that holds the role, or 403. A
+    suspended moderator moderates nothing until the suspension ends (403 ``account_suspended``):
+    one moderator's suspension of another would mean nothing otherwise."""
     account = session_person()
     Moderators(components().store, components().accounts, _log()).refuse_unless_moderator(account)
+    components().suspensions.refuse_if_suspended(account)
     return account
 
 
@@ -71,7 +75,8 @@ def _actions() -> ModeratorActions:
     id="fileReport",
     tag="moderation",
     summary="Report a chat message (kept with the messages around it) or a person, with a reason, to the moderators.",
-    description="A message you cannot read (another game's seats' room) is 404, as one that does not exist. At most "
+    description="A message you cannot read (another game's seats' room) is 404, as one that does not exist; yourself, "
+    "422 `report_of_self`. At most "
     "`QUOTA_REPORTS_PER_ACCOUNT` (10) reports a day (429 `too_many_reports`), one open report per subject (409 "
     "`already_reported`).",
     security=PERSON,

@@ -87,6 +87,35 @@ def test_a_report_without_a_reason_or_with_control_characters_is_refused_naming_
     )
 
 
+def test_nobody_reports_themselves(api):
+    """A report of oneself would only fill the moderators' queue (and spend no one else's quota)."""
+    (ada,) = people(api, "self-ada")
+    refused = api.post("/reports", json={"account": account_of(api, ada), "reason": "spam"}, headers=auth(ada))
+    assert refused.status_code == 422 and refused.json["code"] == "report_of_self", refused.json
+    assert refused.json["field"] == "account"
+    page, _ = moderator_page(api, "self-mod@example.com")
+    assert _reports(page) == []  # nothing was filed
+
+
+def test_a_suspended_moderator_moderates_nothing_until_the_suspension_ends(api):
+    """Otherwise one moderator's suspension of another would mean nothing: the suspended one
+    could lift it, or go on hiding and suspending."""
+    (ada,) = people(api, "smod-ada")
+    first, first_id = moderator_page(api, "smod-first@example.com")
+    second, second_id = moderator_page(api, "smod-second@example.com")
+    made = first.put(f"/moderation/suspensions/{second_id}", json={"seconds": 3600, "reason": "rogue"}, headers=OWN)
+    assert made.status_code == 200, made.json
+    calls = [
+        second.get("/moderation/reports"),
+        second.post(f"/moderation/suspensions/{second_id}/lift", json={}, headers=OWN),
+        second.put(f"/moderation/suspensions/{account_of(api, ada)}", json={"seconds": 60, "reason": "x"}, headers=OWN),
+    ]
+    assert [(c.status_code, c.json["code"]) for c in calls] == [(403, "account_suspended")] * 3
+    assert api.get("/me/suspension", headers=auth(ada)).json["suspended"] is False
+    assert first.post(f"/moderation/suspensions/{second_id}/lift", json={}, headers=OWN).status_code in (200, 204)
+    assert second.get("/moderation/reports").status_code == 200
+
+
 def test_a_stranger_cannot_report_a_message_of_the_seats_room_and_learns_nothing_of_it(api):
     ada, eve = people(api, "seat-ada", "seat-eve")
     game = _game_of(api, ada)["game"]
