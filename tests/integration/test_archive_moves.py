@@ -18,7 +18,7 @@ from events.archive import Archive
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.support.archive import moved, work_done
-from tests.support.lobby import account_of, auth, open_game, people
+from tests.support.lobby import account_of, auth, people, played_out_from_the_lobby
 from tests.support.scenarios import scenario_game
 from tests.support.workers import Workers, wait_until
 from workers.rating_jobs import rate_now
@@ -49,23 +49,8 @@ def _rated_game_played_out(api) -> tuple[str, list[str]]:
     """Two people and a greedy bot from the lobby, played to the end (the people end their turns,
     the bot builds), and rated by its job: the game and the people's tokens."""
     ada, bo = people(api, f"ada-{uuid.uuid4().hex[:8]}", f"bo-{uuid.uuid4().hex[:8]}")
-    table = open_game(api, ada, players=3, bots=["greedy"])
-    game = api.post(f"/open-games/{table['id']}/join", headers=auth(bo)).json["game"]
+    game, ratings = played_out_from_the_lobby(api, ada, bo)
     components = api.app.extensions["bluemoon"]
-    ratings: list = []
-    components.service.dispatcher.handoff.on["rating"] = ratings.append
-    by_seat = {0: ada, 1: bo}
-    for _ in range(500):
-        api.run_workers()
-        view = api.get(f"/games/{game}").json
-        if view["status"] == "finished":
-            break
-        end = {"type": "end_turn", "expected_version": view["version"]}
-        assert (
-            api.post(f"/games/{game}/commands", json=end, headers=auth(by_seat[view["turn"]["seat"]])).status_code
-            == 200
-        )
-    assert view["status"] == "finished"
     rate_now(components.service, components.ratings, ratings[0].name, ratings[0].payload)
     return game, [ada, bo]
 
