@@ -12,26 +12,17 @@ import logging
 from datetime import UTC, datetime
 from typing import Any
 
-from rq import get_current_job
-
-from application.background.work import WORK
 from application.outbound.app_webhooks import hook_of, still_allowed
-from application.telemetry.metrics import DELIVERIES
-from application.wiring import connect, store_client_for_job, store_url
 from events.outbox import Outbox, now_ms
 
-from .webhook_delivery import BACKOFF, outcome_of, send, tries_of
+from .webhook_delivery import BACKOFF, one_attempt, outcome_of, send, tries_of
 
 log = logging.getLogger("bluemoon.webhooks")
 
 
 def deliver(name: str, payload: str) -> str:
     """The RQ job: one attempt at delivering the outbox entry ``name``."""
-    job = get_current_job()
-    client = store_client_for_job(job.connection) if job is not None else connect(store_url())
-    outcome = attempt(client, Outbox(client, leases=WORK.leases()), name, payload)
-    DELIVERIES.labels("app_webhook", outcome).inc()
-    return outcome
+    return one_attempt("app_webhook", attempt, name, payload)
 
 
 def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:

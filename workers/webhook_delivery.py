@@ -18,6 +18,7 @@ import logging
 import socket
 import ssl
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -116,10 +117,16 @@ def outcome_of(error: str | None, tries: int) -> str:
 
 def deliver(name: str, payload: str) -> str:
     """The RQ job: one attempt at delivering the outbox entry ``name``."""
+    return one_attempt("webhook", attempt, name, payload)
+
+
+def one_attempt(channel: str, attempt: Callable[[Any, Outbox, str, str], str], name: str, payload: str) -> str:
+    """A delivery job's one ``attempt`` at the outbox entry ``name``, on the job's own Redis,
+    counted in the deliveries metric under ``channel``: what every webhook job does around its send."""
     job = get_current_job()
     client = store_client_for_job(job.connection) if job is not None else connect(store_url())
     outcome = attempt(client, Outbox(client, leases=WORK.leases()), name, payload)
-    DELIVERIES.labels("webhook", outcome).inc()
+    DELIVERIES.labels(channel, outcome).inc()
     return outcome
 
 
