@@ -6,7 +6,7 @@ import math
 import re
 from typing import Any
 
-from flask import Blueprint, Response, current_app, stream_with_context
+from flask import Blueprint, current_app
 from marshmallow import ValidationError, fields
 from marshmallow.validate import Range
 
@@ -19,6 +19,7 @@ from ..operation import MAX_VERSION, OPTIONAL_AUTH, Answer, Body, Caller, Operat
 from ..quotas import quotas
 from ..requests import components, service, signed_in, tokens
 from ..schemas.feeds import EventPage
+from ..sse_response import sse_response
 
 feeds = Blueprint("feeds", __name__)
 _NOT_A_VERSION = f"must be a version: a whole number from 0 to {MAX_VERSION}"
@@ -228,11 +229,4 @@ def stream_events(game: str, caller: Caller, query: Body, headers: Body) -> Answ
         revealed=finished,
         beside=chat_live.beside(components(), game, _chat_reader(caller)) if query["chat"] else None,
     )
-    response = Response(
-        stream_with_context(frames),
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
-    if release is not None:  # the slots go back when the response is closed: its end, or a client gone
-        response.call_on_close(release)
-    return response
+    return sse_response(frames, release)

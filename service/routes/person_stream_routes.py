@@ -3,7 +3,7 @@ long poll (``GET /me/events``) or Server-Sent Events (``GET /me/stream``), resum
 
 from __future__ import annotations
 
-from flask import Blueprint, Response, current_app, stream_with_context
+from flask import Blueprint, current_app
 from marshmallow import ValidationError
 
 from application.accounts.scopes import READ
@@ -15,6 +15,7 @@ from ..operation import PERSON, Answer, Body, Operation, Parameters, Reply
 from ..quotas import quotas
 from ..requests import components, person
 from ..schemas.person_stream import PersonEventPage
+from ..sse_response import sse_response
 from .feed_routes import SSE_HEADERS, LastEventId, Seconds, Version
 
 people = Blueprint("person_stream", __name__)
@@ -157,11 +158,4 @@ def stream_my_events(query: Body, headers: Body) -> Answer:
     frames = person_live.frames(
         components(), account, after, lifetime=config["SSE_SECONDS"], keepalive=config["SSE_KEEPALIVE"]
     )
-    response = Response(
-        stream_with_context(frames),
-        mimetype="text/event-stream",
-        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-    )
-    if release is not None:  # the slot goes back when the response is closed: its end, or a client gone
-        response.call_on_close(release)
-    return response
+    return sse_response(frames, release)
