@@ -13,10 +13,14 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from itertools import combinations
+from itertools import combinations, product
 
+from ..rng import shuffled
 from .layout import table_sizes
 from .records import Entrant, Round, Table
+
+COVERING_TRIES = 24  #: schedules a round robin at tables of 3 or 4 tries; the shortest is kept
+COVERING_SEED = b"round-robin"  #: the seeded generator's key for the tries' tie-breaks
 
 
 def round_robin(entrants: Sequence[Entrant], table_size: int) -> list[Round]:
@@ -46,32 +50,87 @@ def _in_order(table: tuple[str, ...], players: list[str]) -> tuple[str, ...]:
 
 
 def _covering(players: list[str], table_size: int) -> list[Round]:
+    """The shortest of ``COVERING_TRIES`` schedules, then the one with the fewest repeat meetings;
+    the first try breaks ties by rating, the others by the seeded generator (``domain.rng``), so
+    the schedule is the same every time."""
+    best: list[list[tuple[str, ...]]] | None = None
+    best_byes: list[tuple[str, ...]] = []
+    for attempt in range(COVERING_TRIES):
+        tables, byes = _one_covering(players, table_size, attempt)
+        if best is None or (len(tables), _repeats(tables)) < (len(best), _repeats(best)):
+            best, best_byes = tables, byes
+    assert best is not None
+    return [
+        Round(number, tuple(Table(_in_order(t, players)) for t in round_tables), round_byes)
+        for number, (round_tables, round_byes) in enumerate(zip(best, best_byes), 1)
+    ]
+
+
+def _one_covering(
+    players: list[str], table_size: int, attempt: int
+) -> tuple[list[list[tuple[str, ...]]], list[tuple[str, ...]]]:
+    """Rounds until every pair has met: each table started by the player with the most
+    tablemates still to meet, filled with whoever meets the most new ones (then whoever the table
+    has met least), then players exchanged between tables while that meets more new pairs."""
+    met: Counter[frozenset[str]] = Counter()
     unmet = {frozenset(pair) for pair in combinations(players, 2)}
     sizes, bye_count = table_sizes(len(players), table_size)
     byes: Counter[str] = Counter()
-    rounds: list[Round] = []
-    while unmet or (bye_count and len({byes[p] for p in players}) > 1):
-        order = sorted(players, key=lambda p: (byes[p], -_unmet_count(p, players, unmet), -players.index(p)))
-        sitting_out = order[:bye_count]
-        left = [p for p in players if p not in sitting_out]
-        tables = []
+    schedule: list[list[tuple[str, ...]]] = []
+    sat_out: list[tuple[str, ...]] = []
+    while unmet or len({byes[p] for p in players}) > 1:
+        if len(schedule) > len(players) * len(players):
+            raise AssertionError("the covering does not end")
+        label = f"round-robin/{len(players)}/{table_size}/{attempt}/{len(schedule)}"
+        order = list(players) if attempt == 0 else list(shuffled(COVERING_SEED, label, players))
+        rank = {p: i for i, p in enumerate(order)}
+
+        def new(p: str, among: list[str]) -> int:
+            return sum(frozenset((p, q)) in unmet for q in among if q != p)
+
+        sitting_out = sorted(players, key=lambda p: (byes[p], -new(p, players), rank[p]))[:bye_count]
+        left = [p for p in order if p not in sitting_out]
+        tables: list[list[str]] = []
         for size in sizes:
-            seed = max(left, key=lambda p: (_unmet_count(p, left, unmet), -left.index(p)))
-            table = [seed]
-            left.remove(seed)
+            table = [min(left, key=lambda p: (-new(p, left), rank[p]))]
+            left.remove(table[0])
             while len(table) < size:
-                best = max(left, key=lambda p: (sum(frozenset((p, t)) in unmet for t in table), -left.index(p)))
-                table.append(best)
-                left.remove(best)
-            tables.append(Table(_in_order(tuple(table), players)))
-        covered = {frozenset(pair) for t in tables for pair in combinations(t.players, 2)}
-        if not covered & unmet and not bye_count:
-            raise AssertionError("a round of the covering met no new pair")
-        unmet -= covered
+                pick = min(left, key=lambda p: (-new(p, table), sum(met[frozenset((p, q))] for q in table), rank[p]))
+                table.append(pick)
+                left.remove(pick)
+            tables.append(table)
+        _exchange_for_new_pairs(tables, unmet)
+        for table in tables:
+            pairs = [frozenset(pair) for pair in combinations(table, 2)]
+            met.update(pairs)
+            unmet.difference_update(pairs)
         byes.update(sitting_out)
-        rounds.append(Round(len(rounds) + 1, tuple(tables), tuple(sitting_out)))
-    return rounds
+        schedule.append([tuple(t) for t in tables])
+        sat_out.append(tuple(sitting_out))
+    return schedule, sat_out
 
 
-def _unmet_count(player: str, among: list[str], unmet: set[frozenset[str]]) -> int:
-    return sum(frozenset((player, other)) in unmet for other in among if other != player)
+def _exchange_for_new_pairs(tables: list[list[str]], unmet: set[frozenset[str]]) -> None:
+    """Swaps players between two tables while a swap makes the round meet more new pairs."""
+
+    def new_pairs(table: list[str]) -> int:
+        return sum(frozenset(pair) in unmet for pair in combinations(table, 2))
+
+    improved = True
+    while improved:
+        improved = False
+        for a, b in combinations(range(len(tables)), 2):
+            before = new_pairs(tables[a]) + new_pairs(tables[b])
+            for i, j in product(range(len(tables[a])), range(len(tables[b]))):
+                tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
+                if new_pairs(tables[a]) + new_pairs(tables[b]) > before:
+                    improved = True
+                    break
+                tables[a][i], tables[b][j] = tables[b][j], tables[a][i]
+            if improved:
+                break
+
+
+def _repeats(schedule: list[list[tuple[str, ...]]]) -> int:
+    met = Counter(frozenset(pair) for tables in schedule for t in tables for pair in combinations(t, 2))
+    return sum(n - 1 for n in met.values())
