@@ -1,14 +1,17 @@
 """Tournaments' rules over random fields and results: who sits where, repeats, byes, standings."""
 
 import random
+import re
 from collections import Counter
 from itertools import combinations
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from domain.tournaments import (
+    MAX_ROUND_ROBIN_PLAYERS,
     Entrant,
     Outcome,
     pair_swiss,
@@ -17,10 +20,12 @@ from domain.tournaments import (
     table_points,
     table_sizes,
 )
+from domain.tournaments.round_robin import schedule
 from domain.tournaments.swiss import meetings
 from tests.support.properties import SETTINGS as GAMES_SETTINGS
 
 SETTINGS = settings(GAMES_SETTINGS, max_examples=60)  # a tournament is quicker than a game
+DOCS = (Path(__file__).resolve().parents[2] / "docs" / "tournaments.md").read_text()
 
 
 def random_outcome(players, rng):
@@ -165,11 +170,9 @@ def test_standings_are_sorted_with_places_shared_only_on_equal_merit_and_every_p
     assert sum(s.games for s in lines) == sum(len(o.players) for o in outcomes)
 
 
-@pytest.mark.parametrize("table_size", [2, 3, 4])
-@pytest.mark.parametrize("players", range(2, 17))
-def test_a_round_robin_seats_every_pair_together_and_everyone_once_a_round(players, table_size):
-    if players < table_size:
-        return
+def check_round_robin(players, table_size):
+    """Every pair meets, everyone sits once a round at the layout's tables, byes are even, and
+    the schedule does not depend on the order the entrants come in."""
     entrants = [Entrant(f"e{i}", 1500.0 - i) for i in range(players)]
     schedule = round_robin(entrants, table_size)
     assert [r.number for r in schedule] == list(range(1, len(schedule) + 1))
@@ -178,10 +181,39 @@ def test_a_round_robin_seats_every_pair_together_and_everyone_once_a_round(playe
         assert (tuple(len(t.players) for t in r.tables), len(r.byes)) == table_sizes(players, table_size)
     met = meetings(schedule)
     assert all(met[frozenset(pair)] for pair in combinations([e.player for e in entrants], 2))
-    assert len(set(Counter(p for r in schedule for p in r.byes).values() or {0})) <= 1 or all(
-        Counter(p for r in schedule for p in r.byes)[e.player] == 1 for e in entrants
-    )
+    byes = Counter(p for r in schedule for p in r.byes)
+    assert len({byes[e.player] for e in entrants}) == 1
     assert round_robin(list(reversed(entrants)), table_size) == schedule
+    return schedule
+
+
+@pytest.mark.parametrize(("players", "table_size"), [(4, 2), (5, 2), (10, 3), (11, 3), (10, 4), (11, 4), (5, 4)])
+def test_a_round_robin_seats_every_pair_together_and_everyone_once_a_round(players, table_size):
+    check_round_robin(players, table_size)
+
+
+def test_a_round_robin_schedule_worked_out_again_is_the_same():
+    """Schedules are kept once worked out; working one out afresh gives the same rounds."""
+    assert schedule.__wrapped__(10, 4) == schedule(10, 4)
+
+
+ALL_FIELDS = [(n, k) for k, cap in MAX_ROUND_ROBIN_PLAYERS.items() for n in range(k, cap + 1)]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("players", "table_size"), ALL_FIELDS)
+def test_every_round_robin_a_format_allows_covers_every_pair_in_the_rounds_the_rules_say(players, table_size):
+    """Slow: works out all 37 schedules a format allows, some a second of local search each."""
+    assert str(len(check_round_robin(players, table_size))) == documented_rounds()[table_size][players]
+
+
+def documented_rounds():
+    """docs/tournaments.md's table of a round robin's rounds: table size to players to rounds."""
+    lines = DOCS.split("## Round robin")[1].splitlines()
+    header = next(line for line in lines if line.startswith("| players |"))
+    players = [int(cell) for cell in header.strip("|").split("|")[1:]]
+    rows = (re.fullmatch(r"\| tables of (\d) \|(.*)\|", line) for line in lines)
+    return {int(row[1]): dict(zip(players, (c.strip() for c in row[2].split("|")))) for row in rows if row}
 
 
 @pytest.mark.parametrize("table_size", [2, 3, 4])
