@@ -48,21 +48,31 @@ def pair_swiss(
     met = meetings(history)
     had_bye = Counter(p for r in history for p in r.byes)
     fewest = min((had_bye[p] for p in ranked), default=0)
-    candidates: list[str | None] = [p for p in reversed(ranked) if had_bye[p] == fewest] if bye_count else [None]
+    byes: list[str | None] = [p for p in reversed(ranked) if had_bye[p] == fewest] if bye_count else [None]
+    repeats, bye, seating = _best_seating(ranked, sizes, byes, met)
+    if repeats:
+        seating = _exchanged(seating, met)
+    rank = {p: i for i, p in enumerate(ranked)}
+    tables = tuple(Table(tuple(sorted(players, key=rank.__getitem__))) for players in seating)
+    return Round(number, tables, () if bye is None else (bye,))
+
+
+def _best_seating(
+    ranked: list[str], sizes: tuple[int, ...], byes: list[str | None], met: Counter[frozenset[str]]
+) -> tuple[int, str | None, list[tuple[str, ...]]]:
+    """The seating with the fewest repeats, and its bye, trying the possible byes in order (None:
+    no bye) until one leaves no repeats or the steps run out."""
     search = _Search(met, SEARCH_STEPS)
     best: tuple[int, str | None, list[tuple[str, ...]]] | None = None
-    for bye in candidates:
+    for bye in byes:
         seating = search.best([p for p in ranked if p != bye], sizes, bound=best[0] if best else None)
         if seating is not None:
             best = (search.last_repeats, bye, seating)
-        assert best is not None, "the first candidate is searched without a bound, so it is seated"
+        assert best is not None, "the first bye is searched without a bound, so it is seated"
         if best[0] == 0 or search.steps <= 0:
             break
     assert best is not None
-    repeats, bye, seating = best
-    if repeats:
-        seating = _exchanged(seating, met)
-    return Round(number, _tables(seating), () if bye is None else (bye,))
+    return best
 
 
 def meetings(rounds: Sequence[Round]) -> Counter[frozenset[str]]:
@@ -103,10 +113,6 @@ def _exchanged(seating: list[tuple[str, ...]], met: Counter[frozenset[str]]) -> 
             if improved:
                 break
     return [tuple(t) for t in tables]
-
-
-def _tables(seating: list[tuple[str, ...]]) -> tuple[Table, ...]:
-    return tuple(Table(players) for players in seating)
 
 
 class _Search:

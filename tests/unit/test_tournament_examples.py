@@ -201,3 +201,23 @@ def test_a_format_is_checked_field_by_field(format, problems):
 def test_an_outcome_counts_places_as_ruling_p18_does():
     with pytest.raises(ValueError, match="1, 2, 2, 4"):
         Outcome(("a", "b", "c"), (1, 3, 3))
+
+
+def test_standings_at_tables_of_four_with_a_short_table_and_shared_places():
+    entrants = field(7)
+    first = pair_swiss(entrants, [], [], set(), 1, table_size=4)
+    assert seats(first) == [("p1", "p2", "p3", "p4"), ("p5", "p6", "p7")]
+    outcomes = [Outcome(("p1", "p2", "p3", "p4"), (1, 2, 2, 4)), won("p5", "p6", "p7")]
+    lines = standings(entrants, [first], outcomes, set(), table_size=4)
+    # points: 3, 1½, 1½, 0 and, the short table scaled by 3/2, 3, 1½, 0. Buchholz: p1 1½ + 1½ + 0;
+    # p5 3/2 · (1½ + 0); p7 3/2 · (3 + 1½). Sonneborn–Berger: p1 1½ + 1½ (beat p2, p3, p4);
+    # p2 ½ · 1½ (shared with p3); p5 3/2 · 1½ (beat p6; p7 has 0)
+    assert [(s.player, s.points, s.buchholz, s.sonneborn_berger, s.place) for s in lines] == [
+        ("p1", 3.0, 3.0, 3.0, 1),
+        ("p5", 3.0, 2.25, 2.25, 2),
+        ("p2", 1.5, 4.5, 0.75, 3),
+        ("p3", 1.5, 4.5, 0.75, 3),
+        ("p6", 1.5, 4.5, 0.0, 5),
+        ("p7", 0.0, 6.75, 0.0, 6),
+        ("p4", 0.0, 6.0, 0.0, 7),
+    ]
