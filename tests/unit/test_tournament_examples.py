@@ -8,10 +8,13 @@ from domain.tournaments import (
     Entrant,
     Format,
     Outcome,
+    Round,
+    Table,
     absent_after,
     count_absences,
     pair_swiss,
     round_robin,
+    round_without,
     standings,
     table_points,
     table_sizes,
@@ -60,6 +63,14 @@ def test_a_four_player_round_robin_by_the_circle_method_and_its_standings():
         ("p4", 1.0, 5.0, 1.5, 4),
     ]
     assert all(s.games == 3 and s.byes == 0 and not s.withdrawn for s in lines)
+
+
+def test_a_round_robin_round_after_a_withdrawal_leaves_the_lone_player_a_bye():
+    rounds = round_robin(field(4), 2)
+    assert round_without(rounds[1], {"p4"}) == Round(2, (Table(("p1", "p3")),), ("p2",))
+    five_at_fours = round_robin(field(5), 4)[0]
+    assert five_at_fours == Round(1, (Table(("p1", "p2", "p3", "p4")),), ("p5",))
+    assert round_without(five_at_fours, {"p2", "p5"}) == Round(1, (Table(("p1", "p3", "p4")),), ())
 
 
 def test_an_eight_player_swiss_avoids_the_repeats_top_down_seating_would_make():
