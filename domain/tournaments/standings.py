@@ -50,6 +50,9 @@ def scores(
 ) -> dict[str, float]:
     """Each entrant's points so far: their finished tables and their byes."""
     total = {e.player: 0.0 for e in entrants}
+    strangers = {p for r in rounds for p in r.players()} - total.keys()
+    if strangers:
+        raise ValueError(f"the rounds seat players who are not entrants: {sorted(strangers)}")
     for outcome in finished(rounds, outcomes):
         for player, points in table_points(outcome, table_size).items():
             total[player] += points

@@ -232,3 +232,16 @@ def test_standings_at_tables_of_four_with_a_short_table_and_shared_places():
         ("p7", 0.0, 6.75, 0.0, 6),
         ("p4", 0.0, 6.0, 0.0, 7),
     ]
+
+
+def test_results_that_do_not_fit_the_rounds_are_refused():
+    entrants = field(4)
+    first = pair_swiss(entrants, [], [], set(), 1, table_size=2)
+    with pytest.raises(ValueError, match="no unfinished table"):
+        standings(entrants, [first], [won("p1", "p3")], set(), table_size=2)
+    with pytest.raises(ValueError, match="no unfinished table"):
+        standings(entrants, [first], [won("p1", "p2"), won("p2", "p1")], set(), table_size=2)
+    with pytest.raises(ValueError, match="not entrants"):
+        standings(entrants[:3], [first], [], set(), table_size=2)
+    with pytest.raises(ValueError, match="round 3 follows rounds 1 to 2"):
+        pair_swiss(entrants, [first], [], set(), 3, table_size=2)

@@ -64,6 +64,28 @@ def fewest_repeats(active, history, table_size):
     return min(repeats(s, met) for bye in choices for s in seatings([p for p in active if p != bye], sizes))
 
 
+tables = st.sampled_from([2, 3, 4]).flatmap(
+    lambda k: st.tuples(st.just(k), st.lists(st.integers(0, 3), min_size=2, max_size=k))
+)
+
+
+@SETTINGS
+@given(tables)
+def test_a_tables_points_follow_its_places_within_the_range_of_a_full_table(table):
+    table_size, finish = table
+    players = tuple(f"e{i}" for i in range(len(finish)))
+    outcome = Outcome(players, tuple(1 + sum(o > f for o in finish) for f in finish))
+    points = table_points(outcome, table_size)
+    for (p, place), (q, other) in combinations(zip(players, outcome.places), 2):
+        assert (points[p] > points[q]) == (place < other) and (points[p] == points[q]) == (place == other)
+    # each pair of tablemates shares what a pair at a full table shares: the total is fixed
+    assert sum(points.values()) == (table_size - 1) * len(players) / 2
+    if outcome.places.count(1) == 1:
+        assert max(points.values()) == table_size - 1
+    if outcome.places.count(max(outcome.places)) == 1:
+        assert min(points.values()) == 0
+
+
 tournaments = st.fixed_dictionaries(
     {
         "players": st.integers(2, 13),
