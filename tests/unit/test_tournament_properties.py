@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from domain.tournaments import (
     MAX_ROUND_ROBIN_PLAYERS,
+    MAX_SWISS_PLAYERS,
     Entrant,
     Outcome,
     pair_swiss,
@@ -250,3 +251,12 @@ def test_a_forty_player_swiss_of_three_rounds_with_random_places(table_size):
     assert [s.games for s in lines] == [3] * 40
     assert sum(s.points for s in lines) == sum(sum(table_points(o, table_size).values()) for o in outcomes)
     assert [s.place for s in lines] == sorted(s.place for s in lines) and lines[0].place == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("table_size", "rounds"), [(2, 15), (4, 10)])
+def test_the_largest_swiss_a_format_allows_plays_its_rounds_without_repeats(table_size, rounds):
+    """Slow: 256 players paired 10 to 15 times, a few rounds running the search to its budget."""
+    entrants, history, outcomes, _ = play(MAX_SWISS_PLAYERS, table_size, rounds, seed=7, withdraw_each_round=0)
+    assert max(meetings(history).values()) == 1
+    assert all(len(r.players()) == MAX_SWISS_PLAYERS for r in history)
