@@ -4,8 +4,8 @@ which every pair still shares a table.
 Each round is a seating of everyone at the layout's tables. While some pair has not met, the
 search picks one (u, v), either way round, and a round, and swaps v with one of u's tablemates
 there; the swap is kept if it leaves no more pairs unmet (and, once in a hundred, when it leaves
-more, to get off a plateau). The generator is the project's seeded one (``domain.rng``), so a schedule is
-the same on every machine and every run."""
+more, to get off a plateau). The generator is the project's seeded one (``domain.rng``), so a
+schedule is the same on every machine and every run."""
 
 from __future__ import annotations
 

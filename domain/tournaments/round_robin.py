@@ -34,16 +34,15 @@ Plan = tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]
 
 
 def round_robin(entrants: Sequence[Entrant], table_size: int) -> list[Round]:
-    """The whole schedule, rounds numbered from 1; players in order of rating, then name."""
+    """The whole schedule, rounds numbered from 1; players in order of rating, then name, each
+    table's players in that order and full tables first."""
     players = [e.player for e in sorted(entrants, key=lambda e: (-e.rating, e.player))]
-    return [
-        Round(
-            number,
-            tuple(Table(tuple(players[i] for i in sorted(table))) for table in tables),
-            tuple(players[i] for i in byes),
-        )
-        for number, (tables, byes) in enumerate(schedule(len(players), table_size), 1)
-    ]
+    rounds = []
+    for number, (tables, byes) in enumerate(schedule(len(players), table_size), 1):
+        in_order = sorted((sorted(table) for table in tables), key=lambda t: (-len(t), t[0]))
+        seated = tuple(Table(tuple(players[i] for i in table)) for table in in_order)
+        rounds.append(Round(number, seated, tuple(players[i] for i in byes)))
+    return rounds
 
 
 def round_without(scheduled: Round, withdrawn: Collection[str]) -> Round:
