@@ -10,7 +10,7 @@ Players equal on all three share a place."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .points import BYE_POINTS, table_points, weights
@@ -69,9 +69,10 @@ def standings(
     withdrawn: Collection[str],
     *,
     table_size: int,
-    absences: dict[str, int] | None = None,
+    absences: Mapping[str, int] | None = None,
 ) -> list[Standing]:
-    """The standings after the finished tables, best first; a stable, total order."""
+    """The standings after the finished tables, best first; a stable, total order. ``absences``
+    is each player's rounds missed (``absences.count_absences``), only shown."""
     played = finished(rounds, outcomes)
     total = scores(entrants, rounds, played, table_size)
     buchholz = dict.fromkeys(total, 0.0)
