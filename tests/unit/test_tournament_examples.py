@@ -115,8 +115,9 @@ def test_a_withdrawn_player_is_not_paired_and_keeps_their_line():
     outcomes = [won("p1", "p2"), won("p3", "p4")]
     second = pair_swiss(entrants, [first], outcomes, {"p4"}, 2, table_size=2)
     assert (seats(second), second.byes) == ([("p1", "p3")], ("p2",))
-    lines = standings(entrants, [first, second], outcomes, {"p4"}, table_size=2)
-    assert [(s.player, s.withdrawn) for s in lines][-1] == ("p4", True)
+    lines = standings(entrants, [first, second], outcomes, {"p4"}, table_size=2, absences={"p4": 2})
+    assert [(s.player, s.withdrawn, s.absences) for s in lines][-1] == ("p4", True, 2)
+    assert all(s.absences == 0 for s in lines[:-1])
 
 
 @pytest.mark.parametrize(
