@@ -27,6 +27,7 @@ import statistics
 import sys
 import threading
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -107,6 +108,78 @@ def ok(status: int, data: bytes) -> bytes:
     return data
 
 
+def new_game(conn: http.client.HTTPConnection) -> tuple[str, list[str], int]:
+    """A two-seat game of humans: its id, the seats' tokens and its version."""
+    status, data = call(
+        conn,
+        "POST",
+        "/games",
+        {"seats": [{"kind": "human"}, {"kind": "human"}]},
+        {"Content-Type": "application/json"},
+    )
+    doc = json.loads(data)
+    return doc["game"], [s["token"] for s in doc["seats"]], doc["version"]
+
+
+def ready_game(conn: http.client.HTTPConnection) -> dict:  # type: ignore[type-arg]
+    """A new game with what its players need to post their first command: whose turn it is."""
+    game, tokens, version = new_game(conn)
+    status, data = call(conn, "GET", f"/games/{game}")
+    return {"game": game, "tokens": tokens, "version": version, "seat": json.loads(data)["turn"]["seat"]}
+
+
+@dataclass
+class Tally:
+    """What the players did besides their counted commands: games that ended (replaced by ready
+    ones), games made on the clock (uncounted), and the last command's reply."""
+
+    ended: int = 0
+    made: int = 0
+    last_reply: bytes = b""
+
+
+def player(games_per_client: int, tally: Tally):  # type: ignore[no-untyped-def]
+    """load()'s worker for posting commands (bench/peer_speed.py uses it too).
+
+    Two players who only end their turns reach a stalemate after ten quiet rounds (P16, 20
+    commands): each client makes its games before the clock starts and moves to the next when
+    one ends, so that every counted request is a command that was applied."""
+
+    def make(conn):  # type: ignore[no-untyped-def]
+        spares = [ready_game(conn) for _ in range(games_per_client)]
+        state: dict | None = spares.pop()  # type: ignore[type-arg]
+
+        def step() -> bool:
+            nonlocal state
+            if state is None:  # out of ready games: make one, uncounted
+                state = ready_game(conn)
+                tally.made += 1
+                return False
+            headers = {
+                "Authorization": f"Bearer {state['tokens'][state['seat']]}",
+                "Content-Type": "application/json",
+                "If-Match": f'"{state["version"]}"',
+                "Idempotency-Key": f"{state['game']}-{state['version']}",
+            }
+            data = ok(
+                *call(conn, "POST", f"/games/{state['game']}/commands", {"type": "end_turn", "discards": []}, headers)
+            )
+            doc = json.loads(data)
+            tally.last_reply = data
+            if doc["duplicate"] or doc["version"] <= state["version"]:
+                raise AssertionError(f"the command was not applied anew: {data[:300]!r}")
+            if doc["view"]["turn"] is None:  # the game ended
+                tally.ended += 1
+                state = spares.pop() if spares else None
+            else:
+                state.update(version=doc["version"], seat=doc["view"]["turn"]["seat"])
+            return True
+
+        return step
+
+    return make
+
+
 def report(name: str, rate: float, lat: list[float], base_rate: float, base_lat: list[float]) -> None:
     p50, p99 = percentiles(lat)
     b50 = statistics.median(base_lat)
@@ -157,65 +230,10 @@ def run(args: argparse.Namespace, url: str) -> None:
         limited_pids = [*children(limited.pid), redis_pid]
         base_rate, base_lat, base_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
 
-        def new_game(conn):  # type: ignore[no-untyped-def]
-            status, data = call(
-                conn,
-                "POST",
-                "/games",
-                {"seats": [{"kind": "human"}, {"kind": "human"}]},
-                {"Content-Type": "application/json"},
-            )
-            doc = json.loads(data)
-            return doc["game"], [s["token"] for s in doc["seats"]], doc["version"]
-
         def viewer(conn):  # type: ignore[no-untyped-def]
             game, tokens, _ = new_game(conn)
             headers = {"Authorization": f"Bearer {tokens[0]}"}
             return lambda: bool(ok(*call(conn, "GET", f"/games/{game}", headers=headers)))
-
-        def ready_game(conn):  # type: ignore[no-untyped-def]
-            game, tokens, version = new_game(conn)
-            status, data = call(conn, "GET", f"/games/{game}")
-            return {"game": game, "tokens": tokens, "version": version, "seat": json.loads(data)["turn"]["seat"]}
-
-        last_reply = [b""]
-
-        def player(conn):  # type: ignore[no-untyped-def]
-            # Two players who only end their turns reach a stalemate after ten quiet rounds (P16,
-            # 20 commands): each client makes its games before the clock starts and moves to the
-            # next when one ends, so that every counted request is a command that was applied.
-            spares = [ready_game(conn) for _ in range(args.games_per_client)]
-            state: dict | None = spares.pop()  # type: ignore[type-arg]
-
-            def step() -> bool:
-                nonlocal state
-                if state is None:  # out of ready games: make one, uncounted
-                    state = ready_game(conn)
-                    made[0] += 1
-                    return False
-                headers = {
-                    "Authorization": f"Bearer {state['tokens'][state['seat']]}",
-                    "Content-Type": "application/json",
-                    "If-Match": f'"{state["version"]}"',
-                    "Idempotency-Key": f"{state['game']}-{state['version']}",
-                }
-                data = ok(
-                    *call(
-                        conn, "POST", f"/games/{state['game']}/commands", {"type": "end_turn", "discards": []}, headers
-                    )
-                )
-                doc = json.loads(data)
-                last_reply[0] = data
-                if doc["duplicate"] or doc["version"] <= state["version"]:
-                    raise AssertionError(f"the command was not applied anew: {data[:300]!r}")
-                if doc["view"]["turn"] is None:  # the game ended
-                    ended[0] += 1
-                    state = spares.pop() if spares else None
-                else:
-                    state.update(version=doc["version"], seat=doc["view"]["turn"]["seat"])
-                return True
-
-            return step
 
         def floor_step(query: str):  # type: ignore[no-untyped-def]
             def make(conn):  # type: ignore[no-untyped-def]
@@ -225,16 +243,18 @@ def run(args: argparse.Namespace, url: str) -> None:
 
             return make
 
-        ended, made = [0], [0]
+        tally = Tally()
         view_rate, view_lat, view_cpu = load(sport, args.clients, args.seconds, viewer, service_pids)
-        post_rate, post_lat, post_cpu = load(sport, args.clients, args.seconds, player, service_pids)
+        post_rate, post_lat, post_cpu = load(
+            sport, args.clients, args.seconds, player(args.games_per_client, tally), service_pids
+        )
         base2_rate, base2_lat, base2_cpu = load(bport, args.clients, args.seconds, bare_step, bare_pids)
         # the goals' figures are measured between the two baselines, as they always were; the rest
         # after them, beside the same baseline
         view_l = load(lport, args.clients, args.seconds, viewer, limited_pids)
-        post_l = load(lport, args.clients, args.seconds, player, limited_pids)
+        post_l = load(lport, args.clients, args.seconds, player(args.games_per_client, tally), limited_pids)
         with redis.Redis.from_url(url) as probe:  # a command's reply, as long as the floor's
-            probe.set(FLOOR_BODY, last_reply[0])
+            probe.set(FLOOR_BODY, tally.last_reply)
         floors = {
             name: load(bport, args.clients, args.seconds, floor_step(query), [*bare_pids, redis_pid])
             for name, query in FLOORS.items()
@@ -261,8 +281,8 @@ def run(args: argparse.Namespace, url: str) -> None:
         for name, (_, _, cpu) in floors.items():
             cpu_report(name, cpu, bare_workers)
         print(
-            f"{'':22s} ({ended[0]} games ended and were replaced by ready ones while posting; "
-            f"{made[0]} more were made on the clock, uncounted)"
+            f"{'':22s} ({tally.ended} games ended and were replaced by ready ones while posting; "
+            f"{tally.made} more were made on the clock, uncounted)"
         )
     finally:
         for p in procs:

@@ -58,16 +58,21 @@ def serve(app: str, env: dict[str, str], root: Path = ROOT) -> tuple[subprocess.
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-            c.request("GET", "/healthz" if "service" in app else "/bare")
-            c.getresponse().read()
-            return proc, port
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"{app} did not start")
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                c = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                c.request("GET", "/healthz" if "service" in app else "/bare")
+                c.getresponse().read()
+                return proc, port
+            except OSError:
+                time.sleep(0.2)
+        raise RuntimeError(f"{app} did not start")
+    except BaseException:  # not started, or interrupted while starting: nobody else will stop it
+        proc.terminate()
+        proc.wait(10)
+        raise
 
 
 def start_worker(url: str, queue: str, root: Path = ROOT) -> subprocess.Popen:
