@@ -32,6 +32,7 @@ import http.client
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -183,6 +184,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=5.0, help="each row's clock")
     parser.add_argument("--clients", type=int, default=8, help="our keep-alive clients")
     args = parser.parse_args()
+    # a SIGTERM unwinds like Ctrl-C, so that every process started so far is stopped on the way out
+    signal.signal(signal.SIGTERM, lambda signum, frame: sys.exit(128 + signum))
     install()
     load_before = os.getloadavg()
     with redis_for("peer") as url:
@@ -194,14 +197,14 @@ def main() -> None:
         f"{' '.join(f'{x:.1f}' for x in load_before)} before, {' '.join(f'{x:.1f}' for x in load_after)} after"
     )
     print(
-        f"{'server':52s} {'durable when it answers':40s} {'moves/s':>8s} {'p50':>9s} {'p99':>9s} {'CPU/move':>9s}"
+        f"{'server':52s} {'durable when it answers':46s} {'moves/s':>8s} {'p50':>9s} {'p99':>9s} {'CPU/move':>9s}"
         "  ours / theirs: moves/s, p99"
     )
     base_p99 = percentiles(rows[0].latencies)[1]
     for row in rows:
         p50, p99 = percentiles(row.latencies)
         print(
-            f"{row.name:52s} {row.durable:40s} {row.rate:8.0f} {p50 * 1000:6.1f} ms {p99 * 1000:6.1f} ms "
+            f"{row.name:52s} {row.durable:46s} {row.rate:8.0f} {p50 * 1000:6.1f} ms {p99 * 1000:6.1f} ms "
             f"{row.cpu * 1000:6.2f} ms  {rows[0].rate / row.rate:5.2f}, {base_p99 / p99:5.2f}"
         )
 
