@@ -8,7 +8,7 @@
 // the mover. After MOVES moves the match's sockets close and the slot goes on with a fresh
 // match, whose sockets were opened and synced while the last one was played.
 // Prints `start` when the clock starts, `stop` when the last counted move is done, then one
-// JSON line: {"moves", "elapsed" (s), "latencies" (ms), "matches" (played to MOVES)}.
+// JSON line: {"moves", "elapsed" (s), "latencies" (ms), "matches" (played to MOVES), "made_on_clock"}.
 const { io } = require("socket.io-client");
 const { nextCell } = require("./toy");
 
@@ -43,7 +43,10 @@ function seat(matchID, playerID, credentials) {
   const found = { socket, playerID, credentials, state: null, waiting: [] };
   const receive = (state) => {
     found.state = state;
-    const [due, later] = [found.waiting.filter((w) => w.stateID <= state._stateID), found.waiting.filter((w) => w.stateID > state._stateID)];
+    const [due, later] = [
+      found.waiting.filter((w) => w.stateID <= state._stateID),
+      found.waiting.filter((w) => w.stateID > state._stateID),
+    ];
     found.waiting = later;
     for (const waiter of due) waiter.resolve();
   };
