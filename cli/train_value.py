@@ -390,17 +390,24 @@ def net_from_document(doc: dict[str, Any]) -> Net:
 
 
 def select(
-    train: Dataset, sizes: Sequence[int], seed: int, epochs: int, l2: float
-) -> tuple[int, list[tuple[int, float]]]:
-    """The hidden layer's size with the least log loss on the last fifth of the training games
-    when fitted on the rest (the held-out games are never looked at), and each size's loss."""
+    train: Dataset, sizes: Sequence[int], decays: Sequence[float], seed: int, epochs: int
+) -> tuple[tuple[int, float], dict[tuple[int, float], float]]:
+    """The hidden layer's size and the weight decay with the least log loss on the last fifth of
+    the training games when fitted on the rest (the held-out games are never looked at), and
+    each pair's loss."""
     seeds = np.unique(train.game)
     cut = seeds[int(len(seeds) * 0.8)]
     fitting, validating = train.where(train.game < cut), train.where(train.game >= cut)
-    losses = [
-        (size, log_loss(fit(fitting, size, seed, epochs, l2).probabilities(validating), validating)) for size in sizes
-    ]
-    return min(losses, key=lambda pair: pair[1])[0], losses
+    losses = {
+        (size, l2): log_loss(fit(fitting, size, seed, epochs, l2).probabilities(validating), validating)
+        for size in sizes
+        for l2 in decays
+    }
+    return min(losses, key=losses.__getitem__), losses
+
+
+def _numbers(text: str, kind: type) -> list[Any]:
+    return [kind(part) for part in text.split(",")]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -414,7 +421,11 @@ def main(argv: list[str] | None = None) -> int:
         "--hidden", default="0,8,16", help="hidden units; several (comma-separated) are compared on the training games"
     )
     parser.add_argument("--epochs", type=int, default=20)
-    parser.add_argument("--l2", type=float, default=0.01, help="weight decay (positions of one game are alike)")
+    parser.add_argument(
+        "--l2",
+        default="0.001,0.003,0.01",
+        help="weight decay (the positions of one game are alike); several are compared too",
+    )
     parser.add_argument("--seed", type=int, default=0, help="training seed (sampling, initial weights, batches)")
     parser.add_argument("--max-turns", type=int, default=400, help="a game unfinished by then is left out")
     parser.add_argument("--workers", type=int, default=2, help="processes playing the games; 1 plays in this one")
@@ -433,10 +444,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     temperature = fit_temperature(train)
     started = time.perf_counter()
-    sizes = [int(size) for size in args.hidden.split(",")]
-    hidden, losses = select(train, sizes, args.seed, args.epochs, args.l2) if len(sizes) > 1 else (sizes[0], [])
-    print("validation log loss by hidden units: " + ", ".join(f"{size}: {loss:.4f}" for size, loss in losses))
-    fitted = fit(train, hidden, args.seed, args.epochs, args.l2)
+    sizes, decays = _numbers(args.hidden, int), _numbers(args.l2, float)
+    (hidden, l2), losses = select(train, sizes, decays, args.seed, args.epochs)
+    print("validation log loss by (hidden units, l2): " + ", ".join(f"{k}: {v:.4f}" for k, v in losses.items()))
+    fitted = fit(train, hidden, args.seed, args.epochs, l2)
     print(f"fitted in {time.perf_counter() - started:.0f} s; baseline temperature {temperature:.2f}")
     net = net_from_document(model_document(fitted, temperature, {}))  # judged as shipped: rounded
     result = calibration(net, temperature, test)
@@ -455,9 +466,9 @@ def main(argv: list[str] | None = None) -> int:
         "training": {
             "seed": args.seed,
             "hidden": hidden,
-            "validation_log_loss": {str(size): round(loss, 5) for size, loss in losses},
+            "l2": l2,
             "epochs": args.epochs,
-            "l2": args.l2,
+            "validation_log_loss": {f"{size} {decay}": round(loss, 5) for (size, decay), loss in losses.items()},
             "positions": len(train.outcome),
         },
         "calibration": {k: result[k] for k in ("games", "positions")}
