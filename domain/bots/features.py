@@ -5,11 +5,14 @@ may see (``observe``): its own crystals and hand, and of the others only what is
 (offerings, scales, markers, building shares, hand sizes). Every row has the same columns in
 the same order whichever seat it describes, so one set of weights judges any seat of a 2-, 3-
 or 4-player game. A row holds the seat's own numbers (``OWN``), the best of its rivals' public
-numbers (``RIVALS``: a lead means little without knowing the runner-up) and the game's
-(``GAME``): how far it has come, with how many players, under which rules.
+numbers (``RIVALS``: a lead means little without knowing the runner-up), the game's (``GAME``):
+how far it has come, with how many players, under which rules; and in the viewer's row how far
+the game has come again (``VIEWER``), to weigh what the viewer cannot see of the others.
 """
 
 from __future__ import annotations
+
+import math
 
 from ..options import Edition
 from ..state import Game
@@ -45,7 +48,11 @@ GAME = (
     "rebuilt",  # fraction of the buildings rebuilt
     "turn",  # turn number / 50
 )
-NAMES = (*OWN, *(f"best_rival_{name}" for name in RIVALS), *GAME)
+#: The viewer's row only (0 in the others'): how far the game has come. The viewer's crystals
+#: are known and the others' read 0, so the viewer's row looks richer than it is by what the
+#: others hold unseen: nothing at the start, more as the game goes on.
+VIEWER = ("viewer_turn", "viewer_obelisk", "viewer_rebuilt", "viewer_opening")  # opening: e^(-turn / 5)
+NAMES = (*OWN, *(f"best_rival_{name}" for name in RIVALS), *GAME, *VIEWER)
 
 
 def seat_features(observation: Game, viewer: int) -> list[list[float]]:
@@ -95,18 +102,23 @@ def seat_features(observation: Game, viewer: int) -> list[list[float]]:
                 1.0 if is_viewer and next_cost is not None and p.markers and crystals >= next_cost else 0.0,
             ]
         )
+    number = turn.number if turn is not None else 0
+    obelisk = sum(owner is not None for owner in observation.obelisk) / len(observation.obelisk)
+    rebuilt = 1 - len(unfinished) / len(sites)
     game = [
         1.0 if players == 3 else 0.0,
         1.0 if players == 4 else 0.0,
         1.0 if options.edition is Edition.CLASSIC else 0.0,
         1.0 if options.expansion else 0.0,
-        sum(owner is not None for owner in observation.obelisk) / len(observation.obelisk),
-        1 - len(unfinished) / len(sites),
-        (turn.number if turn is not None else 0) / 50,
+        obelisk,
+        rebuilt,
+        number / 50,
     ]
+    progress = [number / 50, obelisk, rebuilt, math.exp(-number / 5)]
+    absent = [0.0] * len(VIEWER)
     rows = []
     for seat, mine in enumerate(own):
         others = [own[s] for s in range(players) if s != seat]
         best = [max(row[i] for row in others) for i in _RIVAL_COLUMNS]
-        rows.append(mine + best + game)
+        rows.append(mine + best + game + (progress if seat == viewer else absent))
     return rows
