@@ -7,12 +7,13 @@ Run as root on a machine with podman, podman-compose, runc and debootstrap (Debi
 
 Each run has names of its own (project, containers, volumes, network, image tags, port:
 ``BLUEMOON_SMOKE_RUN``), so two runs cannot collide, and removes all of them at the end, failed
-or not (``BLUEMOON_SMOKE_RUN=RUN python3 containers/smoke.py --clean``
-removes a killed run's). What is slow is kept between runs in podman's
-own store, outside the repository: the Debian base is tagged by a hash of its recipe
-(containers/base-image.sh), made only when that tag is absent, and the images' layers are
-podman's build cache (the Python dependencies a layer of their own, keyed on pyproject.toml), so a
-run after a change to the code rebuilds seconds of layers. Standard library only: no virtualenv.
+or not (``BLUEMOON_SMOKE_RUN=RUN python3 containers/smoke.py --clean`` removes a killed run's).
+What is slow is kept between runs in podman's own store, outside the repository: the Debian base
+is tagged by a hash of its recipe (containers/base-image.sh) and made only when that tag is
+absent; each target's newest build keeps its layers, podman's build cache, under ``CACHED``'s
+name (the Python dependencies a layer of their own, keyed on pyproject.toml), so a run after a
+change to the code rebuilds seconds of layers. Builds take turns (``BUILD_LOCK``). Standard
+library only: no virtualenv.
 """
 
 from __future__ import annotations
