@@ -1,7 +1,7 @@
 # Blue Moon City's images, from one Debian base made by debootstrap (containers/base-image.sh):
 # no registry is needed. Targets: `service` (the web process and the workers: one image, the
 # command chooses), `redis` (appendonly yes) and `postgres` (the archive). compose.yaml builds all
-# three; containers/smoke.sh builds, starts, plays and removes them. Build with `--format docker`:
+# three; containers/smoke.py builds, starts, plays and removes them. Build with `--format docker`:
 # the OCI format has no HEALTHCHECK.
 ARG BASE=localhost/bluemoon-debian:bookworm
 FROM ${BASE} AS debian
@@ -14,18 +14,24 @@ RUN apt-get update \
  && apt-get install -y --no-install-recommends python3 python3-venv ca-certificates postgresql-client redis-server \
  && rm -rf /var/lib/apt/lists/*
 RUN python3 -m venv /opt/bluemoon
+# PIP_CERT: a CA bundle for a network whose HTTPS is intercepted (mounted by containers/smoke.py).
+ARG PIP_CERT=""
+# The dependencies (and the build backend) first, a layer of their own keyed on pyproject.toml
+# alone: a change to the code rebuilds the layers below in seconds, not this minute of downloads.
+COPY pyproject.toml /app/
+RUN if [ -z "$PIP_CERT" ]; then unset PIP_CERT; fi; cd /app \
+ && /opt/bluemoon/bin/python -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print(*p["build-system"]["requires"], *p["project"]["dependencies"], sep="\n")' > /tmp/requirements.txt \
+ && /opt/bluemoon/bin/pip install --no-cache-dir -r /tmp/requirements.txt && rm /tmp/requirements.txt
 # The service is installed with pip, editable from /app: its pages, translations, openapi.yaml and
 # CHANGELOG.md are read next to the code, and pyproject.toml declares only Python packages.
-COPY pyproject.toml README.md CHANGELOG.md openapi.yaml /app/
+COPY README.md CHANGELOG.md openapi.yaml /app/
 COPY domain /app/domain
 COPY events /app/events
 COPY application /app/application
 COPY service /app/service
 COPY workers /app/workers
 COPY cli /app/cli
-# PIP_CERT: a CA bundle for a network whose HTTPS is intercepted (mounted by containers/smoke.sh).
-ARG PIP_CERT=""
-RUN if [ -z "$PIP_CERT" ]; then unset PIP_CERT; fi; /opt/bluemoon/bin/pip install --no-cache-dir --editable /app
+RUN /opt/bluemoon/bin/pip install --no-cache-dir --no-deps --no-build-isolation --editable /app
 RUN useradd --system --uid 10001 --create-home --home-dir /home/bluemoon bluemoon
 USER bluemoon
 WORKDIR /home/bluemoon

@@ -616,7 +616,7 @@ def _challenges(call: Any, refused: Any, http: Any, found: dict[str, Any], compo
 
 def _searches(call: Any, refused: Any, http: Any, found: dict[str, Any], player: str) -> None:
     """The lobby's finished game found among its first player's games, and exported."""
-    call("listPlayerGames", "GET", f"/players/{player}/games?players=3&result=lost&limit=10")
+    call("listPlayerGames", "GET", f"/players/{player}/games?players=3&result=lost&ended=played&limit=10")
     refused("listPlayerGames", "GET", f"/players/{player}/games?players=5", None)
     exported = http.get(f"/players/{player}/games/export?players=3&limit=1").get_data(as_text=True)
     found["exportPlayerGames"] = {"request": None, "response": exported[:200] + "…"}  # one game's log, cut short

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Makes the Debian base every image in Dockerfile starts from, without a registry: debootstrap
 # (minbase) from Debian's mirror, imported into podman as localhost/bluemoon-debian:bookworm.
-# About 1-2 minutes; run once per machine (containers/smoke.sh runs it when the image is absent).
+# About 1-2 minutes; run once per machine (containers/smoke.py runs it when the image is absent).
 set -eu
 image=${1:-localhost/bluemoon-debian:bookworm}
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}

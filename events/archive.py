@@ -4,8 +4,9 @@ A finished game's log never changes again, and memory is the dearest place to ke
 archive holds, per game, its events (each stream entry's fields, as Redis had them), its
 settings and records (meta, webhooks, seats' accounts, clock, commands, ratings, rematch,
 webhook logs: each as Redis had it), its index summary and listing entry, and the owners of
-its seat tokens. Nothing in it changes once written: a game is put once, in one transaction,
-and a second put of the same game writes nothing (application/archive/ moves games here).
+its seat tokens. Nothing in it changes once written but the index summary (a projection, which
+the index's rebuild completes): a game is put once, in one transaction, and a second put of the
+same game writes nothing (application/archive/ moves games here).
 
 SQLAlchemy Core on any URL it takes: an SQLite file by default (``ARCHIVE_URL``), PostgreSQL
 through psycopg 3 in production (``postgresql+psycopg://...``).
@@ -190,6 +191,20 @@ class Archive:
         with self.engine.connect() as connection:
             rows = connection.execute(sa.select(GAMES.c.game, GAMES.c.summary).where(GAMES.c.game.in_(wanted)))
             return {str(row[0]): str(row[1]) for row in rows}
+
+    def summaries_from(self, after: str, limit: int) -> list[tuple[str, str]]:
+        """(game, summary JSON) of the ``limit`` archived games named after ``after``, by name: every
+        archived game, a page at a time (the index's rebuild looks at each)."""
+        query = sa.select(GAMES.c.game, GAMES.c.summary).where(GAMES.c.game > after)
+        with self.engine.connect() as connection:
+            rows = connection.execute(query.order_by(GAMES.c.game).limit(limit))
+            return [(str(row[0]), str(row[1])) for row in rows]
+
+    def resummarise(self, game: str, summary: str) -> None:
+        """Replace a game's index summary: the one thing of an archived game that changes, as the
+        index is a projection of the game's events, rebuilt when it gains a field."""
+        with self.engine.begin() as connection:
+            connection.execute(GAMES.update().where(GAMES.c.game == game).values(summary=summary))
 
     def listing(self, before: str | None, limit: int) -> list[str]:
         """The ``limit`` newest listing entries older than ``before`` (all archived games are finished)."""

@@ -13,11 +13,13 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Any, NamedTuple
 
-from domain import Game
+from domain import Game, fold
 
 from . import keys
 from .archive import Archive
+from .endings import end_fields
 from .redis_store import RECORD_SUMMARY, text
+from .serialization import StoredEvent
 from .store import EventStore, IndexWrite
 
 
@@ -27,10 +29,16 @@ def seat_names(seats: list[dict[str, Any]]) -> list[str]:
 
 
 def summary(
-    game: str, state: Game, created: str, updated: str | None = None, names: list[str] | None = None
+    game: str,
+    state: Game,
+    created: str,
+    updated: str | None = None,
+    names: list[str] | None = None,
+    meta: str | None = None,
 ) -> dict[str, Any]:
     """What the lobby shows of a game: public facts only. ``updated``: when its last events
-    were appended (the creation, when not given); ``names``: each seat's, to name the game by."""
+    were appended (the creation, when not given); ``names``: each seat's, to name the game by;
+    ``meta``: the record of the command whose events made ``state`` (how a game ended)."""
     turn = state.turn
     return {
         "game": game,
@@ -46,6 +54,7 @@ def summary(
         "turn_number": None if turn is None else turn.number,
         "winners": None if state.result is None else list(state.result.winners),
         "names": names or [],
+        **end_fields(state, meta),
     }
 
 
@@ -95,17 +104,28 @@ class GameIndex:
         self._rename = client.register_script(RENAME)
 
     def record(
-        self, game: str, state: Game, created: str, updated: str | None = None, names: list[str] | None = None
+        self,
+        game: str,
+        state: Game,
+        created: str,
+        updated: str | None = None,
+        names: list[str] | None = None,
+        meta: str | None = None,
     ) -> None:
         """Store the summary unless a newer one is already there (two writers may race)."""
-        self.record_summary(summary(game, state, created, updated, names))
+        self.record_summary(summary(game, state, created, updated, names, meta))
 
     @staticmethod
     def write(
-        game: str, state: Game, created: str, updated: str | None = None, names: list[str] | None = None
+        game: str,
+        state: Game,
+        created: str,
+        updated: str | None = None,
+        names: list[str] | None = None,
+        meta: str | None = None,
     ) -> IndexWrite:
         """``record``'s summary as an append writes it with its events (EventStore.append)."""
-        doc = summary(game, state, created, updated, names)
+        doc = summary(game, state, created, updated, names, meta)
         return IndexWrite(json.dumps(doc), entry(game, created), doc["status"])
 
     def record_summary(self, doc: dict[str, Any]) -> bool:
@@ -191,9 +211,34 @@ class GameIndex:
                 names = seat_names(json.loads(seats)) if seats else None
                 # the creation time the service indexed (and names the listings' entries by), else the first event's
                 created = json.loads(made) if made else first[0].at
-                self.record(game, state, created, last[-1].at if last else None, names)
+                self.record(game, state, created, last[-1].at if last else None, names, last[-1].meta if last else None)
                 count += 1
         return count, broken
+
+    def complete_archived(self, store: EventStore, page: int = 200) -> int:
+        """Complete the archive's summaries written before a field existed, from each game's
+        archived events (``completed``); returns how many were rewritten."""
+        if self.archive is None:
+            return 0
+        count, after = 0, ""
+        while found := self.archive.summaries_from(after, page):
+            for game, raw in found:
+                doc = json.loads(raw)
+                done = completed(doc, store.read(game))
+                if done is not doc:
+                    self.archive.resummarise(game, json.dumps(done))
+                    count += 1
+            after = found[-1][0]
+        return count
+
+
+def completed(doc: dict[str, Any], stored: list[StoredEvent]) -> dict[str, Any]:
+    """A summary written before it had ``places`` and ``ended``, completed from the game's events
+    (``stored``, all of them); a summary that has them, as it is."""
+    if ("places" in doc and "ended" in doc) or not stored:
+        return doc
+    state = fold(s.event for s in stored)
+    return {**doc, **end_fields(state, stored[-1].meta)}
 
 
 def entry(game: str, created: str) -> str:

@@ -15,6 +15,7 @@ from typing import Any
 
 from flask import Flask, Response, current_app, g, request
 
+from application.archive.lag import archive_lag_reading
 from application.background.rq_handoff import queue_names
 from application.refusals import NotFound, Unauthorized
 from application.settings import METRICS_TOKEN
@@ -41,9 +42,10 @@ def install(app: Flask, components: Components, queue_client: Any) -> None:
         {
             "outbox": outbox_reading(components.client),
             "queues": queue_reading(queue_client, queue_names()),
+            "archive": archive_lag_reading(components.client),
         }
     )
-    app.extensions["metrics_readings"] = readings  # application/archive/ adds its reading here
+    app.extensions["metrics_readings"] = readings
 
     @app.before_request
     def _started() -> None:

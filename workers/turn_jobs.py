@@ -121,12 +121,20 @@ def playing(state: Game, seat: int, turn: int) -> bool:
 
 
 def play(
-    service: GameService, game: str, seat: int, turn: int, level: str, reason: str, payload: str | None = None
+    service: GameService,
+    game: str,
+    seat: int,
+    turn: int,
+    level: str,
+    reason: str,
+    payload: str | None = None,
+    by: str | None = None,
 ) -> str:
     """Play ``seat``'s turn number ``turn`` to its end, exactly once (see module doc). The game
     is loaded once; before each command one round trip (``GameService.read``) brings the state
     up to date with the settings and the record of the command's id, which ``submit`` would
-    otherwise read again in three."""
+    otherwise read again in three. ``by``: ``admin`` when an operator's end of the game plays
+    it (application/admin/game_ending.py), kept in each command's record."""
     delay = BOT_STEP_DELAY.read()  # pace bots so they look human
     renewed = -RENEW_EVERY
     kept = service.state(game)  # then the state after this job's own last command
@@ -143,6 +151,8 @@ def play(
             renewed = time.monotonic()
         seed = bot_seed(game, state.version, seat)
         meta: dict[str, object] = {"reason": reason, "seed": seed, "view": view_hash(state, seat)}
+        if by is not None:
+            meta["by"] = by
         command: Command | None = None
         for played, command in candidates(state, seat, level, seed):
             meta.update(level=played, budget=BUDGETS.get(played, 0.0))

@@ -4,7 +4,8 @@ The rules have no way to stop a game early, so an operator's end plays the rest 
 turn jobs play a turn whose time ran out: each human seat's turn at the game's deadline level
 (``pass`` unless the game chose a bot level; the audit shows ``deadline:<level>``), each bot's
 turn by its own bot, until the rules end it (with ``pass``, the stalemate rule P16 ends it
-after ten quiet rounds). Nothing is invented: every move is a legal command appended as the
+after ten quiet rounds). Each move's record says an operator's end played it
+(``by: admin``; the index's ``ended``: events/endings.py). Nothing is invented: every move is a legal command appended as the
 workers append theirs, under their keys, so a worker playing the same turn meanwhile plays it
 once. Games created under rules without the stalemate never end by passing: those need a bot
 level (``level``).
@@ -26,9 +27,9 @@ from events import keys
 #: Turns played at most to end one game: a game of four seats that passes ends after 40.
 MOST_TURNS = 2000
 
-#: How a turn is played: (service, game, seat, turn number, level, reason) -> str, as
+#: How a turn is played: (service, game, seat, turn number, level, reason, by=...) -> str, as
 #: ``workers.turn_jobs.play`` (the application does not import the workers: the CLI hands it in).
-PlayTurn = Callable[[GameService, str, int, int, str, str], Any]
+PlayTurn = Callable[..., Any]
 
 
 class CannotEnd(Exception):
@@ -50,9 +51,9 @@ def end(service: GameService, game: str, play_turn: PlayTurn, level: str | None 
         assert turn is not None, "a game that is not finished has a turn"
         seat = settings["seats"][turn.seat]
         if seat["kind"] == "bot":
-            play_turn(service, game, turn.seat, turn.number, seat.get("level") or "greedy", "bot")
+            play_turn(service, game, turn.seat, turn.number, seat.get("level") or "greedy", "bot", by="admin")
         else:
-            play_turn(service, game, turn.seat, turn.number, human_level, "deadline")
+            play_turn(service, game, turn.seat, turn.number, human_level, "deadline", by="admin")
         played += 1
         state = service.state(game)
     return {

@@ -32,8 +32,8 @@ from application.games.sweeps import chat_keys, game_keys
 from events import keys
 from events.archive import Archive, ArchivedGame
 from events.outbox import Outbox, now_ms
-from events.projection import entry
-from events.redis_store import text
+from events.projection import completed, entry
+from events.redis_store import decode_entry, text
 from events.store import OutboxWrite
 
 PREFIX = WORK["archive"].prefix  #: the outbox entries of moves: ``ar:<game>``
@@ -147,7 +147,10 @@ class Mover:
         }
         events = [_texts(fields) for _, fields in entries]
         listing = entry(game, json.loads(meta["created"]))
-        return ArchivedGame(game, listing, len(events), text(summary), parts, events, owners)
+        doc = json.loads(summary)  # one written before a field existed is archived complete
+        done = completed(doc, [decode_entry(fields) for _, fields in entries]) if doc["status"] == "finished" else doc
+        kept = text(summary) if done is doc else json.dumps(done)
+        return ArchivedGame(game, listing, len(events), kept, parts, events, owners)
 
     def _pending(self, game: str) -> bool:
         """Whether work of the game other than its move is still in its shard's outbox."""

@@ -463,7 +463,7 @@ class GameService:
                 command_hash=command_hash,
                 meta=meta,
                 writes_for=self._reactions(game, events, state, new_state, settings, outbox),
-                index=self._summary(game, new_state, settings),
+                index=self._summary(game, new_state, settings, meta),
             )
         except WrongExpectedVersion:
             seen = self._confirmed(game, key, sender) if key else None
@@ -517,9 +517,10 @@ class GameService:
         return react
 
     @staticmethod
-    def _summary(game: str, state: Game, settings: dict[str, Any]) -> IndexWrite:
-        """The game's index summary after an append, which writes it with its events."""
-        return GameIndex.write(game, state, settings["created"], now(), seat_names(settings["seats"]))
+    def _summary(game: str, state: Game, settings: dict[str, Any], meta: str | None = None) -> IndexWrite:
+        """The game's index summary after an append, which writes it with its events (``meta``:
+        the command's record, which says how a game it ends ended)."""
+        return GameIndex.write(game, state, settings["created"], now(), seat_names(settings["seats"]), meta)
 
     def _dispatch_due(self, outbox: list[OutboxWrite]) -> None:
         """Hand the work due now that its kind hands on at once (a bot's turn, a rating) to the

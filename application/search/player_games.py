@@ -1,4 +1,5 @@
-"""A player's games, filtered: by opponent, edition, player count, result and end date.
+"""A player's games, filtered: by opponent, edition, player count, result, place, how and when
+the game ended.
 
 The index to search is the one the service keeps already: each account's seats (``game ->
 seat``, written when the person takes a seat and kept when the game moves to the archive). A
@@ -32,6 +33,8 @@ class Filters:
     edition: str | None = None
     players: int | None = None
     result: str | None = None  #: ``won`` (among the winners) or ``lost`` (finished, not among them)
+    place: int | None = None  #: the player's place, 1 the best (domain/standings.py: ties share one)
+    ended: str | None = None  #: how the game ended (events/endings.py ``ENDINGS``)
     ended_from: datetime | None = None
     ended_to: datetime | None = None
 
@@ -49,7 +52,8 @@ def search(index: GameIndex, seats: dict[str, int], filters: Filters, limit: int
 
 def kept(summary: dict[str, Any], seat: int, filters: Filters) -> bool:
     finished = summary["status"] == "finished"
-    if (filters.finished_only or filters.ended_from or filters.ended_to or filters.result) and not finished:
+    judged = filters.ended_from or filters.ended_to or filters.result or filters.place or filters.ended
+    if (filters.finished_only or judged) and not finished:
         return False
     if filters.status and summary["status"] != filters.status:
         return False
@@ -64,6 +68,10 @@ def kept(summary: dict[str, Any], seat: int, filters: Filters) -> bool:
     if filters.players and summary["players"] != filters.players:
         return False
     if filters.result and (seat in (summary["winners"] or [])) != (filters.result == "won"):
+        return False
+    if filters.place and (summary.get("places") or [])[seat : seat + 1] != [filters.place]:
+        return False
+    if filters.ended and summary.get("ended") != filters.ended:
         return False
     ended = _moment(summary["updated"])  # a finished game's last events are its end
     if filters.ended_from and ended < filters.ended_from:

@@ -3,8 +3,8 @@ each RQ queue's depth and failed jobs. Each reading is a few bounded commands in
 pipeline (no KEYS, no SCAN, no read that grows with the data): on a Redis Cluster the
 pipeline sends each shard's commands to the node that holds its slot.
 
-Readings are a list (``Readings.readings``) that grows by appending a function: the archive
-(application/archive/) adds its lag, ``bluemoon_archive_lag_seconds``, the same way. A
+Readings are named functions (``Readings.readings``): the archive's lag,
+``bluemoon_archive_lag_seconds``, is one of its own (application/archive/lag.py). A
 reading that fails (Redis unreachable) yields nothing, and ``bluemoon_reading_ok`` says so.
 """
 

@@ -24,7 +24,7 @@ def add(groups: Any) -> None:
         "--level", help="the level that plays the human seats' turns (default: the game's deadline level)"
     )
     command(games, "delete", deleted, "remove every key of a game").add_argument("game")
-    command(games, "rebuild-index", rebuilt, "rebuild the game index from every game's stream")
+    command(games, "rebuild-index", rebuilt, "rebuild the game index from every game's stream, complete the archive's")
     command(games, "archive-backfill", backfilled, "ask once for the move of each finished game that has no entry")
 
 
@@ -47,9 +47,12 @@ def deleted(args: argparse.Namespace) -> Answer:
 
 def rebuilt(args: argparse.Namespace) -> Answer:
     parts = components()
-    count, broken = GameIndex(parts.client).rebuild(parts.store)
-    lines = [f"indexed {count} games"] + [f"not indexed: {game}: {why}" for game, why in broken.items()]
-    return Answer({"indexed": count, "broken": broken}, lines)
+    index = GameIndex(parts.client, parts.mover.archive)
+    count, broken = index.rebuild(parts.store)
+    completed = index.complete_archived(parts.store)  # the archived games' summaries written before a field existed
+    lines = [f"indexed {count} games", f"archived summaries completed: {completed}"]
+    lines += [f"not indexed: {game}: {why}" for game, why in broken.items()]
+    return Answer({"indexed": count, "archived_completed": completed, "broken": broken}, lines)
 
 
 def backfilled(args: argparse.Namespace) -> Answer:

@@ -15,6 +15,7 @@ from application.games.codec import dumps
 from application.refusals import NotFound
 from application.search.player_games import MAX_EXPORTED, Filters, aware, search
 from domain import Edition
+from events.endings import ENDINGS
 
 from ..operation import OPTIONAL_PERSON, Answer, Body, Operation, Paging, Reply
 from ..quotas import quotas
@@ -37,6 +38,18 @@ class GameSearch(Paging):
     result = fields.String(
         validate=OneOf(["won", "lost"], error="must be won or lost"),
         metadata={"description": "The player's result: `won` (among the winners) or `lost`. Finished games only."},
+    )
+    place = fields.Integer(
+        validate=Range(1, 4, error="must be 1, 2, 3 or 4"),
+        metadata={"description": "The player's place, 1 the best (ties share one). Finished games only.", "example": 1},
+    )
+    ended = fields.String(
+        validate=OneOf(ENDINGS, error=f"must be {', '.join(ENDINGS[:-1])} or {ENDINGS[-1]}"),
+        metadata={
+            "description": "How the game ended: `played` (a seat's own move), `clock` (a move the clock played "
+            "for a seat whose time ran out) or `admin` (an operator ended it). Finished games only.",
+            "example": "clock",
+        },
     )
     ended_from = fields.DateTime(
         metadata={"description": "Only games that ended at or after this time (UTC if no zone)."}
@@ -70,7 +83,7 @@ SEARCH_TEXT = (
     "/players/{player}/games",
     id="listPlayerGames",
     tag="games",
-    summary="A player's games, filtered by opponent, edition, player count, result and end date, a page at a time.",
+    summary="A player's games, filtered by opponent, edition, player count, result, place and end, a page at a time.",
     description=SEARCH_TEXT + " `my_seat` is the player's seat.",
     security=OPTIONAL_PERSON,
     scope=READ,
@@ -153,6 +166,8 @@ def _searched(player: str, query: Body) -> tuple[dict[str, int], Any]:
         edition=query.get("edition"),
         players=query.get("players"),
         result=query.get("result"),
+        place=query.get("place"),
+        ended=query.get("ended"),
         ended_from=aware(query["ended_from"]) if "ended_from" in query else None,
         ended_to=aware(query["ended_to"]) if "ended_to" in query else None,
     )

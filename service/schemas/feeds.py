@@ -34,6 +34,10 @@ class EventMeta(Schema):
         validate=validate.OneOf(["bot", "deadline"]),
         metadata={"description": "Who chose the command: a bot seat's bot, or a bot playing for a seat out of time."},
     )
+    by = fields.String(
+        validate=validate.OneOf(["admin"]),
+        metadata={"description": "`admin`: played by an operator's end of the game (`bluemoon-admin games end`)."},
+    )
     level = fields.String(
         validate=validate.OneOf(["pass", *LEVELS]),
         metadata={"description": "The bot level that chose it; `pass` where an overdue turn was just ended."},

@@ -8,6 +8,7 @@ from typing import Any
 from marshmallow import Schema, ValidationError, fields, validate, validates_schema
 
 from domain.catalogue import BUILDINGS
+from events.endings import ENDINGS
 
 from .common import CARD_IDS, LEVELS, TILES, Flag, Strict, Whole, next_page, shown_name
 
@@ -270,6 +271,16 @@ class Summary(Schema):
     turn = Whole(allow_none=True, metadata={"description": "The seat to move, null when finished."})
     turn_number = Whole(allow_none=True)
     winners = fields.List(Whole(), allow_none=True)
+    places = fields.List(
+        Whole(),
+        allow_none=True,
+        metadata={"description": "Each seat's place, 1 the best, ties sharing one; null in play.", "example": [1, 2]},
+    )
+    ended = fields.String(
+        allow_none=True,
+        validate=validate.OneOf(ENDINGS),
+        metadata={"description": "How it ended: `played`, `clock` or `admin`; null in play.", "example": "played"},
+    )
     names = fields.List(
         fields.String(),
         required=True,

@@ -2,7 +2,7 @@
 // numbers in a table for whoever does not see it), recent games, counts, whom they follow (when
 // public); signed in, buttons to follow, mute and block them and a private note; on one's own
 // profile, the friends list (their current games, whose turn, a link to watch) and what one allows;
-// the form that challenges them (challenges.js); their games searched by edition, players and result,
+// the form that challenges them (challenges.js); their games searched by edition, players, result, place and end,
 // and the finished ones downloaded as NDJSON (GET /players/{id}/games and its export).
 import { challengeForm } from "/web/challenges.js";
 import { html, nothing, render, svg } from "/web/html.js";
@@ -146,7 +146,9 @@ function privacyForm() {
 function filters() {
   const form = $("games-filter");
   const query = new URLSearchParams();
-  for (const name of ["edition", "players", "result"]) if (form[name]?.value) query.set(name, form[name].value);
+  for (const name of ["edition", "players", "result", "place", "ended"]) {
+    if (form[name]?.value) query.set(name, form[name].value);
+  }
   return query;
 }
 
@@ -161,6 +163,11 @@ async function searchGames(more = false) {
   found.next = answer.ok && answer.body.games.length === 20 ? answer.body.next : null;
   drawGames();
 }
+
+/** How a game ended (GET /players/{id}/games's `ended`), in the page's language. */
+const ENDINGS = ["played", "clock", "admin"];
+const endedWords = (how) =>
+  ({ played: t("player.endedPlayed"), clock: t("player.endedClock"), admin: t("player.endedAdmin") })[how];
 
 function filterForm() {
   const choose = (name, label, options) =>
@@ -179,13 +186,25 @@ function filterForm() {
     ${choose("result", t("player.result"), [
       ["won", t("player.won")],
       ["lost", t("player.lost")],
-    ])}`;
+    ])}
+    ${choose(
+      "place",
+      t("player.place"),
+      [1, 2, 3, 4].map((n) => [n, t("player.placeN", { place: n })]),
+    )}
+    ${choose(
+      "ended",
+      t("player.ended"),
+      ENDINGS.map((how) => [how, endedWords(how)]),
+    )}`;
 }
 
 function drawGames() {
   const line = (g) => html`<li><a href="/play/${g.game}">${g.names.join(", ")}</a> · ${g.edition} ·
     ${t("player.playersCount", { count: g.players })} ·
-    ${g.status === "finished" ? t("player.finished") : t("player.inPlay")}</li>`;
+    ${g.status === "finished" ? t("player.finished") : t("player.inPlay")}${
+      g.places && Number.isInteger(g.my_seat) ? html` · ${t("player.placeN", { place: g.places[g.my_seat] })}` : nothing
+    }${g.ended ? html` · ${t("player.ended")} ${endedWords(g.ended)}` : nothing}</li>`;
   render(
     found.problem
       ? html`<li>${explain(found.problem)}</li>`

@@ -70,6 +70,8 @@ def test_the_readings_from_redis_are_in_every_scrape(api, monkeypatch):
     found = scraped(api)
     assert found[("bluemoon_reading_ok", (("reading", "outbox"),))] == 1
     assert found[("bluemoon_reading_ok", (("reading", "queues"),))] == 1
+    assert found[("bluemoon_reading_ok", (("reading", "archive"),))] == 1
+    assert found[("bluemoon_archive_lag_seconds", ())] == 0
     assert ("bluemoon_outbox_due", (("kind", "turn"),)) in found
     assert ("bluemoon_queue_jobs", (("queue", "turns"),)) in found
 

@@ -7,6 +7,7 @@ import json
 
 import fakeredis
 
+from application.admin import game_ending
 from application.background.handoff import CallbackHandoff
 from cli.bluemoon_audit import main as audit_main
 from service.app import create_app
@@ -14,6 +15,7 @@ from tests.api.client import CheckedClient
 from tests.support.archive import moved
 from tests.support.lobby import account_of, auth, people
 from tests.support.scenarios import scenario_body
+from workers.turn_jobs import play
 
 #: Seat 0 can pay the last obelisk space at once: one offering ends the game, seat 0 winning.
 WON_AT_ONCE = {
@@ -72,6 +74,48 @@ def test_a_players_games_filtered_alike_in_redis_and_in_the_archive(api):
     assert rest["next"] is None and first["games"][0]["my_seat"] == 0
 
 
+def ended_by(api, token: str, opponent: str, reason: str) -> str:
+    """A game of ``token``'s person (seat 0) against ``opponent`` (seat 1), played to its end by the
+    turn jobs: ``deadline`` as the clock plays a seat whose time ran out, ``admin`` as
+    ``bluemoon-admin games end`` does."""
+    components = api.app.extensions["bluemoon"]
+    made = api.post("/games", json=scenario_body(**WON_AT_ONCE), headers=auth(token)).json
+    game = made["game"]
+    components.accounts.add_seat(opponent, game, 1)
+    if reason == "admin":
+        game_ending.end(components.service, game, play, "greedy")
+    while not (state := components.service.state(game)).finished:
+        play(components.service, game, state.turn.seat, state.turn.number, "greedy", reason)
+    return game
+
+
+def test_a_players_games_found_by_place_and_by_how_they_ended_in_redis_and_in_the_archive(api):
+    ada, bob = people(api, "ending-ada", "ending-bob")
+    ada_id, bob_id = account_of(api, ada), account_of(api, bob)
+    played = finished_against(api, ada, opponent=bob_id)
+    clock = ended_by(api, ada, bob_id, "deadline")
+    admin = ended_by(api, ada, bob_id, "admin")
+    moved(api.app.extensions["bluemoon"], clock)  # archived: found alike
+    in_play = api.post("/games", json={"seats": [{"kind": "human"}, {"kind": "human"}]}, headers=auth(ada)).json
+
+    assert listed(api, ada_id, ended="played") == {played}
+    assert listed(api, ada_id, ended="clock") == {clock}
+    assert listed(api, bob_id, ended="admin") == {admin}
+    assert listed(api, ada_id, ada, ended="played", status="active") == set()
+    summaries = {g["game"]: g for g in api.get(f"/players/{bob_id}/games").json["games"]}
+    assert summaries[played]["places"] == [1, 2] and summaries[played]["ended"] == "played"
+    for game in (clock, admin):
+        assert sorted(summaries[game]["places"]) in ([1, 1], [1, 2])  # domain/standings.py's places
+    for place in (1, 2):
+        assert listed(api, bob_id, place=place) == {g for g, doc in summaries.items() if doc["places"][1] == place}
+        assert listed(api, ada_id, place=place) == {g for g, doc in summaries.items() if doc["places"][0] == place}
+    assert played in listed(api, ada_id, place=1) and played in listed(api, bob_id, place=2)
+    assert listed(api, ada_id, place=3) == listed(api, ada_id, place=4) == set()
+    assert api.get(f"/games/{in_play['game']}").json["status"] == "active"
+    mine = {g["game"]: g for g in api.get(f"/players/{ada_id}/games", headers=auth(ada)).json["games"]}
+    assert mine[in_play["game"]]["places"] is None and mine[in_play["game"]]["ended"] is None
+
+
 def test_an_export_is_the_published_logs_and_bluemoon_audit_verifies_it(api, tmp_path, capsys):
     ada, bob = people(api, "export-ada", "export-bob")
     ada_id = account_of(api, ada)
@@ -110,6 +154,9 @@ def test_bad_filters_are_refused_naming_them(api):
         ("players", "5"),
         ("edition", "deluxe"),
         ("result", "draw"),
+        ("place", "5"),
+        ("place", "0"),
+        ("ended", "resigned"),
         ("ended_from", "yesterday"),
         ("opponent", "nobody-at-all"),
         ("status", "active"),  # another's games in play

@@ -1,7 +1,7 @@
 """People in real browsers (issue 38 items 4, 6, 7): Ada opens Bo's profile and follows him, her
 own profile's friends list shows Bo's current game and whose turn it is, with a link to watch
 it, and on that game's page she keeps a private note; from his profile she challenges him, and Bo
-finds his games on his own profile by their number of players; Bo blocks Ada, and Ada can no longer follow him (she is told she cannot, not why). Ada's
+finds his games on his own profile by their number of players (and none by a place or an ending, in play); Bo blocks Ada, and Ada can no longer follow him (she is told she cannot, not why). Ada's
 pages are drawn on a phone: axe finds nothing serious and every control is 44 pixels."""
 
 from __future__ import annotations
@@ -59,6 +59,16 @@ def test_browser_follow_see_a_friends_game_then_blocked_cannot_follow(service_an
     bo.wait_for_selector("#games .muted")
     assert "players=3" in bo.get_attribute("#games-export", "href")
     bo.select_option("#games-filter select[name=players]", "2")
+    bo.wait_for_selector(f"#games a[href='/play/{game}']")
+    bo.select_option("#games-filter select[name=ended]", "clock")  # a game in play has not ended, nor has a place
+    bo.wait_for_selector("#games .muted")
+    assert "ended=clock" in bo.get_attribute("#games-export", "href")
+    bo.select_option("#games-filter select[name=ended]", "")
+    bo.wait_for_selector(f"#games a[href='/play/{game}']")
+    bo.select_option("#games-filter select[name=place]", "1")
+    bo.wait_for_selector("#games .muted")
+    assert "place=1" in bo.get_attribute("#games-export", "href")
+    bo.select_option("#games-filter select[name=place]", "")
     bo.wait_for_selector(f"#games a[href='/play/{game}']")
     assert serious(bo) == []
 

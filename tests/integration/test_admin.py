@@ -5,6 +5,7 @@ cannot do with a reason and exit 1, and answers JSON with ``--json``."""
 from __future__ import annotations
 
 import hashlib
+import json
 import uuid
 
 import pytest
@@ -12,6 +13,7 @@ import redis
 from redis.cluster import RedisCluster
 from rq import Queue, SimpleWorker
 
+from application.admin import game_ending
 from application.admin.redis_snapshots import primaries
 from application.background.rq_handoff import queue_names
 from application.background.work import TURNS
@@ -29,6 +31,8 @@ from events.projection import GameIndex
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.support.admin import admin
+from tests.support.archive import moved
+from workers.turn_jobs import play
 
 
 @pytest.fixture(params=["redis", "cluster"])
@@ -107,6 +111,7 @@ def test_a_game_is_ended_as_its_clock_would_and_still_audits(store, parts, capsy
     assert audit["verified"], audit
     actors = {e["actor"] for e in api.get(f"/games/{made.game}/log").json["events"]}
     assert {"deadline:pass", "bot:random"} <= actors, "the turns show who played them"
+    assert GameIndex(parts.client).get(made.game)["ended"] == "admin", "the index says an operator ended it"
     assert admin(capsys, "games", "end", made.game)[1]["turns_played"] == 0, "an ended game stays as it is"
     assert admin(capsys, "games", "end", "no-such-game") == (1, "no game no-such-game")
 
@@ -154,6 +159,32 @@ def test_the_game_index_is_rebuilt_from_the_streams(parts, capsys):
     # each summary as the service wrote it, but ``updated``: the append's clock, a moment after its events' own
     assert _but_updated(index.summaries(games)) == _but_updated(before)
     assert {g["game"] for g in index.page(limit=10_000).games} >= set(games)
+
+
+def test_the_rebuilt_index_gives_older_games_their_places_and_ending_in_redis_and_in_the_archive(parts, capsys):
+    """Summaries written before ``places`` and ``ended`` existed, of a finished game in Redis and of
+    an archived one: ``games rebuild-index`` completes both from the games' events."""
+    games = []
+    for _ in range(2):
+        made = parts.service.create(Options(2), [SeatSpec("human"), SeatSpec("bot", level="random")], first_player=0)
+        game_ending.end(parts.service, made.game, play)  # the human seat passes: a stalemate ends it
+        games.append(made.game)
+    kept, archived = games
+    index = GameIndex(parts.client, parts.mover.archive)
+    complete = index.summaries(games)
+    assert {doc["ended"] for doc in complete.values()} == {"admin"}
+    assert all(sorted(doc["places"]) in ([1, 1], [1, 2]) for doc in complete.values())
+    older = {game: {k: v for k, v in doc.items() if k not in ("places", "ended")} for game, doc in complete.items()}
+    for game in games:  # as a service before these fields wrote them
+        parts.client.hset(keys.index_summaries(keys.shard(game)), game, json.dumps(older[game]))
+    moved(parts, archived)
+    assert index.get(archived) == complete[archived], "the move archives a summary completed from the events"
+    parts.mover.archive.resummarise(archived, json.dumps(older[archived]))  # as archived before these fields
+    assert _but_updated(index.summaries(games)) == _but_updated(older)
+    code, rebuilt = admin(capsys, "games", "rebuild-index")
+    assert code == 0 and rebuilt["archived_completed"] >= 1
+    assert _but_updated(index.summaries(games)) == _but_updated(complete)
+    assert admin(capsys, "games", "rebuild-index")[1]["archived_completed"] == 0, "a complete summary stays as it is"
 
 
 def _but_updated(summaries: dict) -> dict:

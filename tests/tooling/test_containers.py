@@ -1,7 +1,8 @@
-"""The container files agree with the code they package: building and running them takes minutes
-(containers/smoke.py, by hand; docs/operations.md "Running in containers"), so the suite checks
-what drifts silently: a package left out of the image, a process started unlike the Procfile,
-a setting the service does not read, a Redis that would not keep games."""
+"""The container files agree with the code they package, in a second: building and running them
+(containers/smoke.py, through tests/e2e/test_containers.py; docs/operations.md "Running in
+containers") takes half a minute at best, so the quick subset checks what drifts silently: a
+package left out of the image, a process started unlike the Procfile, a setting the service does
+not read, a Redis that would not keep games."""
 
 from __future__ import annotations
 

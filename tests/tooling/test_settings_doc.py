@@ -105,6 +105,8 @@ def test_the_committed_settings_reference_is_current():
 NOT_SETTINGS = {"REQUESTS_CA_BUNDLE", "CERTIFICATE_VERIFY_FAILED"} | {
     # the containers' own knobs (compose.yaml's, the image build's, podman's), never read by the service
     "BLUEMOON_PORT",
+    "BLUEMOON_SMOKE_RUN",
+    "BLUEMOON_TAG",
     "CONTAINERS_CONF",
     "PIP_CERT",
     "POSTGRES_PASSWORD",
