@@ -179,6 +179,15 @@ WORK = Registry(
             at_once=False,  # due days after it is written: the dispatcher claims it then
         ),
         Kind(
+            "tournament",
+            "tn:",
+            "workers.tournament_jobs.apply",
+            TURNS,  # writes to Redis, and games played out by the clock
+            LEASE_MS,
+            timeout=120,  # a round's pairing and games, or one game played out by the clock
+            at_once=True,  # a round's end pairs the next one at once
+        ),
+        Kind(
             "alert",
             "al:",
             "workers.alert_jobs.send",
