@@ -5,10 +5,12 @@ withdrawals and no-shows; each step once, from the outbox, even when it is taken
 from __future__ import annotations
 
 import time
+from itertools import combinations
 
 import pytest
 from redis.cluster import RedisCluster
 
+from application.accounts.bot_accounts import BotAccounts
 from application.people.relations import NotAllowed
 from application.refusals import Forbidden
 from application.tournaments import tournaments as tournaments_module
@@ -24,21 +26,32 @@ from application.tournaments.tournaments import (
     TournamentFull,
 )
 from application.wiring import build
+from domain.commands import EndTurn
 from events import keys
 from tests.support.tournaments import Worklist, account, spec, start_now
+
+
+def _parts_on(url: str, monkeypatch) -> tuple:
+    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")  # the test cluster keeps nothing on disk
+    monkeypatch.setenv("BOT_STEP_DELAY", "0")
+    work = Worklist()
+    work.c = build(url=url, handoff=work.handoff)
+    return work.c, work
 
 
 @pytest.fixture(params=["redis", "cluster"])
 def parts(request, redis_url, monkeypatch):
     """The application on the run's Redis or its cluster, its work run in this process."""
-    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")  # the test cluster keeps nothing on disk
-    monkeypatch.setenv("BOT_STEP_DELAY", "0")
     url = redis_url if request.param == "redis" else request.getfixturevalue("cluster_urls")[0]
-    work = Worklist()
-    built = build(url=url, handoff=work.handoff)
-    assert isinstance(built.client, RedisCluster) == (request.param == "cluster")
-    work.c = built
-    return built, work
+    built = _parts_on(url, monkeypatch)
+    assert isinstance(built[0].client, RedisCluster) == (request.param == "cluster")
+    return built
+
+
+@pytest.fixture
+def parts_on_redis(redis_url, monkeypatch):
+    """The same on the run's Redis alone (a long run, whose every write the tests above check on both)."""
+    return _parts_on(redis_url, monkeypatch)
 
 
 def _made(c, **given):
@@ -226,3 +239,43 @@ def test_games_unfinished_at_the_rounds_deadline_are_played_out_and_no_shows_wit
     assert found["status"] == "finished" and len(found["rounds"]) == 2
     assert all(e["withdrawn"] for e in found["entrants"])
     assert [line["absences"] for line in found["standings"]] == [2, 2]
+
+
+def _each_seat_moves_once(c, game: str) -> None:
+    """Each seat of the game plays one turn of its own (ends it), as a person at the table would."""
+    for _ in range(len(c.service.settings(game)["seats"])):
+        state = c.service.state(game)
+        seat = state.turn.seat
+        c.service.submit(game, EndTurn(seat), expected=state.version, key=f"own-{state.version}")
+
+
+@pytest.mark.slow
+def test_a_swiss_of_forty_people_and_bot_accounts_is_played_to_its_end(parts_on_redis):
+    """Slow (about 15 s): 40 entrants, ten of them bot accounts, three rounds at tables of
+    four. In each round everyone plays a turn of their own, then the round's deadline passes and
+    its games are played out by the clock (as late turns are), which starts the next round."""
+    c, work = parts_on_redis
+    maker, made = _made(c, format={"kind": "swiss", "table_size": 4, "rounds": 3}, max_players=40, min_players=4,
+                        turn_deadline=86400)  # fmt: skip
+    entrants = [account(c, f"P{i}") for i in range(40)]
+    for bot in entrants[:10]:
+        BotAccounts(c.store).convert(bot, 0, [], [])
+    for person in entrants:
+        c.tournaments.join(made["id"], person)
+    start_now(c, made["id"])
+    work.due()
+    for number in (1, 2, 3):
+        raw, doc = c.tournaments._read(made["id"])
+        assert len(doc["rounds"]) == number and len(doc["rounds"][-1]["tables"]) == 10
+        for table in doc["rounds"][-1]["tables"]:
+            _each_seat_moves_once(c, table["game"])
+        rounds = [*doc["rounds"][:-1], {**doc["rounds"][-1], "deadline": int(time.time() * 1000) - 1}]
+        assert c.tournaments.documents.swap(raw, {**doc, "rounds": rounds})  # as time would
+        work.due()
+    found = c.tournaments.get(made["id"])
+    assert found["status"] == "finished" and len(found["rounds"]) == 3
+    assert not any(e["withdrawn"] or e["no_shows"] for e in found["entrants"])
+    assert sorted(line["games"] for line in found["standings"]) == [3] * 40
+    assert sum(line["points"] for line in found["standings"]) == 3 * 10 * (3 + 2 + 1 + 0)
+    met = [frozenset(t["players"]) for r in found["rounds"] for t in r["tables"]]
+    assert len({pair for table in met for pair in combinations(sorted(table), 2)}) == 3 * 10 * 6, "no one met twice"
