@@ -29,6 +29,7 @@ from application.wiring import build
 from domain.commands import EndTurn
 from events import keys
 from tests.support.tournaments import Worklist, account, spec, start_now
+from tests.support.workers import Workers, wait_until
 
 
 def _parts_on(url: str, monkeypatch) -> tuple:
@@ -279,3 +280,40 @@ def test_a_swiss_of_forty_people_and_bot_accounts_is_played_to_its_end(parts_on_
     assert sum(line["points"] for line in found["standings"]) == 3 * 10 * (3 + 2 + 1 + 0)
     met = [frozenset(t["players"]) for r in found["rounds"] for t in r["tables"]]
     assert len({pair for table in met for pair in combinations(sorted(table), 2)}) == 3 * 10 * 6, "no one met twice"
+
+
+@pytest.mark.slow
+def test_a_worker_killed_in_the_middle_of_a_rounds_making_leaves_it_made_once(redis_url, tmp_path, monkeypatch):
+    """Slow (about 10 s): a real worker starts the tournament, pairs its first round and pauses
+    after making the round's first game (TOURNAMENT_PAUSE_MS); it is SIGKILLed there, with its
+    horse. The round is paired once, half made; a new worker makes the rest, and every table has
+    its one game with its players seated as the pairing said."""
+    monkeypatch.setenv("BLUEMOON_UNSAFE_REDIS", "1")
+    c = build(url=redis_url)  # this process hands nothing on: the workers' dispatcher does
+    maker, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
+    people = [account(c, f"K{i}") for i in range(6)]
+    for person in people:
+        c.tournaments.join(made["id"], person)
+    workers = Workers(redis_url, f"tournament-{made['id'][:8]}", logs=tmp_path)
+    try:
+        pausing = workers.start(TOURNAMENT_PAUSE_MS="60000")
+        start_now(c, made["id"])
+        first = game_id(made["id"], 1, 0)
+        wait_until(lambda: c.service.store.version(first), 30, "the round's first game")
+        workers.kill_with_horse(pausing)
+        (half,) = c.tournaments.get(made["id"])["rounds"]
+        assert not half["made"] and [bool(c.service.store.version(t["game"])) for t in half["tables"]] == [
+            True,
+            False,
+            False,
+        ]
+        workers.start()
+        wait_until(lambda: c.tournaments.get(made["id"])["rounds"][0]["made"], 40, "the round made by the next worker")
+    finally:
+        workers.stop_all()
+    (whole,) = c.tournaments.get(made["id"])["rounds"]
+    assert whole["tables"] == half["tables"], "paired once"
+    for table in whole["tables"]:
+        assert [c.accounts.seat_in(p, table["game"]) for p in table["players"]] == [0, 1]
+        assert [e.actor for e in c.service.store.read(table["game"])][:1] == ["system"]
+        assert c.service.settings(table["game"])["origin"] == {"tournament": made["id"], "round": 1}
