@@ -14,10 +14,10 @@ def _format(fmt: dict[str, Any], min_players: int, max_players: int) -> rules.Fo
     return rules.Format(fmt["kind"], fmt["table_size"], min_players, max_players, fmt.get("rounds"))
 
 
-def format_problem(fmt: dict[str, Any], min_players: int, max_players: int) -> str | None:
-    """Why the rules refuse the format (its fields named), or None."""
+def format_problem(fmt: dict[str, Any], min_players: int, max_players: int) -> tuple[str, str] | None:
+    """The first field the rules refuse in the format and why, or None."""
     problems = rules.validate(_format(fmt, min_players, max_players))
-    return "; ".join(f"{p.field}: {p.reason}" for p in problems) or None
+    return (problems[0].field, "; ".join(f"{p.field}: {p.reason}" for p in problems)) if problems else None
 
 
 def _entrants(doc: dict[str, Any]) -> list[rules.Entrant]:

@@ -126,7 +126,7 @@ class Tournaments:
             raise BadTournament("the start is in the past", field="starts")
         problem = pairing.format_problem(spec["format"], spec["min_players"], spec["max_players"])
         if problem is not None:
-            raise BadTournament(problem, field="format")
+            raise BadTournament(problem[1], field=problem[0])
         made_id = tournament_id or uuid.uuid4().hex
         doc: dict[str, Any] = {
             "id": made_id,

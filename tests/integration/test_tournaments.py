@@ -109,7 +109,7 @@ def test_a_format_the_rules_refuse_and_a_start_in_the_past_change_nothing(parts)
     maker = account(c, "Maker")
     with pytest.raises(BadTournament) as refused:
         c.tournaments.create(maker, spec(format={"kind": "swiss", "table_size": 5, "rounds": 2}))
-    assert refused.value.extra["field"] == "format"
+    assert refused.value.extra["field"] == "table_size"
     with pytest.raises(BadTournament):
         c.tournaments.create(maker, spec(starts=int(time.time() * 1000) - 1000))
     assert c.client.zcard(keys.account_tournaments(maker, "created")) == 0
