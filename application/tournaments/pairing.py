@@ -83,9 +83,19 @@ def pair(doc: dict[str, Any]) -> tuple[list[list[str]], list[str]] | None:
     return tables, byes
 
 
-def withdrawn_after(no_shows: int) -> bool:
-    """Whether so many rounds without a move of one's own withdraw a player (the no-show rule)."""
-    return no_shows >= rules.ABSENCES_TO_WITHDRAW
+def _no_shows(doc: dict[str, Any]) -> list[list[str]]:
+    return [[p for t in r["tables"] for p in t["no_shows"]] for r in doc["rounds"]]
+
+
+def absences(doc: dict[str, Any]) -> dict[str, int]:
+    """Each entrant's rounds without a move of their own."""
+    counted = rules.count_absences(_no_shows(doc))
+    return {e["id"]: counted.get(e["id"], 0) for e in doc["entrants"]}
+
+
+def absent_now(doc: dict[str, Any]) -> set[str]:
+    """Whom the no-show rule withdraws now, before the next round is paired."""
+    return rules.absent_after(_no_shows(doc), _withdrawn(doc))
 
 
 def standings(doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -98,6 +108,6 @@ def standings(doc: dict[str, Any]) -> list[dict[str, Any]]:
         _outcomes(doc),
         _withdrawn(doc),
         table_size=doc["format"]["table_size"],
-        absences={e["id"]: e["no_shows"] for e in doc["entrants"]},
+        absences=absences(doc),
     )
     return [asdict(line) for line in lines]

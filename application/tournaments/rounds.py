@@ -99,6 +99,11 @@ class Rounds:
             return None
         round_ = current_round(doc)
         if round_ is None or round_over(round_):
+            if absent := pairing.absent_now(doc):  # the no-show rule, before the next pairing
+                return {
+                    **doc,
+                    "entrants": [{**e, "withdrawn": e["withdrawn"] or e["id"] in absent} for e in doc["entrants"]],
+                }
             number = len(doc["rounds"]) + 1
             paired = pairing.pair(doc) if number <= pairing.rounds_in(doc) else None
             if paired is None:
@@ -168,8 +173,8 @@ class Rounds:
     # -- a game's end --------------------------------------------------------------------------
 
     def record(self, tournament_id: str, game: str) -> None:
-        """Put the ended game's places and no-shows in its round, once; withdraw whom the
-        no-show rule says; then advance."""
+        """Put the ended game's places and no-shows in its round, once; then advance (which
+        withdraws whom the no-show rule says once the round is over)."""
         state = self.service.state(game)
         if not state.finished:
             return
@@ -194,17 +199,7 @@ class Rounds:
                 {**r, "tables": [recorded_table if t["game"] == game else t for t in r["tables"]]} if r is round_ else r
                 for r in doc["rounds"]
             ]
-            entrants = [
-                {
-                    **e,
-                    "no_shows": e["no_shows"] + 1,
-                    "withdrawn": e["withdrawn"] or pairing.withdrawn_after(e["no_shows"] + 1),
-                }
-                if e["id"] in absent
-                else e
-                for e in doc["entrants"]
-            ]
-            if self.documents.swap(raw, {**doc, "rounds": rounds, "entrants": entrants}):
+            if self.documents.swap(raw, {**doc, "rounds": rounds}):
                 break
         self.advance(tournament_id)
 

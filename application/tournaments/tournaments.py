@@ -226,7 +226,7 @@ class Tournaments:
                     raise KeptOut("this tournament keeps bot accounts out (bot_accounts: false)")
             if len(doc["entrants"]) >= doc["max_players"]:
                 raise TournamentFull(f"the tournament takes {doc['max_players']} players (max_players)")
-            entered = {**doc, "entrants": [*doc["entrants"], {**entrant, "withdrawn": False, "no_shows": 0}]}
+            entered = {**doc, "entrants": [*doc["entrants"], {**entrant, "withdrawn": False}]}
             if self.documents.swap(raw, entered):
                 break
         if account is not None:
@@ -272,9 +272,11 @@ class Tournaments:
     # -- reading -------------------------------------------------------------------------------
 
     def get(self, tournament_id: str) -> dict[str, Any]:
-        """The tournament, with its standings."""
+        """The tournament, with its standings and each entrant's no-shows."""
         doc = self._read(tournament_id)[1]
-        return {**doc, "standings": pairing.standings(doc)}
+        absent = pairing.absences(doc)
+        entrants = [{**e, "no_shows": absent[e["id"]]} for e in doc["entrants"]]
+        return {**doc, "entrants": entrants, "standings": pairing.standings(doc)}
 
     def listing(self, status: str | None = None, limit: int = 50, offset: int = 0) -> list[dict[str, Any]]:
         """Tournaments, soonest start first (only those of ``status``, if given)."""
