@@ -4,6 +4,7 @@ withdrawals and no-shows; each step once, from the outbox, even when it is taken
 
 from __future__ import annotations
 
+import json
 import time
 from itertools import combinations
 
@@ -317,3 +318,24 @@ def test_a_worker_killed_in_the_middle_of_a_rounds_making_leaves_it_made_once(re
         assert [c.accounts.seat_in(p, table["game"]) for p in table["players"]] == [0, 1]
         assert [e.actor for e in c.service.store.read(table["game"])][:1] == ["system"]
         assert c.service.settings(table["game"])["origin"] == {"tournament": made["id"], "round": 1}
+
+
+def test_each_persons_next_game_is_on_their_stream_and_their_turn_alerted(parts):
+    """A round's game is a game.started on each of its people's streams, naming the tournament and
+    the round; the one whose turn it is gets the turn alert any game's turn writes."""
+    c, work = parts
+    maker, made = _made(c, turn_deadline=3600)
+    ann, ben = account(c, "Ann"), account(c, "Ben")
+    for person in (ann, ben):
+        c.tournaments.join(made["id"], person)
+    start_now(c, made["id"])
+    work.due()
+    (table,) = c.tournaments.get(made["id"])["rounds"][0]["tables"]
+    for person in (ann, ben):
+        started = [e.document() for e in c.person_streams.read(person, 0, 50) if e.type == "game.started"]
+        assert [(e["game"], e["data"]["tournament"], e["data"]["round"]) for e in started] == [
+            (table["game"], made["id"], 1)
+        ]
+    turn = c.service.state(table["game"]).turn
+    alerted = c.store.outbox_entry(f"al:{table['game']}:{turn.seat}")
+    assert alerted is not None and json.loads(alerted[0])["account"] == table["players"][turn.seat]
