@@ -123,10 +123,13 @@ class Rounds:
             }
             return {**doc, "rounds": [*doc["rounds"], new]}
         if not round_["made"]:
+            withdrawn = {e["id"] for e in doc["entrants"] if e["withdrawn"]}
             for i, table in enumerate(round_["tables"]):
                 self._make(doc, round_["number"], table)
                 if i == 0 and (pause := settings.TOURNAMENT_PAUSE_MS.read()):
                     time.sleep(pause / 1000)  # the kill drill's moment: a round half made
+                if withdrawn & set(table["players"]):  # withdrew while it was being made
+                    ask_end(self.service, doc["id"], table["game"])
             return self._with_round(doc, {**round_, "made": True})
         if round_["deadline"] <= at and not round_["overdue"]:
             for table in round_["tables"]:

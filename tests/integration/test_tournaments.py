@@ -339,3 +339,23 @@ def test_each_persons_next_game_is_on_their_stream_and_their_turn_alerted(parts)
     turn = c.service.state(table["game"]).turn
     alerted = c.store.outbox_entry(f"al:{table['game']}:{turn.seat}")
     assert alerted is not None and json.loads(alerted[0])["account"] == table["players"][turn.seat]
+
+
+def test_a_withdrawal_while_the_round_is_being_made_still_plays_that_game_out(parts, monkeypatch):
+    c, work = parts
+    maker, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
+    ann, ben = account(c, "Ann"), account(c, "Ben")
+    for person in (ann, ben):
+        c.tournaments.join(made["id"], person)
+    start_now(c, made["id"])
+    real_make = c.rounds._make
+    monkeypatch.setattr(c.rounds, "_make", lambda *_: (_ for _ in ()).throw(RuntimeError("died before the games")))
+    with pytest.raises(RuntimeError):
+        c.rounds.advance(made["id"])
+    c.tournaments.withdraw(made["id"], ann)  # paired, its game not made yet
+    monkeypatch.setattr(c.rounds, "_make", real_make)
+    work.due()
+    found = c.tournaments.get(made["id"])
+    (table,) = found["rounds"][0]["tables"]
+    assert c.service.state(table["game"]).finished and table["places"] is not None
+    assert found["status"] == "finished"
