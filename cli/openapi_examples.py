@@ -224,7 +224,7 @@ def _session() -> dict[str, dict[str, Any]]:
     message = _chat(call, refused, game, ada, bo)
     account = _people(call, refused, http, game, player)  # late: its requests draw ids too
     _searches(call, refused, http, found, player)  # late: its requests draw ids, which would change the others'
-    tournament = _tournaments(call, refused, http)  # last, for the same reason
+    tournament = _tournaments(call, refused, http, found)  # last, for the same reason
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -595,7 +595,7 @@ def _people_signed_in(http: Any, purpose: str, *emails: str) -> list[str]:
     return people
 
 
-def _tournaments(call: Any, refused: Any, http: Any) -> str:
+def _tournaments(call: Any, refused: Any, http: Any, found: dict[str, Any]) -> str:
     """Kim makes a Swiss of three rounds at tables of four; Lou joins, Kim enters a bot of the
     service, Lou leaves; a format the rules refuse and a second join are refused. Returns its id."""
     kim, lou = _people_signed_in(http, "tournaments", "kim@example.com", "lou@example.com")
@@ -622,6 +622,8 @@ def _tournaments(call: Any, refused: Any, http: Any) -> str:
     call("withdrawFromTournament", "POST", f"/tournaments/{made['id']}/withdraw", token=lou)
     call("joinTournament", "POST", f"/tournaments/{made['id']}/join", token=lou)
     call("leaveTournament", "POST", f"/tournaments/{made['id']}/leave", token=lou)
+    text = http.get("/tournaments-page").get_data(as_text=True)
+    found["tournamentsPage"] = {"request": None, "response": "\n".join(text.splitlines()[:3]) + "\n…"}
     return str(made["id"])
 
 
