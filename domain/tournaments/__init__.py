@@ -16,7 +16,7 @@ from .formats import (
 from .layout import table_sizes
 from .points import BYE_POINTS, POINTS, table_points
 from .records import Entrant, Outcome, Round, Table
-from .round_robin import round_robin
+from .round_robin import round_robin, round_without
 from .standings import Standing, scores, standings
 from .swiss import pair_swiss
 
@@ -40,6 +40,7 @@ __all__ = [
     "count_absences",
     "pair_swiss",
     "round_robin",
+    "round_without",
     "scores",
     "standings",
     "table_points",

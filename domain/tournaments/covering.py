@@ -2,10 +2,10 @@
 which every pair still shares a table.
 
 Each round is a seating of everyone at the layout's tables. While some pair has not met, the
-search picks one (u, v) and a round, and swaps v with one of u's tablemates there; the swap is
-kept if it leaves no more pairs unmet (and, three times in a hundred, when it leaves more, to get
-off a plateau). The generator is the project's seeded one (``domain.rng``), so a schedule is
-the same on every machine and every run."""
+search picks one (u, v), either way round, and a round, and swaps v with one of u's tablemates
+there; the swap is kept if it leaves no more pairs unmet (and, once in a hundred, when it leaves
+more, to get off a plateau). The generator is the project's seeded one (``domain.rng``), so a
+schedule is the same on every machine and every run."""
 
 from __future__ import annotations
 
@@ -29,12 +29,14 @@ def covering(players: int, sizes: tuple[int, ...], rounds: int) -> list[list[lis
         if not search.unmet:
             break
         u, v = sorted(search.unmet)[stream.below(len(search.unmet))]
+        if stream.below(2):
+            u, v = v, u
         r = stream.below(rounds)
         mates = [p for p in search.table_of(r, u) if p != u]
         w = mates[stream.below(len(mates))]
         before = len(search.unmet)
         search.swap(r, v, w)
-        if len(search.unmet) > before and stream.below(100) >= 3:
+        if len(search.unmet) > before and stream.below(100) >= 1:
             search.swap(r, v, w)
     return None if search.unmet else search.schedule
 

@@ -4,8 +4,8 @@ At a full table a player scores one point for each tablemate they finish ahead o
 point for each they share a place with: 1/0 at tables of 2 (½ each for a shared place), 2/1/0 at
 tables of 3, 3/2/1/0 at tables of 4. A short table (one seat fewer, where the field does not
 divide) is scaled to the same range, so its winner also scores ``table_size - 1`` and its last
-0. Every score and tie-break is then a sum of halves, quarters and eighths (a binary fraction),
-exact in a float, so equal scores compare equal."""
+0. Every score and tie-break is then a sum of binary fractions (halves, quarters, eighths …),
+which a float holds exactly, so equal scores compare equal."""
 
 from __future__ import annotations
 

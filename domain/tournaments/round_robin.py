@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from functools import cache
 from itertools import combinations, product
 
@@ -34,16 +34,25 @@ Plan = tuple[tuple[tuple[int, ...], ...], tuple[int, ...]]
 
 
 def round_robin(entrants: Sequence[Entrant], table_size: int) -> list[Round]:
-    """The whole schedule, rounds numbered from 1; players in order of rating, then name."""
+    """The whole schedule, rounds numbered from 1; players in order of rating, then name, each
+    table's players in that order and full tables first."""
     players = [e.player for e in sorted(entrants, key=lambda e: (-e.rating, e.player))]
-    return [
-        Round(
-            number,
-            tuple(Table(tuple(players[i] for i in sorted(table))) for table in tables),
-            tuple(players[i] for i in byes),
-        )
-        for number, (tables, byes) in enumerate(schedule(len(players), table_size), 1)
-    ]
+    rounds = []
+    for number, (tables, byes) in enumerate(schedule(len(players), table_size), 1):
+        in_order = sorted((sorted(table) for table in tables), key=lambda t: (-len(t), t[0]))
+        seated = tuple(Table(tuple(players[i] for i in table)) for table in in_order)
+        rounds.append(Round(number, seated, tuple(players[i] for i in byes)))
+    return rounds
+
+
+def round_without(scheduled: Round, withdrawn: Collection[str]) -> Round:
+    """A scheduled round as it is played once players have withdrawn: they leave their tables,
+    a table keeps playing with those left (scored as a short table), and one left alone has a
+    bye instead (worth a win: the player did nothing wrong, as with a Swiss bye)."""
+    tables = [tuple(p for p in t.players if p not in withdrawn) for t in scheduled.tables]
+    alone = tuple(t[0] for t in tables if len(t) == 1)
+    byes = tuple(p for p in scheduled.byes if p not in withdrawn) + alone
+    return Round(scheduled.number, tuple(Table(t) for t in tables if len(t) >= 2), byes)
 
 
 @cache
@@ -103,7 +112,7 @@ def _greedy(players: int, table_size: int, attempt: int) -> tuple[Plan, ...]:
         def new(p: int, among: list[int]) -> int:
             return sum(frozenset((p, q)) in unmet for q in among if q != p)
 
-        sitting_out = sorted(everyone, key=lambda p: (byes[p], -new(p, everyone), rank[p]))[:bye_count]
+        sitting_out = sorted(everyone, key=lambda p: (byes[p], -new(p, everyone), -rank[p]))[:bye_count]
         left = [p for p in order if p not in sitting_out]
         tables: list[list[int]] = []
         for size in sizes:

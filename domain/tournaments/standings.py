@@ -10,7 +10,7 @@ Players equal on all three share a place."""
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from .points import BYE_POINTS, table_points, weights
@@ -50,6 +50,9 @@ def scores(
 ) -> dict[str, float]:
     """Each entrant's points so far: their finished tables and their byes."""
     total = {e.player: 0.0 for e in entrants}
+    strangers = {p for r in rounds for p in r.players()} - total.keys()
+    if strangers:
+        raise ValueError(f"the rounds seat players who are not entrants: {sorted(strangers)}")
     for outcome in finished(rounds, outcomes):
         for player, points in table_points(outcome, table_size).items():
             total[player] += points
@@ -66,9 +69,10 @@ def standings(
     withdrawn: Collection[str],
     *,
     table_size: int,
-    absences: dict[str, int] | None = None,
+    absences: Mapping[str, int] | None = None,
 ) -> list[Standing]:
-    """The standings after the finished tables, best first; a stable, total order."""
+    """The standings after the finished tables, best first; a stable, total order. ``absences``
+    is each player's rounds missed (``absences.count_absences``), only shown."""
     played = finished(rounds, outcomes)
     total = scores(entrants, rounds, played, table_size)
     buchholz = dict.fromkeys(total, 0.0)

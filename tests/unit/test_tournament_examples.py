@@ -8,10 +8,13 @@ from domain.tournaments import (
     Entrant,
     Format,
     Outcome,
+    Round,
+    Table,
     absent_after,
     count_absences,
     pair_swiss,
     round_robin,
+    round_without,
     standings,
     table_points,
     table_sizes,
@@ -62,6 +65,14 @@ def test_a_four_player_round_robin_by_the_circle_method_and_its_standings():
     assert all(s.games == 3 and s.byes == 0 and not s.withdrawn for s in lines)
 
 
+def test_a_round_robin_round_after_a_withdrawal_leaves_the_lone_player_a_bye():
+    rounds = round_robin(field(4), 2)
+    assert round_without(rounds[1], {"p4"}) == Round(2, (Table(("p1", "p3")),), ("p2",))
+    five_at_fours = round_robin(field(5), 4)[0]
+    assert five_at_fours == Round(1, (Table(("p1", "p2", "p3", "p4")),), ("p5",))
+    assert round_without(five_at_fours, {"p2", "p5"}) == Round(1, (Table(("p1", "p3", "p4")),), ())
+
+
 def test_an_eight_player_swiss_avoids_the_repeats_top_down_seating_would_make():
     entrants, history, outcomes = field(8), [], []
     results = [
@@ -104,8 +115,9 @@ def test_a_withdrawn_player_is_not_paired_and_keeps_their_line():
     outcomes = [won("p1", "p2"), won("p3", "p4")]
     second = pair_swiss(entrants, [first], outcomes, {"p4"}, 2, table_size=2)
     assert (seats(second), second.byes) == ([("p1", "p3")], ("p2",))
-    lines = standings(entrants, [first, second], outcomes, {"p4"}, table_size=2)
-    assert [(s.player, s.withdrawn) for s in lines][-1] == ("p4", True)
+    lines = standings(entrants, [first, second], outcomes, {"p4"}, table_size=2, absences={"p4": 2})
+    assert [(s.player, s.withdrawn, s.absences) for s in lines][-1] == ("p4", True, 2)
+    assert all(s.absences == 0 for s in lines[:-1])
 
 
 @pytest.mark.parametrize(
@@ -221,3 +233,16 @@ def test_standings_at_tables_of_four_with_a_short_table_and_shared_places():
         ("p7", 0.0, 6.75, 0.0, 6),
         ("p4", 0.0, 6.0, 0.0, 7),
     ]
+
+
+def test_results_that_do_not_fit_the_rounds_are_refused():
+    entrants = field(4)
+    first = pair_swiss(entrants, [], [], set(), 1, table_size=2)
+    with pytest.raises(ValueError, match="no unfinished table"):
+        standings(entrants, [first], [won("p1", "p3")], set(), table_size=2)
+    with pytest.raises(ValueError, match="no unfinished table"):
+        standings(entrants, [first], [won("p1", "p2"), won("p2", "p1")], set(), table_size=2)
+    with pytest.raises(ValueError, match="not entrants"):
+        standings(entrants[:3], [first], [], set(), table_size=2)
+    with pytest.raises(ValueError, match="round 3 follows rounds 1 to 2"):
+        pair_swiss(entrants, [first], [], set(), 3, table_size=2)

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from domain.tournaments import (
     MAX_ROUND_ROBIN_PLAYERS,
+    MAX_SWISS_PLAYERS,
     Entrant,
     Outcome,
     pair_swiss,
@@ -62,6 +63,28 @@ def fewest_repeats(active, history, table_size):
     fewest = min(had[p] for p in active)
     choices = [p for p in active if had[p] == fewest] if bye_count else [None]
     return min(repeats(s, met) for bye in choices for s in seatings([p for p in active if p != bye], sizes))
+
+
+tables = st.sampled_from([2, 3, 4]).flatmap(
+    lambda k: st.tuples(st.just(k), st.lists(st.integers(0, 3), min_size=2, max_size=k))
+)
+
+
+@SETTINGS
+@given(tables)
+def test_a_tables_points_follow_its_places_within_the_range_of_a_full_table(table):
+    table_size, finish = table
+    players = tuple(f"e{i}" for i in range(len(finish)))
+    outcome = Outcome(players, tuple(1 + sum(o > f for o in finish) for f in finish))
+    points = table_points(outcome, table_size)
+    for (p, place), (q, other) in combinations(zip(players, outcome.places), 2):
+        assert (points[p] > points[q]) == (place < other) and (points[p] == points[q]) == (place == other)
+    # each pair of tablemates shares what a pair at a full table shares: the total is fixed
+    assert sum(points.values()) == (table_size - 1) * len(players) / 2
+    if outcome.places.count(1) == 1:
+        assert max(points.values()) == table_size - 1
+    if outcome.places.count(max(outcome.places)) == 1:
+        assert min(points.values()) == 0
 
 
 tournaments = st.fixed_dictionaries(
@@ -228,3 +251,12 @@ def test_a_forty_player_swiss_of_three_rounds_with_random_places(table_size):
     assert [s.games for s in lines] == [3] * 40
     assert sum(s.points for s in lines) == sum(sum(table_points(o, table_size).values()) for o in outcomes)
     assert [s.place for s in lines] == sorted(s.place for s in lines) and lines[0].place == 1
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("table_size", "rounds"), [(2, 15), (4, 10)])
+def test_the_largest_swiss_a_format_allows_plays_its_rounds_without_repeats(table_size, rounds):
+    """Slow: 256 players paired 10 to 15 times, a few rounds running the search to its budget."""
+    entrants, history, outcomes, _ = play(MAX_SWISS_PLAYERS, table_size, rounds, seed=7, withdraw_each_round=0)
+    assert max(meetings(history).values()) == 1
+    assert all(len(r.players()) == MAX_SWISS_PLAYERS for r in history)
