@@ -71,16 +71,8 @@ def pair(doc: dict[str, Any]) -> tuple[list[list[str]], list[str]] | None:
     if doc["format"]["kind"] == "swiss":
         paired = rules.pair_swiss(_entrants(doc), _rounds(doc), _outcomes(doc), withdrawn, number, table_size=size)
         return [list(t.players) for t in paired.tables], list(paired.byes)
-    scheduled = _schedule(doc)[number - 1]
-    tables: list[list[str]] = []
-    byes = [p for p in scheduled.byes if p not in withdrawn]
-    for table in scheduled.tables:
-        left = [p for p in table.players if p not in withdrawn]
-        if len(left) >= 2:
-            tables.append(left)
-        else:
-            byes.extend(left)  # their tablemates withdrew: a round without a game
-    return tables, byes
+    played = rules.round_without(_schedule(doc)[number - 1], withdrawn)
+    return [list(t.players) for t in played.tables], list(played.byes)
 
 
 def _no_shows(doc: dict[str, Any]) -> list[list[str]]:

@@ -32,6 +32,7 @@ from typing import Any
 from application import settings
 from application.admin.game_ending import PlayTurn, end
 from application.games.game_service import GameService, SeatSpec
+from application.lobby.ratings import BOT
 from application.tournaments import pairing
 from application.tournaments.documents import (
     CANCELLED,
@@ -94,7 +95,11 @@ class Rounds:
             playing = [e for e in doc["entrants"] if not e["withdrawn"]]
             if len(playing) < doc["min_players"]:
                 return {**doc, "status": CANCELLED, "ended": now(), "reason": "too_few_players"}
-            return {**doc, "status": RUNNING}
+            ratings = self.tournaments.ratings  # each entrant's rating as it is at the start ranks them throughout
+            rated = [
+                {**e, "rating": ratings.current(e["account"] or f"{BOT}{e['level']}").shown} for e in doc["entrants"]
+            ]
+            return {**doc, "status": RUNNING, "entrants": rated}
         if doc["status"] != RUNNING:
             return None
         round_ = current_round(doc)

@@ -190,7 +190,7 @@ class Tournaments:
             "level": None,
             "name": self.accounts.display_name(account),
             "bot": is_bot(self.client, account),
-            "rating": self.ratings.current(account).shown,
+            "rating": self.ratings.current(account).shown,  # as at joining; the start takes it again
         }
         return self._enter(tournament_id, entrant, account)
 

@@ -359,3 +359,38 @@ def test_a_withdrawal_while_the_round_is_being_made_still_plays_that_game_out(pa
     (table,) = found["rounds"][0]["tables"]
     assert c.service.state(table["game"]).finished and table["places"] is not None
     assert found["status"] == "finished"
+
+
+def _play_round_by_the_clock(c, work, tournament: str) -> None:
+    """Each seat of the round's games plays a turn of its own; then the round's deadline passes."""
+    raw, doc = c.tournaments._read(tournament)
+    for table in doc["rounds"][-1]["tables"]:
+        if table["places"] is None:  # (one a withdrawal ended is over)
+            _each_seat_moves_once(c, table["game"])
+    rounds = [*doc["rounds"][:-1], {**doc["rounds"][-1], "deadline": int(time.time() * 1000) - 1}]
+    assert c.tournaments.documents.swap(raw, {**doc, "rounds": rounds})  # as time would
+    work.due()
+
+
+@pytest.mark.slow
+def test_a_round_robin_plays_its_schedule_and_a_withdrawn_players_partner_has_a_bye(parts):
+    """Slow (about 3 s a store): four people play its three rounds, each game played out by the clock."""
+    c, work = parts
+    maker, made = _made(
+        c, format={"kind": "round_robin", "table_size": 2}, turn_deadline=3600, min_players=4, max_players=4
+    )
+    people = [account(c, f"R{i}") for i in range(4)]
+    for person in people:
+        c.tournaments.join(made["id"], person)
+    start_now(c, made["id"])
+    work.due()
+    _play_round_by_the_clock(c, work, made["id"])
+    c.tournaments.withdraw(made["id"], people[0])  # in round 2: that game is played out by the clock
+    work.drain()
+    for _ in range(2):
+        _play_round_by_the_clock(c, work, made["id"])
+    found = c.tournaments.get(made["id"])
+    assert found["status"] == "finished" and [len(r["tables"]) for r in found["rounds"]] == [2, 2, 1]
+    assert [len(r["byes"]) for r in found["rounds"]] == [0, 0, 1], "round 3: the withdrawn player's partner"
+    assert len({frozenset(t["players"]) for r in found["rounds"] for t in r["tables"]}) == 5
+    assert all(people[0] not in t["players"] for t in found["rounds"][2]["tables"])
