@@ -43,10 +43,11 @@ from application.tournaments.documents import (
     next_due,
     round_over,
 )
-from application.tournaments.tournaments import Tournaments, _ms, ask_end
+from application.tournaments.tournaments import Tournaments, ask_end
 from domain import Edition, Layout, Options
 from domain.standings import places
 from events import keys
+from events.outbox import now_ms
 from events.serialization import now
 
 
@@ -69,7 +70,7 @@ class Rounds:
     def advance(self, tournament_id: str) -> str:
         """Do what is due now, step by step; returns the status it leaves the tournament in."""
         while True:
-            raw, doc = self.tournaments._read(tournament_id)
+            raw, doc = self.tournaments.document(tournament_id)
             changed = self._next(doc)
             if changed is None:
                 return str(doc["status"])
@@ -84,11 +85,11 @@ class Rounds:
         if found is None or found[1]["version"] != asked["version"]:
             return False
         due = next_due(found[1])
-        return due is not None and due > _ms() and self.service.outbox.renew(name, payload, due_ms=due)
+        return due is not None and due > now_ms() and self.service.outbox.renew(name, payload, due_ms=due)
 
     def _next(self, doc: dict[str, Any]) -> dict[str, Any] | None:
         """The document's next version, None when nothing is due."""
-        at = _ms()
+        at = now_ms()
         if doc["status"] == OPEN:
             if doc["starts"] > at:
                 return None
@@ -189,7 +190,7 @@ class Rounds:
         settings = self.service.settings(game)
         moved = {int(e.actor) for e in self.service.store.read(game) if e.actor.isdigit()}
         while True:
-            raw, doc = self.tournaments._read(tournament_id)
+            raw, doc = self.tournaments.document(tournament_id)
             found = next(
                 ((r, t) for r in doc["rounds"] for t in r["tables"] if t["game"] == game and t["places"] is None),
                 None,

@@ -16,7 +16,6 @@ Limits: ``QUOTA_TOURNAMENTS_PER_ACCOUNT`` (3) tournaments one account made waiti
 from __future__ import annotations
 
 import json
-import time
 import uuid
 from typing import Any
 
@@ -29,8 +28,9 @@ from application.people.relations import NotAllowed, Relations
 from application.people.suspensions import Suspensions
 from application.refusals import Forbidden, NotFound, ServiceError
 from application.tournaments import pairing
-from application.tournaments.documents import CANCELLED, FINISHED, OPEN, PREFIX, RUNNING, Documents, current_round
+from application.tournaments.documents import OPEN, PREFIX, RUNNING, Documents, current_round
 from events import keys
+from events.outbox import now_ms
 from events.redis_store import RedisStore, text
 from events.serialization import now
 
@@ -68,10 +68,6 @@ class BadTournament(ServiceError):
     status, code, title = 422, "bad_tournament", "The tournament cannot be played so"
 
 
-def _ms() -> int:
-    return int(time.time() * 1000)
-
-
 def end_entry_name(game: str) -> str:
     """The entry that plays a tournament's game out by the clock (application/tournaments/rounds.py)."""
     return f"{PREFIX}{game}:end"
@@ -80,7 +76,7 @@ def end_entry_name(game: str) -> str:
 def ask_end(service: GameService, tournament_id: str, game: str) -> None:
     """Ask the workers to play the game out by the clock: a withdrawal's, or a round's deadline's."""
     name = end_entry_name(game)
-    service.outbox.add(name, json.dumps({"tournament": tournament_id, "game": game, "end": True}), _ms())
+    service.outbox.add(name, json.dumps({"tournament": tournament_id, "game": game, "end": True}), now_ms())
     service.dispatch(name)
 
 
@@ -122,7 +118,7 @@ class Tournaments:
             )
         if spec["min_players"] > spec["max_players"]:
             raise BadTournament("min_players is above max_players", field="min_players")
-        if spec["starts"] <= _ms():
+        if spec["starts"] <= now_ms():
             raise BadTournament("the start is in the past", field="starts")
         problem = pairing.format_problem(spec["format"], spec["min_players"], spec["max_players"])
         if problem is not None:
@@ -154,14 +150,14 @@ class Tournaments:
         }
         self._hold(creator, made_id, doc["starts"])
         if not self.documents.swap("", doc):  # made by this request's other copy meanwhile
-            return self._read(made_id)[1]
+            return self.document(made_id)[1]
         self.client.zadd(keys.TOURNAMENTS, {made_id: doc["starts"]})
-        return self._read(made_id)[1]
+        return self.document(made_id)[1]
 
     def _hold(self, creator: str, tournament_id: str, starts: int) -> None:
         """A place among the creator's tournaments waiting to start; added first and counted after,
         so that two made at once cannot both pass the last place."""
-        created, at = keys.account_tournaments(creator, "created"), _ms()
+        created, at = keys.account_tournaments(creator, "created"), now_ms()
         with self.client.pipeline(transaction=False) as pipe:
             pipe.zremrangebyscore(created, "-inf", at)  # started since (or about to)
             pipe.zadd(created, {tournament_id: starts})
@@ -196,7 +192,7 @@ class Tournaments:
 
     def add_bot(self, tournament_id: str, account: str, level: str) -> dict[str, Any]:
         """Its maker enters one of the service's bots (a level), if the tournament lets them in."""
-        _, doc = self._read(tournament_id)
+        _, doc = self.document(tournament_id)
         if doc["creator"]["account"] != account:
             raise Forbidden("only the tournament's maker adds the service's bots")
         if not doc["bot_levels"]:
@@ -214,7 +210,7 @@ class Tournaments:
 
     def _enter(self, tournament_id: str, entrant: dict[str, Any], account: str | None) -> dict[str, Any]:
         while True:
-            raw, doc = self._read(tournament_id)
+            raw, doc = self.document(tournament_id)
             if doc["status"] != OPEN:
                 raise TournamentClosed(f"tournament {tournament_id} is {doc['status']}")
             if account is not None:
@@ -231,12 +227,12 @@ class Tournaments:
                 break
         if account is not None:
             self.client.zadd(keys.account_tournaments(account, "entered"), {tournament_id: doc["starts"]})
-        return self._read(tournament_id)[1]
+        return self.document(tournament_id)[1]
 
     def leave(self, tournament_id: str, account: str) -> dict[str, Any]:
         """Leave before the start (the maker removes the service's bots the same way: ``bot:...``)."""
         while True:
-            raw, doc = self._read(tournament_id)
+            raw, doc = self.document(tournament_id)
             if doc["status"] != OPEN:
                 raise TournamentClosed(f"tournament {tournament_id} is {doc['status']}: withdraw instead")
             if not any(e["account"] == account for e in doc["entrants"]):
@@ -245,13 +241,13 @@ class Tournaments:
             if self.documents.swap(raw, left):
                 break
         self.client.zrem(keys.account_tournaments(account, "entered"), tournament_id)
-        return self._read(tournament_id)[1]
+        return self.document(tournament_id)[1]
 
     def withdraw(self, tournament_id: str, account: str) -> dict[str, Any]:
         """Withdraw from a running tournament: no more pairings, and the game of the round under
         way is played out by the clock (its step, application/tournaments/rounds.py). Before the
         start, this is leaving."""
-        raw, doc = self._read(tournament_id)
+        raw, doc = self.document(tournament_id)
         if doc["status"] == OPEN:
             return self.leave(tournament_id, account)
         if doc["status"] != RUNNING:
@@ -266,14 +262,14 @@ class Tournaments:
         while True:
             entrants = [{**e, "withdrawn": True} if e["account"] == account else e for e in doc["entrants"]]
             if self.documents.swap(raw, {**doc, "entrants": entrants}):
-                return self._read(tournament_id)[1]
-            raw, doc = self._read(tournament_id)
+                return self.document(tournament_id)[1]
+            raw, doc = self.document(tournament_id)
 
     # -- reading -------------------------------------------------------------------------------
 
     def get(self, tournament_id: str) -> dict[str, Any]:
         """The tournament, with its standings and each entrant's no-shows."""
-        doc = self._read(tournament_id)[1]
+        doc = self.document(tournament_id)[1]
         absent = pairing.absences(doc)
         entrants = [{**e, "no_shows": absent[e["id"]]} for e in doc["entrants"]]
         return {**doc, "entrants": entrants, "standings": pairing.standings(doc)}
@@ -299,11 +295,9 @@ class Tournaments:
                     found.append({"tournament": doc["id"], "round": round_["number"], "game": table["game"]})
         return found
 
-    def _read(self, tournament_id: str) -> tuple[str, dict[str, Any]]:
+    def document(self, tournament_id: str) -> tuple[str, dict[str, Any]]:
+        """The stored document as read (the text a swap compares) and as JSON; NotFound if none."""
         found = self.documents.read(tournament_id)
         if found is None:
             raise NotFound(f"no tournament {tournament_id}")
         return found
-
-
-__all__ = ["CANCELLED", "FINISHED", "OPEN", "RUNNING", "Tournaments"]

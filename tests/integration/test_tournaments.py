@@ -231,7 +231,7 @@ def test_games_unfinished_at_the_rounds_deadline_are_played_out_and_no_shows_wit
     start_now(c, made["id"])
     for number in (1, 2):
         work.due()
-        raw, doc = c.tournaments._read(made["id"])
+        raw, doc = c.tournaments.document(made["id"])
         rounds = [*doc["rounds"][:-1], {**doc["rounds"][-1], "deadline": int(time.time() * 1000) - 1}]
         assert c.tournaments.documents.swap(raw, {**doc, "rounds": rounds})  # as time would
         work.due()
@@ -267,7 +267,7 @@ def test_a_swiss_of_forty_people_and_bot_accounts_is_played_to_its_end(parts_on_
     start_now(c, made["id"])
     work.due()
     for number in (1, 2, 3):
-        raw, doc = c.tournaments._read(made["id"])
+        raw, doc = c.tournaments.document(made["id"])
         assert len(doc["rounds"]) == number and len(doc["rounds"][-1]["tables"]) == 10
         for table in doc["rounds"][-1]["tables"]:
             _each_seat_moves_once(c, table["game"])
@@ -363,7 +363,7 @@ def test_a_withdrawal_while_the_round_is_being_made_still_plays_that_game_out(pa
 
 def _play_round_by_the_clock(c, work, tournament: str) -> None:
     """Each seat of the round's games plays a turn of its own; then the round's deadline passes."""
-    raw, doc = c.tournaments._read(tournament)
+    raw, doc = c.tournaments.document(tournament)
     for table in doc["rounds"][-1]["tables"]:
         if table["places"] is None:  # (one a withdrawal ended is over)
             _each_seat_moves_once(c, table["game"])
