@@ -142,6 +142,10 @@ ARCHIVE_PAUSE_MS = _declare(
     "ARCHIVE_PAUSE_MS", INTEGER, 0, DATA,
     "for the tests' kill drill only: milliseconds a move waits between the archive's commit and Redis' delete",
 )  # fmt: skip
+TOURNAMENT_PAUSE_MS = _declare(
+    "TOURNAMENT_PAUSE_MS", INTEGER, 0, DATA,
+    "for the tests' kill drill only: milliseconds a round's making waits after its first game",
+)  # fmt: skip
 BLUEMOON_UNSAFE_REDIS = _declare(
     "BLUEMOON_UNSAFE_REDIS", FLAG, False, DATA,
     "`1` runs on a Redis not configured to keep games (no `appendonly yes`, or an evicting policy) "
@@ -286,6 +290,14 @@ QUOTA_REPORTS_PER_ACCOUNT = _declare(
 QUOTA_CHALLENGES_PER_ACCOUNT = _declare(
     "QUOTA_CHALLENGES_PER_ACCOUNT", INTEGER, 10, LIMITS,
     "challenges one account has waiting for an answer at once (and one at a time between two people)",
+)  # fmt: skip
+QUOTA_TOURNAMENTS_PER_ACCOUNT = _declare(
+    "QUOTA_TOURNAMENTS_PER_ACCOUNT", INTEGER, 3, LIMITS,
+    "tournaments one account has made that are waiting to start, at once",
+)  # fmt: skip
+TOURNAMENT_MAX_PLAYERS = _declare(
+    "TOURNAMENT_MAX_PLAYERS", INTEGER, 128, LIMITS,
+    "the most players a tournament may take (its own maximum is at most this)",
 )  # fmt: skip
 CHAT_MESSAGES_PER_MINUTE = _declare(
     "CHAT_MESSAGES_PER_MINUTE", INTEGER, 10, LIMITS,

@@ -41,6 +41,8 @@ from application.settings import (
     STORE_WAIT_MS,
 )
 from application.telemetry.metrics import feed_lag
+from application.tournaments.rounds import Rounds
+from application.tournaments.tournaments import Tournaments
 from events.cluster_feed import ClusterFeed
 from events.feed import BLOCK_MS, Feed
 from events.person_streams import PEOPLE, PersonStreams
@@ -76,6 +78,8 @@ class Components:
     mover: Mover  #: moves finished games to the archive (application/archive/)
     challenges: Challenges
     chat_feed: Feed  #: the games' chat notices' live feed (application/chat/notices.py)
+    tournaments: Tournaments
+    rounds: Rounds  #: what time does to tournaments: starts, rounds, results (application/tournaments/rounds.py)
 
 
 def redis_url() -> str:
@@ -208,4 +212,6 @@ def build(url: str | None = None, client: Any = None, handoff: Handoff | None = 
         Mover(client, opened(), service.outbox),
         Challenges(store, service, accounts, relations, suspensions),
         chat_feed,
+        tournaments := Tournaments(store, service, accounts, ratings, relations, suspensions),
+        Rounds(tournaments, service),
     )

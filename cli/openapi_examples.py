@@ -223,7 +223,8 @@ def _session() -> dict[str, dict[str, Any]]:
     challenge = _challenges(call, refused, http, found, app.extensions["bluemoon"], workers)
     message = _chat(call, refused, game, ada, bo)
     account = _people(call, refused, http, game, player)  # late: its requests draw ids too
-    _searches(call, refused, http, found, player)  # last: its requests draw ids, which would change the others'
+    _searches(call, refused, http, found, player)  # late: its requests draw ids, which would change the others'
+    tournament = _tournaments(call, refused, http, found)  # last, for the same reason
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -243,6 +244,7 @@ def _session() -> dict[str, dict[str, Any]]:
         "account": account,  # (the people's: the moderators' suspended one, ``suspended``, shows in their examples)
         "room": "seats",
         "message": message,
+        "tournament": tournament,
     }
     return found
 
@@ -576,22 +578,61 @@ def _moderation(
     return author, report
 
 
-def _challenges(call: Any, refused: Any, http: Any, found: dict[str, Any], components: Any, workers: _Workers) -> str:
-    """Hal (``fay``) challenges Jon (``gus``), who sees it and accepts; then declines another, Gus cancels a third and
-    a fourth expires; each type of their news is its example. Returns the first challenge's id."""
+def _people_signed_in(http: Any, purpose: str, *emails: str) -> list[str]:
+    """A personal access token of each new person (signed in by an email link), named ``purpose``."""
     own = {"Origin": "http://localhost"}
     links: list[str] = []
     with mock.patch(
         "service.routes.account_routes.send_sign_in_link", lambda email, link, language: links.append(link)
     ):
-        for email in ("hal@example.com", "jon@example.com"):  # people of their own (the moderators' are others)
+        for email in emails:
             http.post("/auth/email-link", json={"email": email}, headers=own)
     people = []
     for link in links:
         http.post("/auth/email-link/use", json={"token": link.split("token=", 1)[1].split("&")[0]})
-        people.append(http.post("/me/tokens", json={"name": "challenges"}, headers=own).get_json()["token"])
+        people.append(http.post("/me/tokens", json={"name": purpose}, headers=own).get_json()["token"])
         http.delete("/auth/session", headers=own)
-    fay, gus = people
+    return people
+
+
+def _tournaments(call: Any, refused: Any, http: Any, found: dict[str, Any]) -> str:
+    """Kim makes a Swiss of three rounds at tables of four; Lou joins, Kim enters a bot of the
+    service, Lou leaves; a format the rules refuse and a second join are refused. Returns its id."""
+    kim, lou = _people_signed_in(http, "tournaments", "kim@example.com", "lou@example.com")
+    asked = {
+        "name": "Autumn Swiss",
+        "kind": "swiss",
+        "table_size": 4,
+        "rounds": 3,
+        "starts": "2031-06-01T18:00:00Z",
+        "turn_deadline": 86400,
+        "round_seconds": 14 * 86400,
+        "min_players": 4,
+        "max_players": 40,
+        "bot_levels": True,
+    }
+    made = call("createTournament", "POST", "/tournaments", asked, token=kim).get_json()
+    refused("createTournament", "POST", "/tournaments", {**asked, "kind": "round_robin"}, kim)
+    call("joinTournament", "POST", f"/tournaments/{made['id']}/join", token=lou)
+    refused("joinTournament", "POST", f"/tournaments/{made['id']}/join", None, lou)
+    call("addTournamentBot", "POST", f"/tournaments/{made['id']}/bots", {"level": "greedy"}, token=kim)
+    call("getTournament", "GET", f"/tournaments/{made['id']}")
+    call("listTournaments", "GET", "/tournaments?status=open")
+    refused("withdrawFromTournament", "POST", f"/tournaments/{made['id']}/withdraw", None, kim)
+    call("withdrawFromTournament", "POST", f"/tournaments/{made['id']}/withdraw", token=lou)
+    call("joinTournament", "POST", f"/tournaments/{made['id']}/join", token=lou)
+    call("leaveTournament", "POST", f"/tournaments/{made['id']}/leave", token=lou)
+    text = http.get("/tournaments-page").get_data(as_text=True)
+    found["tournamentsPage"] = {"request": None, "response": "\n".join(text.splitlines()[:3]) + "\n…"}
+    return str(made["id"])
+
+
+def _challenges(call: Any, refused: Any, http: Any, found: dict[str, Any], components: Any, workers: _Workers) -> str:
+    """Hal (``fay``) challenges Jon (``gus``), who sees it and accepts; then declines another, Gus cancels a third and
+    a fourth expires; each type of their news is its example. Returns the first challenge's id."""
+    fay, gus = _people_signed_in(
+        http, "challenges", "hal@example.com", "jon@example.com"
+    )  # (the moderators' are others)
     gus_id = http.get("/me", headers={"Authorization": f"Bearer {gus}"}).get_json()["account"]
     asked = {"account": gus_id, "edition": "cmon", "expansion": True, "clock": {"bank_seconds": 259200}}
     made = call("createChallenge", "POST", "/challenges", asked, token=fay).get_json()

@@ -542,3 +542,20 @@ def challenge_pair(one: str, other: str) -> str:
     """The open challenge between two people, either way (a string: its id): one at a time."""
     low, high = sorted((one, other))
     return f"challenge-pair:{low}:{high}"
+
+
+# tournaments: rounds of games under one document (application/tournaments/)
+def tournament(tournament_id: str) -> str:
+    """A tournament: a hash (``doc``: its format, entrants, rounds and results). Its tag is the shard
+    tag of its id, as a game's, so its step's outbox entry (``tn:<id>``) is in the same slot and one
+    script writes both."""
+    return f"{tag(tournament_id)}:tournament:{tournament_id}"
+
+
+TOURNAMENTS = "{tournaments}:index"  #: a sorted set: tournament id -> when it starts (epoch ms)
+
+
+def account_tournaments(account_id: str, part: str) -> str:
+    """An account's tournaments: ``created`` (those waiting to start that it made: id -> start,
+    epoch ms) or ``entered`` (every one it joined: id -> start)."""
+    return _account_key(account_id, f"tournaments-{part}")

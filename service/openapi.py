@@ -130,6 +130,7 @@ RATE_HEADERS = {
 TAGS = {
     "games": "Create, list, join and look at games.",
     "lobby": "Open games to join, rematches, ratings and the leaderboard.",
+    "tournaments": "Swiss and round robin tournaments at tables of 2 to 4: join, withdraw, rounds and standings.",
     "play": "Your legal commands, and playing one.",
     "follow": "Events as they happen, and the game at any past version.",
     "webhooks": "Signed POSTs to your server when your turn begins, and more.",

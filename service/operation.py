@@ -143,6 +143,7 @@ class PathParameters(Schema):
     passkey = fields.String(metadata={"description": "Passkey (credential) id, base64url."})
     table = fields.String(metadata={"description": "Open game id."})
     challenge = fields.String(metadata={"description": "Challenge id."})
+    tournament = fields.String(metadata={"description": "Tournament id."})
     player = fields.String(metadata={"description": "A player id: an account's, or bot:<level>."})
     account = fields.String(metadata={"description": "An account's id: a person's or a bot account's player id."})
     subscription = fields.String(metadata={"description": "Push subscription id."})

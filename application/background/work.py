@@ -56,6 +56,12 @@ def message_job_id(claim: Claim) -> str:
     return f"{claim.name.partition(':')[0]}-{json.loads(claim.payload)['id']}-{claim.tries}"
 
 
+def versioned_job_id(claim: Claim) -> str:
+    """A tournament's job: its step keeps its name from one version of the document to the next
+    (application/tournaments/documents.py), so the version its payload names is in the id."""
+    return f"{claim.name.replace(':', '-')}-{json.loads(claim.payload).get('version', 0)}-{claim.tries}"
+
+
 @dataclass(frozen=True)
 class Kind:
     """One kind of background work (a row of ``WORK``)."""
@@ -177,6 +183,16 @@ WORK = Registry(
             LEASE_MS,
             timeout=30,
             at_once=False,  # due days after it is written: the dispatcher claims it then
+        ),
+        Kind(
+            "tournament",
+            "tn:",
+            "workers.tournament_jobs.apply",
+            TURNS,  # writes to Redis, and games played out by the clock
+            LEASE_MS,
+            timeout=120,  # a round's pairing and games, or one game played out by the clock
+            at_once=True,  # a round's end pairs the next one at once
+            job_id=versioned_job_id,
         ),
         Kind(
             "alert",

@@ -5,7 +5,8 @@ seat, the turn's deadline, the finishing order. The item types, in the order one
 
 - ``open_game.filled``: the open game the person sat at filled, and its game was made;
 - ``game.started``: a game was made with a seat of theirs in it (one they made signed in, an open
-  game that filled, a rematch every seat accepted); a seat taken later (its invite, a seat token
+  game that filled, a rematch every seat accepted, their next game in a tournament: its
+  ``tournament`` and ``round``); a seat taken later (its invite, a seat token
   kept in the account) is not told: its game had started;
 - ``turn.started``: their turn began, with its deadline if the game has one;
 - ``game.ended``: how it ended, each seat's place, and whether it is rated;
@@ -100,6 +101,8 @@ def _started(change: Change, seat: int, at: str) -> list[News]:
         "rated": bool(change.settings.get("rated")),
         "open_game": origin.get("open_game"),
         "rematch_of": origin.get("rematch_of"),
+        "tournament": origin.get("tournament"),
+        "round": origin.get("round"),
         "version": change.after.version,
     }
     told = [News("game.started", change.game, at, started)]

@@ -25,6 +25,7 @@ from .person_stream_routes import people
 from .play_routes import play
 from .replay_routes import replay
 from .search_routes import search_api
+from .tournament_routes import tournaments
 from .webhook_routes import webhooks
 
 API = (
@@ -46,6 +47,7 @@ API = (
     moderation,
     people_api,
     search_api,
+    tournaments,
 )
 api = Blueprint("api", __name__)
 for feature in API:

@@ -218,6 +218,19 @@ def ratings_page() -> Answer:
 @Operation(
     pages,
     "get",
+    "/tournaments-page",
+    id="tournamentsPage",
+    tag="service",
+    summary="The tournaments page: the list, one tournament (`#tournament=…`: standings, rounds, games) and a form.",
+    responses={200: Reply("HTML", HTML)},
+)
+def tournaments_page() -> Answer:
+    return web_page("tournaments.html")
+
+
+@Operation(
+    pages,
+    "get",
     "/play/{game}",
     id="playPage",
     tag="service",

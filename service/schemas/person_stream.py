@@ -39,6 +39,8 @@ class PersonGameStarted(Schema):
     rated = Flag(required=True, metadata={"description": "Whether its end rates the seats."})
     open_game = _game_id("The open game it was made from, else null.")
     rematch_of = _game_id("The game it is a rematch of, else null.")
+    tournament = _game_id("The tournament it is your next game of, else null (GET /tournaments/{tournament}).")
+    round = Whole(required=True, allow_none=True, metadata={"description": "Its round in that tournament, else null."})
     version = Whole(required=True, metadata={"description": "The game's version when it was made."})
 
 

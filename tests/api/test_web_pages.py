@@ -12,6 +12,7 @@ PAGES = {
     "/": "index.html",
     "/ratings": "ratings.html",
     "/moderation": "moderation.html",
+    "/tournaments-page": "tournaments.html",
     "/play/0123456789abcdef0123456789abcdef": "play.html",
     "/players/0123456789abcdef0123456789abcdef": "player.html",  # (JSON unless the browser asks for HTML)
 }
