@@ -311,6 +311,15 @@ FINISHED_DOCUMENT_SECONDS = _declare(
     "FINISHED_DOCUMENT_SECONDS", INTEGER, 24 * 3600, LIMITS,
     "seconds a finished game's `/log` and `/audit`, computed once, are kept", "`86400` (1 day)",
 )  # fmt: skip
+REVIEW_KEPT_SECONDS = _declare(
+    "REVIEW_KEPT_SECONDS", INTEGER, 30 * 24 * 3600, LIMITS,
+    "seconds the review of a game already moved to the archive, computed on demand, is kept in Redis "
+    "(a review computed before the move is archived with the game)", "`2592000` (30 days)",
+)  # fmt: skip
+REVIEW_ATTEMPTS = _declare(
+    "REVIEW_ATTEMPTS", INTEGER, 3, LIMITS,
+    "claims of a game's review job before its review is recorded as failed (never computed again)",
+)  # fmt: skip
 IDEMPOTENCY_RECORD_SECONDS = _declare(
     "IDEMPOTENCY_RECORD_SECONDS", INTEGER, 24 * 3600, LIMITS,
     "seconds a create's Idempotency-Key record (its first answer, for retries) is kept", "`86400` (1 day)",

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from application.background.work import WORK
-from application.reactions import alerts, archive, clocks, person_streams, ratings, turn_handoff, webhooks
+from application.reactions import alerts, archive, clocks, person_streams, ratings, reviews, turn_handoff, webhooks
 from application.telemetry.request_ids import stamped
 from domain import Event, Game
 from events.serialization import StoredEvent
@@ -57,6 +57,7 @@ REACTIONS: tuple[Reaction, ...] = (
     clocks.react,
     person_streams.react,
     archive.react,
+    reviews.react,
 )
 
 
