@@ -6,13 +6,12 @@ from typing import Any
 
 from application.games.game_service import GameService
 from application.refusals import NotFinished
+from domain.review import review_game
 
 
 def computed(service: GameService, game: str) -> dict[str, Any]:
     """The review of the finished ``game``; refused (NotFinished) before its end, when its seed
     and hidden cards are still secret."""
-    from domain.review import review_game  # MERGE-PENDING: top-level once review-core is merged
-
     if not service.state(game).finished:
         raise NotFinished("a game is reviewed once it has ended and its seed is revealed")
     return dict(review_game([stored.event for stored in service.store.read(game)]))

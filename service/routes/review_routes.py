@@ -18,7 +18,9 @@ from ..schemas.review import ReviewState
 review = Blueprint("review", __name__)
 
 RETRY_AFTER = 5  #: seconds a client should wait before asking again for a review under way
-PENDING_HEADERS = {"Retry-After": {"description": "Seconds to wait before asking again.", "schema": {"type": "integer"}}}
+PENDING_HEADERS = {
+    "Retry-After": {"description": "Seconds to wait before asking again.", "schema": {"type": "integer"}}
+}
 NOT_BEFORE_THE_END = "a game is reviewed once it has ended and its seed is revealed"
 
 
@@ -83,5 +85,3 @@ def request_review(game: str) -> Answer:
         service().dispatch(PREFIX + game)  # to the reviews queue now
     status, record = reviews.status(game)
     return _answer(game, status, record)
-
-

@@ -35,7 +35,9 @@ class SeatReview(Schema):
         required=True, metadata={"description": "The decisions' total cost, in chance of finishing first (0.18: 18%)."}
     )
     luck = fields.Float(required=True, metadata={"description": "The draws' total, signed (0.06: +6%)."})
-    curve = fields.List(fields.Nested(CurvePoint), required=True, metadata={"description": "The seat's chance over the game."})
+    curve = fields.List(
+        fields.Nested(CurvePoint), required=True, metadata={"description": "The seat's chance over the game."}
+    )
     mistakes = fields.List(
         fields.Nested(Mistake), required=True, metadata={"description": "The costliest decisions, at most three."}
     )

@@ -51,7 +51,7 @@ def test_an_unknown_game_has_no_review(api):
 
 def test_the_end_asks_for_the_review_and_it_is_pending_until_its_job_records_it(api):
     game, _ = ended_by_one_offering(api)
-    assert json.loads(_entry(api, game)) ["game"] == game  # written by the append that ended it
+    assert json.loads(_entry(api, game))["game"] == game  # written by the append that ended it
     pending = api.get(f"/games/{game}/review")
     assert pending.status_code == 202 and pending.json == {"game": game, "status": "pending"}
     assert pending.headers["Retry-After"] == "5"
