@@ -142,6 +142,10 @@ ARCHIVE_PAUSE_MS = _declare(
     "ARCHIVE_PAUSE_MS", INTEGER, 0, DATA,
     "for the tests' kill drill only: milliseconds a move waits between the archive's commit and Redis' delete",
 )  # fmt: skip
+REVIEW_PAUSE_MS = _declare(
+    "REVIEW_PAUSE_MS", INTEGER, 0, DATA,
+    "for the tests' kill drill only: milliseconds a review job waits between computing a review and recording it",
+)  # fmt: skip
 BLUEMOON_UNSAFE_REDIS = _declare(
     "BLUEMOON_UNSAFE_REDIS", FLAG, False, DATA,
     "`1` runs on a Redis not configured to keep games (no `appendonly yes`, or an evicting policy) "

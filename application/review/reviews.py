@@ -5,9 +5,10 @@ The append that ends a game writes the outbox entry ``rv:<game>`` (application/r
 reviews existed, or moved to the archive since), and asks for nothing when the game has a
 review or one is under way: one review per game, however often it is asked for. The job
 (``workers.review_jobs.review``, on the ``reviews`` queue, which only reviews workers take)
-computes it from the revealed log (``domain.review``) and records it with the game in one
-script, which writes the review unless one is there and removes the entry: a retried or
-duplicated job records nothing twice. A job that dies is claimed again after its lease;
+computes it from the revealed log (``domain.review``), renewing the entry's lease meanwhile,
+and records it with the game in one script, which writes the review unless one is there and
+removes the entry: a retried or duplicated job records nothing twice. A job that dies stops
+renewing, and the entry is claimed again after its lease;
 after ``REVIEW_ATTEMPTS`` claims the review is recorded as failed, so that a game whose
 review cannot be computed costs a bounded amount of CPU.
 
@@ -22,7 +23,10 @@ stays in Redis for ``REVIEW_KEPT_SECONDS``, and is asked for again after that.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from application import settings
@@ -113,10 +117,30 @@ class Reviews:
         if tries > settings.REVIEW_ATTEMPTS.read():
             self.record(name, payload, {"status": FAILED, "attempts": tries - 1})
             return "failed"
-        job_timeout = WORK["review"].timeout
-        self.outbox.renew(name, payload, due_ms=now_ms() + job_timeout * 1000)  # held while it computes
-        review = compute(game)
+        with self._held(name, payload):
+            review = compute(game)
+            pause = settings.REVIEW_PAUSE_MS.read()
+            if pause:
+                time.sleep(pause / 1000)
         return "reviewed" if self.record(name, payload, {"status": DONE, "review": review}) else "already reviewed"
+
+    @contextmanager
+    def _held(self, name: str, payload: str) -> Iterator[None]:
+        """The entry renewed every third of its lease while the review is computed: a job that
+        dies stops renewing, and the entry is claimed again a lease later."""
+        stop = threading.Event()
+
+        def renew() -> None:
+            while not stop.wait(self.outbox.lease_of(name) / 3000):
+                self.outbox.renew(name, payload)
+
+        holder = threading.Thread(target=renew, name="review-lease", daemon=True)
+        holder.start()
+        try:
+            yield
+        finally:
+            stop.set()
+            holder.join()
 
     def record(self, name: str, payload: str, record: dict[str, Any]) -> bool:
         """Record the game's review (unless one is there) and remove its entry, at once."""
