@@ -9,9 +9,12 @@ from application.refusals import NotFinished
 from domain.review import review_game
 
 
+NOT_BEFORE_THE_END = "a game is reviewed once it has ended and its seed is revealed"
+
+
 def computed(service: GameService, game: str) -> dict[str, Any]:
     """The review of the finished ``game``; refused (NotFinished) before its end, when its seed
     and hidden cards are still secret."""
     if not service.state(game).finished:
-        raise NotFinished("a game is reviewed once it has ended and its seed is revealed")
+        raise NotFinished(NOT_BEFORE_THE_END)
     return dict(review_game([stored.event for stored in service.store.read(game)]))

@@ -9,6 +9,7 @@ from flask import Blueprint, current_app
 
 from application.games.codec import dumps
 from application.refusals import NotFinished, NotFound
+from application.review.computation import NOT_BEFORE_THE_END
 from application.review.reviews import DONE, NONE, PENDING, PREFIX, Reviews
 
 from ..operation import Answer, Operation, Reply
@@ -18,10 +19,8 @@ from ..schemas.review import ReviewState
 review = Blueprint("review", __name__)
 
 RETRY_AFTER = 5  #: seconds a client should wait before asking again for a review under way
-PENDING_HEADERS = {
-    "Retry-After": {"description": "Seconds to wait before asking again.", "schema": {"type": "integer"}}
-}
-NOT_BEFORE_THE_END = "a game is reviewed once it has ended and its seed is revealed"
+#: the API's one Retry-After header (service/openapi.py writes it once, under components)
+PENDING_HEADERS = {"Retry-After": {"description": "Seconds to wait before retrying.", "schema": {"type": "integer"}}}
 
 
 def _reviews(game: str) -> Reviews:
