@@ -8,7 +8,6 @@ from application.games.game_service import GameService
 from application.refusals import NotFinished
 from domain.review import review_game
 
-
 NOT_BEFORE_THE_END = "a game is reviewed once it has ended and its seed is revealed"
 
 
