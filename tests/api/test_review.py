@@ -129,3 +129,32 @@ def test_a_game_moved_without_a_review_is_reviewed_on_demand_from_the_archive(ap
     assert done.status_code == 200 and done.json["review"]["seats"]
     kept = components.client.ttl(keys.review(game))
     assert 0 < kept <= settings.REVIEW_KEPT_SECONDS.read()  # kept in Redis a while, then asked for again
+
+
+def test_a_review_recorded_while_the_game_moves_stays_in_redis_and_expires(api, monkeypatch):
+    """The move does not wait for the review: one recorded after the move collected the game,
+    before Redis let it go, is not deleted with the game's keys but kept REVIEW_KEPT_SECONDS."""
+    game, _ = ended_by_one_offering(api)
+    components = api.app.extensions["bluemoon"]
+    collect = components.mover.collected
+
+    def collected_then_reviewed(name):
+        found = collect(name)
+        _run_job(api, name)  # the review lands between the collection and the let-go
+        return found
+
+    monkeypatch.setattr(components.mover, "collected", collected_then_reviewed)
+    assert components.mover.move(game) == "moved"
+    assert "review" not in components.mover.archive.parts(game)
+    assert 0 < components.client.ttl(keys.review(game)) <= settings.REVIEW_KEPT_SECONDS.read()
+    assert api.get(f"/games/{game}/review").json["status"] == "done"
+
+
+def test_the_move_does_not_wait_for_a_pending_review_which_is_then_computed_from_the_archive(api):
+    game, _ = ended_by_one_offering(api)
+    components = api.app.extensions["bluemoon"]
+    assert _entry(api, game) is not None and components.mover.move(game) == "moved"  # its review still pending
+    assert api.get(f"/games/{game}/review").status_code == 202
+    assert _run_job(api, game) == "reviewed"
+    assert api.get(f"/games/{game}/review").json["status"] == "done"
+    assert 0 < components.client.ttl(keys.review(game)) <= settings.REVIEW_KEPT_SECONDS.read()
