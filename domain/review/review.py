@@ -23,9 +23,9 @@ from .decisions import judge_decision
 from .luck import draw_luck
 from .replay import Decision, replay
 
-SAMPLES = 4  #: worlds each decision is judged in
-CANDIDATES = 6  #: commands judged in every world per decision (the best-planned ones, plus the one played)
-DRAW_SAMPLES = 16  #: alternative draws each draw is compared with
+SAMPLES = 12  #: worlds each decision is judged in
+CANDIDATES = 10  #: commands judged in every world per decision (the best-planned ones, plus the one played)
+DRAW_SAMPLES = 32  #: alternative draws each draw is compared with
 MISTAKES = 3  #: the costliest decisions named per seat
 DIGITS = 4  #: decimals of the chances written out
 
@@ -60,7 +60,7 @@ def review_game(
     for d in game.decisions:
         if d.undone or isinstance(d.command, cmd.TakeBack):
             continue
-        worlds = [generator(f"decision/{d.version}/world/{i}") for i in range(samples)]
+        worlds = [generator(f"decision/{d.version}/world/{i}") for i in range(samples + 1)]  # 0 screens
         judged = judge_decision(d.state, d.command, worlds, candidates)
         costs[d.seat].append((judged.cost, d, judged.best))
     for s, found in enumerate(costs):
