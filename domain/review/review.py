@@ -51,8 +51,6 @@ def review_game(
         {"seat": s, "decisions": 0.0, "luck": 0.0, "curve": [], "mistakes": [], "draws": []} for s in range(players)
     ]
     for state in game.states:
-        if state.version == 1:
-            continue  # only the game's options exist yet: nobody has a hand to judge
         for s in range(players):
             chance = win_probabilities(state, s)[s]
             seats[s]["curve"].append({"version": state.version, "chance": round(chance, DIGITS)})
