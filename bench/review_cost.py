@@ -61,7 +61,9 @@ def main(argv: list[str] | None = None) -> int:
             reviewed = sum(not d.undone for d in looked.decisions)
             print(f"{players:7}  {game:4}  {len(events):6}  {reviewed:9}  {len(looked.draws):5}  {spent:12.2f}")
     for players, spent in worst.items():
-        print(f"{players} players: at most {spent:.2f} s of one core" + (f" (goal {GOAL:.0f} s)" if players == 2 else ""))
+        print(
+            f"{players} players: at most {spent:.2f} s of one core" + (f" (goal {GOAL:.0f} s)" if players == 2 else "")
+        )
     return 0 if worst.get(2, 0.0) <= GOAL else 1
 
 

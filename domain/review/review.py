@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import random
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from .. import commands as cmd
@@ -36,10 +36,16 @@ def review_seed(game_seed: bytes, model: str = MODEL_VERSION) -> str:
 
 
 def review_game(
-    events: Sequence[ev.Event], samples: int = SAMPLES, candidates: int = CANDIDATES, draws: int = DRAW_SAMPLES
+    events: Sequence[ev.Event],
+    samples: int = SAMPLES,
+    candidates: int = CANDIDATES,
+    draws: int = DRAW_SAMPLES,
+    played_for: Collection[int] = (),
 ) -> dict[str, Any]:
     """The review of a finished game from its full (unredacted) events; raises
-    ``NotReviewable`` for a game that has not ended."""
+    ``NotReviewable`` for a game that has not ended. ``played_for``: the versions at which a
+    command was played for its seat, not by it (the clock ran out: the event's actor is
+    ``deadline:<level>``); those are not the seat's decisions, and are not reviewed."""
     game = replay(events)
     seed = review_seed(game.seed)
     players = game.states[-1].options.players
@@ -56,7 +62,7 @@ def review_game(
             seats[s]["curve"].append({"version": state.version, "chance": round(chance, DIGITS)})
     costs: list[list[tuple[float, Decision, cmd.Command]]] = [[] for _ in range(players)]
     for d in game.decisions:
-        if d.undone or isinstance(d.command, cmd.TakeBack):
+        if d.undone or isinstance(d.command, cmd.TakeBack) or d.version in played_for:
             continue
         worlds = [generator(f"decision/{d.version}/world/{i}") for i in range(samples + 1)]  # 0 screens
         judged = judge_decision(d.state, d.command, worlds, candidates)

@@ -10,6 +10,7 @@ import os
 import random
 import subprocess
 import sys
+from collections import Counter
 from contextlib import redirect_stdout
 from dataclasses import replace
 
@@ -19,11 +20,13 @@ from cli.review import main as review_command
 from domain import Options, decide, evolve, fold, new_game
 from domain import events as ev
 from domain.bots import choose
+from domain.bots.observation import observe
 from domain.bots.value import MODEL_VERSION
 from domain.commands import Move, TakeBack, command_document
 from domain.peoples import CANONICAL_DECK
 from domain.review import NotReviewable, review_game, review_seed
 from domain.review.decisions import judge_decision
+from domain.review.luck import drawn_instead
 from domain.review.replay import replay
 from domain.scenario import Position, scenario_game
 from events.serialization import payload
@@ -68,9 +71,23 @@ def reviewed(game) -> dict:
     return review_game(game, samples=1)
 
 
-def log_of(events: list[ev.Event]) -> dict:
-    """The document ``GET /games/{game}/log`` serves for these events."""
-    docs = [{"seq": i + 1, "type": type(e).__name__, "data": payload(e)} for i, e in enumerate(events)]
+def log_of(events: list[ev.Event], clock: set[int] = frozenset()) -> dict:
+    """The document ``GET /games/{game}/log`` serves for these events; the commands decided at
+    the versions in ``clock`` were played by the clock (their actor ``deadline:pass``)."""
+    decided_at = {}
+    for d in replay(events).decisions if clock else ():
+        for version in range(d.version + 1, len(events) + 1):
+            decided_at[version] = d.version
+    docs = [
+        {
+            "seq": i + 1,
+            "type": type(e).__name__,
+            "data": payload(e),
+            "actor": "deadline:pass" if decided_at.get(i + 1) in clock else "player",
+            "meta": {"version": decided_at[i + 1]} if i + 1 in decided_at else {},
+        }
+        for i, e in enumerate(events)
+    ]
     return json.loads(json.dumps({"game": "g", "seed": events[0].seed, "events": docs}))
 
 
@@ -161,6 +178,32 @@ def test_a_command_taken_back_is_not_reviewed():
     assert not any(d.undone for d in game.decisions[2:])
     mistakes = review_game(events, samples=1)["seats"][seat]["mistakes"]
     assert all(m["version"] != len(short_opening()) for m in mistakes)
+
+
+def test_an_alternative_draw_swaps_cards_between_the_hand_and_the_unseen_and_loses_none(game):
+    for draw in replay(game).draws:
+        seen = observe(draw.after, draw.seat)
+        cards = Counter(seen.unseen) + Counter(seen.players[draw.seat].hand + seen.players[draw.seat].aside)
+        # one of the drawn cards kept, one taken from the deck: the overlap is where a swap goes wrong
+        instead = (draw.cards[-1], *(c for c in draw.before.deck if c not in draw.cards))[: len(draw.cards)]
+        world = drawn_instead(seen, draw, instead)
+        mine = world.players[draw.seat]
+        assert Counter(world.unseen) + Counter(mine.hand + mine.aside) == cards
+        assert set(instead) <= set(mine.aside if draw.aside else mine.hand)
+        assert not set(instead) & set(world.unseen)
+
+
+def test_commands_the_clock_played_for_a_seat_are_not_its_decisions(game, reviewed, tmp_path):
+    by_the_clock = {d.version for d in replay(game).decisions if d.seat == 0}
+    path = tmp_path / "log.json"
+    path.write_text(json.dumps(log_of(game, by_the_clock)))
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert review_command([str(path), "--samples", "1"]) == 0
+    seats = json.loads(out.getvalue())["seats"]
+    assert (seats[0]["decisions"], seats[0]["mistakes"]) == (0, [])
+    assert reviewed["seats"][0]["decisions"] > 0
+    assert seats[1] == reviewed["seats"][1]
 
 
 @pytest.mark.slow
