@@ -10,24 +10,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from typing import Any
 
+from application.games.log_review import review_log
 from cli.bluemoon_audit import NotPublished, load
-from domain.review import NotReviewable, review_game
+from domain.review import NotReviewable
 from domain.review.review import SAMPLES
-from events.serialization import decode
-
-
-def review_log(log: dict[str, Any], samples: int = SAMPLES) -> dict[str, Any]:
-    """The review of a published log (``GET /games/<id>/log``'s document); the commands its
-    events' actor says the clock played (``deadline:<level>``, with the version in their meta)
-    are not the seat's decisions."""
-    try:
-        events = [decode(e["type"], e["data"]) for e in log["events"]]
-        clock = {e["meta"]["version"] for e in log["events"] if str(e.get("actor", "")).startswith("deadline:")}
-    except (KeyError, TypeError, ValueError) as error:
-        raise NotReviewable(f"the log cannot be read: {error}") from None
-    return review_game(events, samples=samples, played_for=clock)
 
 
 def main(argv: list[str] | None = None) -> int:
