@@ -21,10 +21,10 @@ from ..bots.value import MODEL_VERSION, win_probabilities
 from ..commands import command_document
 from .decisions import judge_decision
 from .luck import draw_luck
-from .replay import Decision, replay
+from .replay import Decision, Replay, replay
 
 SAMPLES = 12  #: worlds each decision is judged in
-CANDIDATES = 10  #: commands judged in every world per decision (the best-planned ones, plus the one played)
+CANDIDATES = 10  #: commands judged in every world per decision (the best screened, plus the one played)
 DRAW_SAMPLES = 32  #: alternative draws each draw is compared with
 MISTAKES = 3  #: the costliest decisions named per seat
 DIGITS = 4  #: decimals of the chances written out
@@ -48,49 +48,50 @@ def review_game(
     ``deadline:<level>``); those are not the seat's decisions, and are not reviewed."""
     game = replay(events)
     seed = review_seed(game.seed)
-    players = game.states[-1].options.players
 
     def generator(label: str) -> random.Random:
         return random.Random(f"{seed}/{label}")
 
-    seats: list[dict[str, Any]] = [
-        {"seat": s, "decisions": 0.0, "luck": 0.0, "curve": [], "mistakes": [], "draws": []} for s in range(players)
-    ]
-    for state in game.states:
-        for s in range(players):
-            chance = win_probabilities(state, s)[s]
-            seats[s]["curve"].append({"version": state.version, "chance": round(chance, DIGITS)})
-    costs: list[list[tuple[float, Decision, cmd.Command]]] = [[] for _ in range(players)]
+    skipped = set(played_for)
+    costs: dict[int, list[tuple[float, Decision, cmd.Command]]] = {}
     for d in game.decisions:
-        if d.undone or isinstance(d.command, cmd.TakeBack) or d.version in played_for:
+        if d.undone or isinstance(d.command, cmd.TakeBack) or d.version in skipped:
             continue
-        worlds = [generator(f"decision/{d.version}/world/{i}") for i in range(samples + 1)]  # 0 screens
-        judged = judge_decision(d.state, d.command, worlds, candidates)
-        costs[d.seat].append((judged.cost, d, judged.best))
-    for s, found in enumerate(costs):
-        seats[s]["decisions"] = round(sum(c for c, _, _ in found), DIGITS)
-        worst = sorted(found, key=lambda f: (-f[0], f[1].version))[:MISTAKES]
-        seats[s]["mistakes"] = [
+        dealers = [generator(f"decision/{d.version}/world/{i}") for i in range(samples + 1)]  # world 0 screens
+        judged = judge_decision(d.state, d.command, dealers, candidates)
+        costs.setdefault(d.seat, []).append((judged.cost, d, judged.best))
+    lucks: dict[int, list[tuple[int, float]]] = {}
+    for draw in game.draws:
+        lucks.setdefault(draw.seat, []).append(
+            (draw.version, draw_luck(draw, generator(f"draw/{draw.version}"), draws))
+        )
+    seats = [_seat(game, s, costs.get(s, []), lucks.get(s, [])) for s in range(game.states[-1].options.players)]
+    return {"model": MODEL_VERSION, "seed": seed, "version": len(events), "samples": samples, "seats": seats}
+
+
+def _seat(
+    game: Replay, seat: int, costs: list[tuple[float, Decision, cmd.Command]], lucks: list[tuple[int, float]]
+) -> dict[str, Any]:
+    """One seat's part of the review, its numbers rounded to ``DIGITS`` decimals (totals of the
+    unrounded ones)."""
+    worst = sorted(costs, key=lambda c: (-c[0], c[1].version))[:MISTAKES]
+    return {
+        "seat": seat,
+        "decisions": round(sum(cost for cost, _, _ in costs), DIGITS),
+        "luck": round(sum(luck for _, luck in lucks), DIGITS),
+        "curve": [
+            {"version": state.version, "chance": round(win_probabilities(state, seat)[seat], DIGITS)}
+            for state in game.states
+        ],
+        "mistakes": [
             {
                 "version": d.version,
-                "cost": round(c, DIGITS),
+                "cost": round(cost, DIGITS),
                 "played": command_document(d.command),
                 "better": command_document(best),
             }
-            for c, d, best in worst
-            if c > 0
-        ]
-    for draw in game.draws:
-        luck = draw_luck(draw, generator(f"draw/{draw.version}"), draws)
-        seat = seats[draw.seat]
-        seat["draws"].append({"version": draw.version, "luck": round(luck, DIGITS)})
-        seat["luck"] += luck
-    for seat in seats:
-        seat["luck"] = round(seat["luck"], DIGITS)
-    return {
-        "model": MODEL_VERSION,
-        "seed": seed,
-        "version": len(events),
-        "samples": samples,
-        "seats": seats,
+            for cost, d, best in worst
+            if cost > 0
+        ],
+        "draws": [{"version": version, "luck": round(luck, DIGITS)} for version, luck in lucks],
     }
