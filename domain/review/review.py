@@ -73,8 +73,13 @@ def _seat(
     game: Replay, seat: int, costs: list[tuple[float, Decision, cmd.Command]], lucks: list[tuple[int, float]]
 ) -> dict[str, Any]:
     """One seat's part of the review, its numbers rounded to ``DIGITS`` decimals (totals of the
-    unrounded ones)."""
-    worst = sorted(costs, key=lambda c: (-c[0], c[1].version))[:MISTAKES]
+    unrounded ones). Its mistakes are the costliest of different turns: a slip is often costed
+    at each of its steps (each step of a walk that should have begun with a Flit 2), and three
+    steps of one slip would hide the next one."""
+    by_turn: dict[int, tuple[float, Decision, cmd.Command]] = {}
+    for cost, d, best in sorted(costs, key=lambda c: (-c[0], c[1].version)):
+        by_turn.setdefault(d.state.turn.number if d.state.turn else 0, (cost, d, best))
+    worst = list(by_turn.values())[:MISTAKES]
     return {
         "seat": seat,
         "decisions": round(sum(cost for cost, _, _ in costs), DIGITS),

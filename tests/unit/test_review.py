@@ -71,6 +71,10 @@ def reviewed(game) -> dict:
     return review_game(game, samples=1)
 
 
+def turn_at(events: list[ev.Event], version: int) -> int:
+    return fold(events[:version]).turn.number
+
+
 def log_of(events: list[ev.Event], clock: set[int] = frozenset()) -> dict:
     """The document ``GET /games/{game}/log`` serves for these events; the commands decided at
     the versions in ``clock`` were played by the clock (their actor ``deadline:pass``)."""
@@ -137,6 +141,8 @@ def test_chances_costs_and_lucks_mean_what_they_say(game, reviewed):
         costs = [m["cost"] for m in seat["mistakes"]]
         assert all(c > 0 for c in costs) and costs == sorted(costs, reverse=True) and len(costs) <= 3
         assert all(m["played"] != m["better"] for m in seat["mistakes"])
+        turns = [turn_at(events, m["version"]) for m in seat["mistakes"]]
+        assert len(set(turns)) == len(turns)  # one a turn
         assert seat["luck"] == pytest.approx(sum(d["luck"] for d in seat["draws"]), abs=1e-3)
     winners = events[-1].winners
     assert by_version[len(events)] == [1.0 if s in winners else 0.0 for s in range(players)]
