@@ -32,10 +32,10 @@ from domain.scenario import Position, scenario_game
 from events.serialization import payload
 
 
-def play(opening: list[ev.Event], level: str, seed: int, until: int | None = None) -> list[ev.Event]:
-    """Bots play ``opening`` on to the end (or to ``until`` events)."""
+def play(opening: list[ev.Event], level: str, seed: int) -> list[ev.Event]:
+    """Bots play ``opening`` on to the end."""
     events, state, rnd = list(opening), fold(opening), random.Random(seed)
-    while not state.finished and (until is None or len(events) < until):
+    while not state.finished:
         for e in decide(state, choose(state, state.turn.seat, level, rnd)):
             state = evolve(state, e)
             events.append(e)
