@@ -6,8 +6,9 @@ command's and not the worlds'. Most commands are mid-turn, so each candidate's t
 with the bots' default policy (the planner's: walk to the best tile in reach, contribute
 greedily, the Reset) before the value model judges the position at the end of the turn. The
 candidates are ``mcts.candidates`` (every kind of move, pruned to sensible variants) and the
-command played; past ``limit`` of them, only the ``limit`` whose plans score best in the first
-world are judged in all of them, plus the one played.
+command played; past ``limit`` candidates, one more world of its own screens them, and only the
+``limit`` with the best chances there are judged, plus the one played. So the command judged
+best, judged as if played, costs exactly 0: it is judged among the same commands.
 """
 
 from __future__ import annotations
@@ -35,22 +36,21 @@ class Judged:
 
 
 def judge_decision(state: Game, played: cmd.Command, dealers: Sequence[random.Random], limit: int) -> Judged:
-    """Cost of ``played`` in ``state``, judged in one world dealt by each of ``dealers``."""
+    """Cost of ``played`` in ``state``: the first of ``dealers`` deals the world that screens
+    the candidates, each of the others a world they are judged in."""
     seat = played.seat
     observation = observe(state, seat)
-    worlds = [determinize(observation, dealer) for dealer in dealers]
-    samples = len(worlds)
-    options = mcts.candidates(worlds[0], seat)
+    screen, *worlds = [determinize(observation, dealer) for dealer in dealers]
+    options = mcts.candidates(screen, seat)
+    planner = Planner(seat, Clock(math.inf, time.perf_counter))
+    if len(options) > limit:
+        screened = {c: _chance(planner, screen, c) for c in options}
+        options = sorted(options, key=lambda c: -screened[c])[:limit]
     if played not in options:
         options.append(played)
     if len(options) == 1:
         return Judged(0.0, played)  # nothing else to play: nothing to judge
-    planner = Planner(seat, Clock(math.inf, time.perf_counter))
-    if len(options) > limit:
-        first = {c: planner.plan_score(worlds[0], c) for c in options}
-        kept = sorted(options, key=lambda c: -first[c])[:limit]
-        options = kept if played in kept else [*kept, played]
-    chances = {c: sum(_chance(planner, w, c) for w in worlds) / samples for c in options}
+    chances = {c: sum(_chance(planner, w, c) for w in worlds) / len(worlds) for c in options}
     best = max(options, key=lambda c: (chances[c], c == played))
     return Judged(chances[best] - chances[played], best)
 

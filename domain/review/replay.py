@@ -91,11 +91,22 @@ def replay(events: Sequence[ev.Event]) -> Replay:
 
 def _fold(found: Replay, state: Game | None, event: ev.Event) -> Game:
     after = evolve(state, event)
-    if isinstance(event, ev.CardsDrawn | ev.CardsDealt) and state is not None and event.cards:
-        aside = isinstance(event, ev.CardsDrawn) and event.aside
-        found.draws.append(Draw(after.version, event.seat, event.cards, aside, state, after))
+    drawn = _drawn(event, after)
+    if drawn is not None and state is not None:
+        found.draws.append(Draw(after.version, *drawn, before=state, after=after))
     found.states.append(after)
     return after
+
+
+def _drawn(event: ev.Event, after: Game) -> tuple[int, tuple[str, ...], bool] | None:
+    """Who drew what (and whether aside), if ``event`` brought cards from the deck by chance: a
+    scenario's hands are given, not dealt."""
+    match event:
+        case ev.CardsDrawn(seat=seat, cards=cards, aside=aside) if cards:
+            return seat, cards, aside
+        case ev.CardsDealt(seat=seat, cards=cards) if cards and not after.scenario:
+            return seat, cards, False
+    return None
 
 
 def _command(state: Game, events: Sequence[ev.Event], at: int) -> tuple[cmd.Command, list[ev.Event]]:
