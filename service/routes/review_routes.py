@@ -70,8 +70,8 @@ def get_review(game: str) -> Answer:
     id="requestReview",
     tag="audit",
     summary="Ask for a finished game's review (one ended before reviews, or since archived).",
-    description="Idempotent: a game has one review, asked for at most once; a game reviewed or under review "
-    "answers as GET does.",
+    description="Idempotent: a game has one review (one asked for after its archiving is kept 30 days); a game "
+    "reviewed or under review is not asked for again and answers as GET does.",
     responses={
         200: Reply("Reviewed already (or `failed`).", ReviewState),
         202: Reply("Asked for, or being computed.", ReviewState, headers=PENDING_HEADERS),
