@@ -7,12 +7,14 @@ import json
 from functools import partial
 
 from application import settings
+from application.games.log_review import review_log
 from application.review.computation import computed
 from application.review.reviews import PREFIX, Reviews
 from events import keys
 from tests.support.archive import moved
 from tests.support.games import game_and_tokens
-from tests.support.scenarios import ended_by_one_offering
+from tests.support.scenarios import ended_by_one_offering, scenario_game
+from workers.turn_jobs import play
 
 
 def _reviews(api) -> Reviews:
@@ -63,6 +65,25 @@ def test_the_end_asks_for_the_review_and_it_is_pending_until_its_job_records_it(
     assert {"decisions", "luck", "curve", "mistakes", "draws"} <= set(review["seats"][0])
     assert api.post(f"/games/{game}/review").json == done.json  # asked again: the same review, nothing queued
     assert _entry(api, game) is None
+
+
+def test_the_jobs_review_is_the_one_bluemoon_review_computes_from_the_published_log(api):
+    """The same numbers offline (issue 40, item 4): the job reviews the log as ``bluemoon-review``
+    does, so a turn the clock ended for seat 0 (``deadline:pass``) is not seat 0's decision."""
+    game, tokens = scenario_game(
+        api, figures=["courtyard", "courtyard"], obelisk=[0, 0, 0, 0, 0], crystals=[20, 0], hands=[[], []]
+    )
+    service = api.app.extensions["bluemoon"].service
+    play(service, game, 0, 1, "pass", "deadline")  # seat 0's first turn, ended by its deadline
+    view = api.get(f"/games/{game}").json
+    api.post(f"/games/{game}/commands", token=tokens[1], json={"type": "end_turn", "expected_version": view["version"]})
+    legal = api.get(f"/games/{game}/legal", token=tokens[0]).json
+    offer = next(c for c in legal["commands"] if c["type"] == "offer")
+    api.post(f"/games/{game}/commands", token=tokens[0], json=offer, headers={"If-Match": f'"{legal["version"]}"'})
+    _run_job(api, game)
+    reviewed = api.get(f"/games/{game}/review").json["review"]
+    assert reviewed == review_log(api.get(f"/games/{game}/log").json)
+    assert [m["played"]["type"] for m in reviewed["seats"][0]["mistakes"]] != ["end_turn"]  # the clock's, not seat 0's
 
 
 def test_a_retried_job_records_nothing_twice(api):
