@@ -200,7 +200,7 @@ WORK = Registry(
             "workers.review_jobs.review",
             REVIEWS,  # seconds of one core each: never in a bot's way
             LEASE_MS,  # the job renews its lease while it computes
-            timeout=300,  # a four-player game's review, with room (its goal: 30 s for two players)
+            timeout=900,  # seconds of wall time: a four-player game's review on a niced worker of a busy machine
             at_once=True,  # the appender (or POST /review) enqueues it; a reviews worker computes it
             arguments=tried,
         ),
