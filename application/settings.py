@@ -146,6 +146,10 @@ TOURNAMENT_PAUSE_MS = _declare(
     "TOURNAMENT_PAUSE_MS", INTEGER, 0, DATA,
     "for the tests' kill drill only: milliseconds a round's making waits after its first game",
 )  # fmt: skip
+REVIEW_PAUSE_MS = _declare(
+    "REVIEW_PAUSE_MS", INTEGER, 0, DATA,
+    "for the tests' kill drill only: milliseconds a review job waits between computing a review and recording it",
+)  # fmt: skip
 BLUEMOON_UNSAFE_REDIS = _declare(
     "BLUEMOON_UNSAFE_REDIS", FLAG, False, DATA,
     "`1` runs on a Redis not configured to keep games (no `appendonly yes`, or an evicting policy) "
@@ -322,6 +326,15 @@ UNSTARTED_GAME_SECONDS = _declare(
 FINISHED_DOCUMENT_SECONDS = _declare(
     "FINISHED_DOCUMENT_SECONDS", INTEGER, 24 * 3600, LIMITS,
     "seconds a finished game's `/log` and `/audit`, computed once, are kept", "`86400` (1 day)",
+)  # fmt: skip
+REVIEW_KEPT_SECONDS = _declare(
+    "REVIEW_KEPT_SECONDS", INTEGER, 30 * 24 * 3600, LIMITS,
+    "seconds the review of a game already moved to the archive, computed on demand, is kept in Redis "
+    "(a review computed before the move is archived with the game)", "`2592000` (30 days)",
+)  # fmt: skip
+REVIEW_ATTEMPTS = _declare(
+    "REVIEW_ATTEMPTS", INTEGER, 3, LIMITS,
+    "claims of a game's review job before its review is recorded as failed (never computed again)",
 )  # fmt: skip
 IDEMPOTENCY_RECORD_SECONDS = _declare(
     "IDEMPOTENCY_RECORD_SECONDS", INTEGER, 24 * 3600, LIMITS,

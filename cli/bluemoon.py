@@ -2,7 +2,8 @@
 
 Starts an embedded redis-server unless REDIS_URL (or both STORE_URL and QUEUE_URL) is set, the web process (gunicorn, the
 Procfile's ``web`` line) and the worker processes (the ``worker`` line: turns and the outbox
-dispatcher; the ``deliveries`` line: webhooks and turn alerts), and supervises them:
+dispatcher; the ``deliveries`` line: webhooks and turn alerts; the ``reviews`` line: games'
+reviews, seconds of CPU each, at a lower priority), and supervises them:
 a child that exits is started again after a back-off that doubles from 0.5 s to 10 s (and
 resets once it has run 30 s), with a log line each time. The embedded redis-server restarts
 on the same port and data folder, so its append-only file replays every acknowledged write.
@@ -60,7 +61,9 @@ class Child:
                 self.process.kill()
 
 
-def commands(port: int, web_workers: int, bot_workers: int, delivery_workers: int = 1) -> list[Child]:
+def commands(
+    port: int, web_workers: int, bot_workers: int, delivery_workers: int = 1, review_workers: int = 1
+) -> list[Child]:
     web = [
         sys.executable,
         "-m",
@@ -77,6 +80,7 @@ def commands(port: int, web_workers: int, bot_workers: int, delivery_workers: in
         [Child("web", web)]
         + [Child(f"worker-{i + 1}", [*worker, "turns"]) for i in range(bot_workers)]
         + [Child(f"deliveries-{i + 1}", [*worker, "deliveries"]) for i in range(delivery_workers)]
+        + [Child(f"reviews-{i + 1}", [*worker, "reviews"]) for i in range(review_workers)]
     )
 
 
@@ -138,6 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--web-workers", type=int, default=2)
     parser.add_argument("--bot-workers", type=int, default=1, help="processes playing bot and deadline turns")
     parser.add_argument("--delivery-workers", type=int, default=1, help="processes sending webhooks and turn alerts")
+    parser.add_argument("--review-workers", type=int, default=1, help="processes reviewing finished games")
     parser.add_argument("--give-up", type=int, default=8, help="failures in a row after which bluemoon stops")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s bluemoon %(levelname)s %(message)s")
@@ -149,7 +154,7 @@ def main(argv: list[str] | None = None) -> int:
     except ArchiveUnavailable as error:
         print(f"bluemoon: {error}", file=sys.stderr, flush=True)
         return 2
-    children = commands(args.port, args.web_workers, args.bot_workers, args.delivery_workers)
+    children = commands(args.port, args.web_workers, args.bot_workers, args.delivery_workers, args.review_workers)
     url = settings.REDIS_URL.read()
     if not url and not (settings.STORE_URL.read() and settings.QUEUE_URL.read()):
         from events.embedded import wait_for

@@ -1,11 +1,13 @@
-"""The worker process (``bluemoon-worker``, the Procfile's ``worker`` and ``deliveries`` lines):
+"""The worker process (``bluemoon-worker``, the Procfile's ``worker``, ``deliveries`` and ``reviews`` lines):
 an RQ worker on the queues it is given, and, where it plays turns, the outbox dispatcher that
 turns due entries into jobs.
 
 ``--queues turns`` plays bot and deadline turns (and rates finished games); ``--queues
 deliveries`` sends webhooks and turn alerts (mail, Web Push, Discord, Slack), which wait on
-other people's servers; the default, ``turns,deliveries``, does both in one process, turns
-first (a test, or a trial run: a receiver that never answers then delays its bots). Only a
+other people's servers; ``--queues reviews`` reviews finished games (application/review/: seconds
+of CPU each, so on a worker of their own, at the deliveries' lower priority); the default,
+``turns,deliveries,reviews``, does all in one process, turns first (a test, or a trial run: a
+receiver that never answers, or a review, then delays its bots). Only a
 worker that takes deliveries runs the dispatcher, since it hands on every delivery (the
 appending process hands on only bot turns, at once): a turn worker does nothing but play, and
 a deployment of one turn worker and one delivery worker runs one dispatcher, as before.
@@ -158,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
         "--queues",
         type=kinds,
         default=list(KINDS),
-        help="which work to take: turns, deliveries, or both (turns,deliveries: the default)",
+        help="which work to take: turns, deliveries, reviews, or several (turns,deliveries,reviews: the default)",
     )
     args = parser.parse_args(argv)
     log_json()

@@ -19,6 +19,7 @@ import random
 import re
 from collections import defaultdict
 from datetime import UTC, datetime, timedelta
+from functools import partial
 from typing import Any
 from unittest import mock
 
@@ -26,6 +27,8 @@ import fakeredis  # a dev dependency: the document is written by developers, nev
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from application.review.computation import computed
+from application.review.reviews import Reviews
 from service.app import create_app
 from workers import webhook_delivery as deliveries
 from workers.person_stream_jobs import write_now
@@ -65,6 +68,11 @@ def _few_tiles(value: Any) -> Any:
 
 def _short(doc: dict[str, Any], key: str = "events") -> dict[str, Any]:
     return {**doc, key: doc[key][:SHOWN_EVENTS]}
+
+
+def _short_seat(seat: dict[str, Any]) -> dict[str, Any]:
+    """A seat's review with its curve and draws cut to their first few points."""
+    return {**seat, "curve": seat["curve"][:SHOWN_EVENTS], "draws": seat["draws"][:SHOWN_EVENTS]}
 
 
 class _Workers:
@@ -225,6 +233,7 @@ def _session() -> dict[str, dict[str, Any]]:
     account = _people(call, refused, http, game, player)  # late: its requests draw ids too
     _searches(call, refused, http, found, player)  # late: its requests draw ids, which would change the others'
     tournament = _tournaments(call, refused, http, found)  # last, for the same reason
+    _review(call, found, service, workers, finished)  # after them: its requests draw ids too
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {
@@ -247,6 +256,17 @@ def _session() -> dict[str, dict[str, Any]]:
         "tournament": tournament,
     }
     return found
+
+
+def _review(call: Any, found: dict[str, Any], service: Any, workers: _Workers, finished: str) -> None:
+    """The bots' finished game's review: asked for at its end, computed as the reviews worker does."""
+    call("requestReview", "POST", f"/games/{finished}/review")  # asked for at its end: still pending
+    reviews = Reviews(service.store, service.outbox)
+    for claim in workers.handed["review"]:
+        reviews.review(claim.name, claim.payload, claim.tries, partial(computed, service))
+    review = call("getReview", "GET", f"/games/{finished}/review").get_json()
+    seats = [_short_seat(seat) for seat in review["review"]["seats"]]
+    found["getReview"]["response"] = {**review, "review": {**review["review"], "seats": seats}}
 
 
 def _chat(call: Any, refused: Any, game: str, ada: str, bo: str) -> str:

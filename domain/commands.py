@@ -154,6 +154,23 @@ COMMAND_TYPES: dict[str, type] = {
 COMMAND_NAMES: dict[type, str] = {v: k for k, v in COMMAND_TYPES.items()}
 
 
+def command_document(command: Command) -> dict[str, typing.Any]:
+    """A command as clients send it: ``{"type": "<name>", ...fields}`` without the seat (the
+    seat comes from the token). The API writes commands so, and a game's review names its
+    played and better commands so."""
+    doc: dict[str, typing.Any] = {"type": COMMAND_NAMES[type(command)]}
+    for f in fields(command):
+        if f.name == "seat":
+            continue
+        value = getattr(command, f.name)
+        if f.name == "hoax":
+            value = [{"card": h.card, "targets": list(h.targets)} for h in value]
+        elif isinstance(value, tuple):
+            value = list(value)
+        doc[f.name] = value
+    return doc
+
+
 @dataclass(frozen=True, slots=True)
 class FieldRule:
     """A command's field as a client sends it (the seat comes from the token)."""

@@ -142,6 +142,11 @@ def finished_document(game: str, part: str) -> str:
     return _key(game, f"finished:{part}")
 
 
+def review(game: str) -> str:
+    """A finished game's review (application/review/): JSON, written once by its job."""
+    return _key(game, "review")
+
+
 def chat(game: str, room: str) -> str:
     """A game's chat ``room`` (``seats`` or ``spectators``): a Redis stream of messages, kept with
     the game (in its slot) and apart from its events, so chat never changes the audited log."""

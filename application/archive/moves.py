@@ -37,6 +37,7 @@ from events.redis_store import decode_entry, text
 from events.store import OutboxWrite
 
 PREFIX = WORK["archive"].prefix  #: the outbox entries of moves: ``ar:<game>``
+REVIEW_PREFIX = WORK["review"].prefix  #: a game's review: its move does not wait for it
 RETRY_SECONDS = 3600  #: a game whose other work is still in the outbox is looked at again this much later
 
 # KEYS: the game's keys, its stream first; then its shard's index summaries and listings (all,
@@ -121,7 +122,8 @@ class Mover:
             pipe.get(keys.game_ratings(game))
             pipe.hget(keys.index_summaries(shard), game)
             pipe.xrange(keys.stream(game), "-", "+")
-            meta, hooks, accounts, clock, commands, rematch, ratings, summary, entries = pipe.execute()
+            pipe.get(keys.review(game))
+            meta, hooks, accounts, clock, commands, rematch, ratings, summary, entries, review = pipe.execute()
         if not meta or summary is None:  # a game's index summary is written with its every append
             return None
         meta = _texts(meta)
@@ -145,6 +147,8 @@ class Mover:
             "webhook_logs": logs,
             "tokens": sorted(owners),
         }
+        if review is not None:  # its review, when done before the move, goes with it (application/review/)
+            parts["review"] = text(review)
         events = [_texts(fields) for _, fields in entries]
         listing = entry(game, json.loads(meta["created"]))
         doc = json.loads(summary)  # one written before a field existed is archived complete
@@ -153,10 +157,11 @@ class Mover:
         return ArchivedGame(game, listing, len(events), kept, parts, events, owners)
 
     def _pending(self, game: str) -> bool:
-        """Whether work of the game other than its move is still in its shard's outbox."""
+        """Whether work of the game other than its move (and its review, which needs only its
+        events and follows it: application/review/reviews.py) is still in its shard's outbox."""
         payloads = keys.outbox(keys.shard(game))[0]
         return any(
-            keys.owner(text(name)) == game and not text(name).startswith(PREFIX)
+            keys.owner(text(name)) == game and not text(name).startswith((PREFIX, REVIEW_PREFIX))
             for name, _ in self.client.hscan_iter(payloads, match=f"*{game}*")
         )
 
@@ -165,11 +170,15 @@ class Mover:
         stream longer than archived (no finished game takes events: a fault) keeps it all."""
         game, shard = found.game, keys.shard(found.game)
         kept = set(chat_keys(game))  # the chat stays with the game, in Redis: the archive does not hold it
+        if "review" not in found.parts:  # one written since it was collected stays, and expires
+            kept.add(keys.review(game))
         held = [key for key in game_keys(game) if key not in kept]
         held += [keys.webhook_log(game, hook) for hook in found.parts["webhook_logs"]]
         index = [keys.index_summaries(shard), *(keys.index_listing(shard, name) for name in keys.LISTINGS)]
         if not self._let_go(keys=[*held, *index], args=[game, found.version, found.listing, len(held)]):
             raise RuntimeError(f"{game}: its stream changed after its end; Redis keeps it, the archive's copy is stale")
+        if "review" not in found.parts:
+            self.client.expire(keys.review(game), settings.REVIEW_KEPT_SECONDS.read())
 
     def _forget_tokens(self, digests: list[str]) -> None:
         """The seat tokens' keys (each in a slot of its own); the archive answers for them now."""

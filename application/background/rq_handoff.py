@@ -6,7 +6,8 @@ Two queues, served by different worker processes (cli/bluemoon_worker.py ``--que
 game's own work (bot and deadline turns, ratings) on ``QUEUE``, and everything sent to other
 people's servers (webhooks, and turn alerts by mail, Web Push, Discord and Slack) on its
 deliveries queue. A receiver that never answers then holds only delivery workers: a bot's
-reply never waits behind it."""
+reply never waits behind it. Games' reviews (application/review/), seconds of CPU each, go on a
+third, ``<queue>-reviews``, which only the reviews workers take."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from rq import Queue
 from rq.exceptions import NoSuchJobError
 from rq.job import Job, JobStatus
 
-from application.background.work import DELIVERIES, TURNS, Kind
+from application.background.work import DELIVERIES, REVIEWS, TURNS, Kind
 from application.settings import BLUEMOON_DELIVERY_QUEUE, BLUEMOON_QUEUE
 from application.telemetry import request_ids
 
@@ -32,7 +33,7 @@ def delivery_queue(queue: str = QUEUE) -> str:
 def queue_names(queue: str = QUEUE) -> dict[str, str]:
     """Each queue of the table (application/background/work.py) by its name in Redis, for the
     turn queue ``queue``."""
-    return {TURNS: queue, DELIVERIES: delivery_queue(queue)}
+    return {TURNS: queue, DELIVERIES: delivery_queue(queue), REVIEWS: f"{queue}-reviews"}
 
 
 class RQHandoff:

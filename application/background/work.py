@@ -24,11 +24,12 @@ from events.outbox import Claim
 
 LEASE_MS = BLUEMOON_TURN_LEASE_MS.read()  #: every kind's lease today (docs/settings.md)
 
-TURNS, DELIVERIES = "turns", "deliveries"
+TURNS, DELIVERIES, REVIEWS = "turns", "deliveries", "reviews"
 #: The queues, in the order a worker that serves several takes them: the game's own work
 #: first; deliveries (which wait on other people's servers) on a queue of their own, so that a
-#: receiver that never answers holds only delivery workers (application/background/rq_handoff.py).
-QUEUES = (TURNS, DELIVERIES)
+#: receiver that never answers holds only delivery workers (application/background/rq_handoff.py);
+#: reviews (seconds of CPU each, application/review/) last, on their own: a bot's reply never waits behind one.
+QUEUES = (TURNS, DELIVERIES, REVIEWS)
 
 #: The arguments a job is enqueued with: positional and keyword.
 Arguments = tuple[tuple[Any, ...], dict[str, Any]]
@@ -42,6 +43,11 @@ def claimed(claim: Claim) -> Claim:
 def name_and_payload(claim: Claim) -> Arguments:
     """Most jobs' arguments: the entry's name and payload (``job(name, payload)``)."""
     return (claim.name, claim.payload), {}
+
+
+def tried(claim: Claim) -> Arguments:
+    """A job that gives up after some claims: the entry's name, payload and this claim's number."""
+    return (claim.name, claim.payload, claim.tries), {}
 
 
 def named_job_id(claim: Claim) -> str:
@@ -69,7 +75,7 @@ class Kind:
     name: str
     prefix: str  #: its outbox entries are named ``<prefix><game>...``; "" only for the game's turn
     job: str  #: the RQ job function's dotted name in ``workers/``
-    queue: str  #: TURNS or DELIVERIES: which workers take it
+    queue: str  #: TURNS, DELIVERIES or REVIEWS: which workers take it
     lease_ms: int  #: how long a claim or a job's renewal holds an entry (events/outbox.py)
     timeout: int  #: seconds RQ lets one job run
     at_once: bool  #: handed on by the appending process when due now; else only by a dispatcher
@@ -203,6 +209,16 @@ WORK = Registry(
             timeout=30,
             at_once=False,
             job_id=message_job_id,
+        ),
+        Kind(
+            "review",
+            "rv:",
+            "workers.review_jobs.review",
+            REVIEWS,  # seconds of one core each: never in a bot's way
+            LEASE_MS,  # the job renews its lease while it computes
+            timeout=900,  # seconds of wall time: a four-player game's review on a niced worker of a busy machine
+            at_once=True,  # the appender (or POST /review) enqueues it; a reviews worker computes it
+            arguments=tried,
         ),
     )
 )

@@ -6,13 +6,12 @@ token); ``legal`` returns exactly this form so a client can post a choice back u
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 import orjson
 
-from domain import COMMAND_NAMES, COMMAND_TYPES, Command, Event, Game, legal_commands
-from domain.commands import Contribute, EndTurn, Recolour
+from domain import COMMAND_TYPES, Command, Event, Game, legal_commands
+from domain.commands import Contribute, EndTurn, Recolour, command_document
 from domain.decide import MAX_DISCARDS
 from events.serialization import StoredEvent, payload
 
@@ -23,17 +22,7 @@ def dumps(doc: Any) -> bytes:
 
 
 def command_to_json(command: Command) -> dict[str, Any]:
-    doc: dict[str, Any] = {"type": COMMAND_NAMES[type(command)]}
-    for f in dataclasses.fields(command):
-        if f.name == "seat":
-            continue
-        value = getattr(command, f.name)
-        if f.name == "hoax":
-            value = [{"card": h.card, "targets": list(h.targets)} for h in value]
-        elif isinstance(value, tuple):
-            value = list(value)
-        doc[f.name] = value
-    return doc
+    return command_document(command)
 
 
 def command_from_json(doc: dict[str, Any], seat: int) -> Command:

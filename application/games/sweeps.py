@@ -121,5 +121,5 @@ def game_keys(game: str) -> list[str]:
     parts = (keys.stream, keys.commands, keys.snapshot, keys.meta, keys.webhooks, keys.game_ratings, keys.rematch)
     found = [part(game) for part in (*parts, keys.seat_accounts, keys.clock, keys.watchers)]
     found += chat_keys(game)
-    found.append(keys.game_deliveries(game))
+    found += [keys.game_deliveries(game), keys.review(game)]
     return found + [keys.finished_document(game, document) for document in ("log", "audit")]

@@ -22,6 +22,7 @@ from application.reactions import (
     clocks,
     person_streams,
     ratings,
+    reviews,
     tournaments,
     turn_handoff,
     webhooks,
@@ -67,6 +68,7 @@ REACTIONS: tuple[Reaction, ...] = (
     person_streams.react,
     archive.react,
     tournaments.react,
+    reviews.react,
 )
 
 

@@ -24,6 +24,7 @@ from .people_routes import people_api
 from .person_stream_routes import people
 from .play_routes import play
 from .replay_routes import replay
+from .review_routes import review
 from .search_routes import search_api
 from .tournament_routes import tournaments
 from .webhook_routes import webhooks
@@ -37,6 +38,7 @@ API = (
     webhooks,
     chat,
     replay,
+    review,
     meta,
     account_api,
     bot_api,

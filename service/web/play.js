@@ -15,6 +15,7 @@ import { currentLanguage, explain, onLanguageChange, t } from "/web/i18n.js";
 import { capital, colourName, endingName, kindName, levelName, named, phaseName } from "/web/names.js";
 import { advice, colourOf, described, matching, spent } from "/web/pay.js";
 import { PEOPLES, powerOf } from "/web/peoples.js";
+import { showReview } from "/web/review.js";
 import { mySeats, remember } from "/web/seats.js";
 import { pageState } from "/web/state.js";
 import { api, follow } from "/web/transport.js";
@@ -506,6 +507,7 @@ async function load() {
   const moved = !state.view || view.version !== state.view.version;
   const seat = view.viewer;
   if (view.result) showAudits();
+  if (view.result && !state.view?.result) reviewed(view, seat);
   if (view.result && !state.view?.result && view.viewer !== null) setInterval(watchRematch, 3000);
   if (seat !== null) remember(game, seat, state.token);
   const mine = Boolean(view.turn && view.turn.seat === seat);
@@ -551,6 +553,15 @@ async function showVersion(v) {
 }
 
 slider.oninput = () => showVersion(Number(slider.value));
+
+function reviewed(view, seat) {
+  // the finished game's review, once: a mistake's button takes the replay to its version
+  $("review-section").hidden = false;
+  showReview($("review"), game, view, seat, (v) => {
+    showVersion(v);
+    slider.focus();
+  });
+}
 $("live").onclick = () => {
   update({ showing: null, replay: null });
   load();

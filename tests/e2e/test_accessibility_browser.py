@@ -1,6 +1,6 @@
 """axe-core (pinned in package.json, installed from npm, injected by the test: the pages never
 load it) finds no serious or critical violation on the lobby, a seat's page mid-game and a
-finished game's page; this covers every control's accessible name (button-name, label,
+finished game's page (with its review); this covers every control's accessible name (button-name, label,
 select-name, link-name), contrast and ARIA use."""
 
 from __future__ import annotations
@@ -48,6 +48,7 @@ def test_browser_axe_finds_no_serious_violation_in_the_lobby_a_game_and_a_finish
     page.reload()
     page.wait_for_selector("#audits:not([hidden])")
     page.wait_for_selector("#actions button[data-type=rematch]")
+    page.wait_for_selector("#review .review-seat", timeout=60_000)  # its review, computed by the reviews worker
     assert serious(page) == [], json.dumps(serious(page), indent=1)
 
     page.goto(f"{server}/ratings")

@@ -19,7 +19,7 @@ from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.support.archive import moved, work_done
 from tests.support.lobby import account_of, auth, people, played_out_from_the_lobby
-from tests.support.scenarios import scenario_game
+from tests.support.scenarios import ended_by_one_offering, scenario_game
 from tests.support.workers import Workers, wait_until
 from workers.rating_jobs import rate_now
 
@@ -32,17 +32,6 @@ def api(redis_url):
     made.tickets = box
     yield made
     client.close()
-
-
-def _one_command_game(api) -> tuple[str, list[str]]:
-    """A scenario that ends with seat 0's first offering (tests/support/scenarios.py)."""
-    game, tokens = scenario_game(
-        api, figures=["courtyard", "courtyard"], obelisk=[0, 0, 0, 0, 0], crystals=[20, 0], dragons=[], markers=[]
-    )
-    legal = api.get(f"/games/{game}/legal", token=tokens[0]).json
-    offer = next(c for c in legal["commands"] if c["type"] == "offer")
-    api.post(f"/games/{game}/commands", token=tokens[0], json=offer, headers={"If-Match": f'"{legal["version"]}"'})
-    return game, tokens
 
 
 def _rated_game_played_out(api) -> tuple[str, list[str]]:
@@ -98,7 +87,7 @@ def _keys_of(client, game: str) -> list[str]:
 def test_a_finished_game_answers_every_read_the_same_from_the_archive(api):
     """Slow (about 5 s): a whole rated game is played through the API, and every read is made twice."""
     rated, people_ = _rated_game_played_out(api)
-    scenario, tokens = _one_command_game(api)
+    scenario, tokens = ended_by_one_offering(api)
     components = api.app.extensions["bluemoon"]
     before = {game: _answers(api, game, *held) for game, held in ((rated, (people_, [])), (scenario, ([], tokens)))}
     assert components.client.hget(keys.outbox_of(f"ar:{rated}")[0], f"ar:{rated}") is not None  # asked for at the end
@@ -134,7 +123,7 @@ def test_a_worker_killed_between_the_archives_commit_and_redis_letting_go_loses_
     and still in Redis, and reads the same; a new worker takes the move again once the lease runs out
     (10 s), and the game leaves Redis, still once in the archive."""
     monkeypatch.setenv("ARCHIVE_AFTER_SECONDS", "0")  # the move is due when the game ends
-    game, tokens = _one_command_game(api)
+    game, tokens = ended_by_one_offering(api)
     components = api.app.extensions["bluemoon"]
     archive = components.mover.archive
     before = _own(_answers(api, game, [], tokens))
@@ -169,7 +158,7 @@ def test_a_game_in_play_is_not_moved_and_an_unreachable_archive_loses_nothing(ap
     components = api.app.extensions["bluemoon"]
     assert components.mover.move(game) == "not finished"
     assert components.mover.archive.has(game) is False
-    finished, finished_tokens = _one_command_game(api)
+    finished, finished_tokens = ended_by_one_offering(api)
     before = _answers(api, finished, [], finished_tokens)
     broken = Archive(f"sqlite:///{tmp_path / 'gone.sqlite3'}")
     (tmp_path / "gone.sqlite3").unlink()
@@ -184,7 +173,7 @@ def test_a_game_in_play_is_not_moved_and_an_unreachable_archive_loses_nothing(ap
 def test_games_that_ended_before_moves_existed_are_asked_for_once(api):
     """``Mover.backfill`` writes the entry the game's last append would have written, due
     ARCHIVE_AFTER_SECONDS after its last event; run again, it asks for nothing more."""
-    game, _ = _one_command_game(api)
+    game, _ = ended_by_one_offering(api)
     components = api.app.extensions["bluemoon"]
     name = f"ar:{game}"
     payloads, due_times, _ = keys.outbox_of(name)
@@ -205,7 +194,7 @@ def test_on_postgresql_a_moved_game_answers_the_same(redis_url, postgres_url, mo
     )
     components = api.app.extensions["bluemoon"]
     assert components.mover.archive.engine.dialect.name == "postgresql"
-    game, tokens = _one_command_game(api)
+    game, tokens = ended_by_one_offering(api)
     before = _answers(api, game, [], tokens)
     assert components.mover.move(game) == "moved" and _keys_of(client, game) == []
     assert _answers(api, game, [], tokens) == before
@@ -215,7 +204,7 @@ def test_on_postgresql_a_moved_game_answers_the_same(redis_url, postgres_url, mo
 def test_a_moved_games_chat_stays_with_it(api):
     """The archive does not hold chat: a finished game's rooms stay in Redis when the game moves
     (chat is kept with the game after its end), and its seats still read them."""
-    game, tokens = _one_command_game(api)
+    game, tokens = ended_by_one_offering(api)
     said = api.post(f"/games/{game}/chat/seats", token=tokens[0], json={"text": "gg, well played"})
     assert said.status_code == 201, said.json
     moved(api.app.extensions["bluemoon"], game)

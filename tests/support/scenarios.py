@@ -39,3 +39,16 @@ def scenario_body(**changes):
 
 def scenario_game(api, **changes):
     return game_and_tokens(api, scenario_body(**changes))
+
+
+def ended_by_one_offering(api) -> tuple[str, list[str]]:
+    """A game of two people that seat 0's first command ends (its offering meets the obelisk's
+    last crystals): the game and the seats' tokens."""
+    game, tokens = scenario_game(
+        api, figures=["courtyard", "courtyard"], obelisk=[0, 0, 0, 0, 0], crystals=[20, 0], dragons=[], markers=[]
+    )
+    legal = api.get(f"/games/{game}/legal", token=tokens[0]).json
+    offer = next(c for c in legal["commands"] if c["type"] == "offer")
+    api.post(f"/games/{game}/commands", token=tokens[0], json=offer, headers={"If-Match": f'"{legal["version"]}"'})
+    assert api.get(f"/games/{game}").json["status"] == "finished"
+    return game, tokens

@@ -32,12 +32,12 @@ def test_compose_starts_each_process_as_the_procfile_does():
     services = COMPOSE["services"]
     default = json.loads(re.search(r"^FROM debian AS service$.*?^CMD (\[.*?\])$", DOCKERFILE, re.S | re.M)[1])
     assert " ".join(default) == PROCFILE["web"] and "command" not in services["web"]
-    for name in ("worker", "deliveries"):
+    for name in ("worker", "deliveries", "reviews"):
         assert " ".join(services[name]["command"]) == PROCFILE[name]
 
 
 def test_compose_sets_only_settings_the_service_declares():
-    for name in ("web", "worker", "deliveries"):
+    for name in ("web", "worker", "deliveries", "reviews"):
         assert set(COMPOSE["services"][name]["environment"]) <= set(DECLARED)
     assert COMPOSE["services"]["web"]["environment"]["ARCHIVE_URL"].startswith("postgresql+psycopg://")
 

@@ -18,7 +18,7 @@ import application.reactions
 import cli.bluemoon_worker as bluemoon_worker
 import events.outbox
 from application.background.handoff import CallbackHandoff
-from application.background.work import DELIVERIES, QUEUES, TURNS, WORK, Kind
+from application.background.work import DELIVERIES, QUEUES, REVIEWS, TURNS, WORK, Kind
 from application.games.game_service import SeatSpec
 from application.wiring import build
 from domain import Options
@@ -50,7 +50,11 @@ def test_every_kind_has_a_prefix_of_its_own_and_only_the_turn_none():
 
 
 def test_the_worker_listens_on_exactly_the_queues_the_table_names():
-    assert bluemoon_worker.KINDS == tuple(q for q in QUEUES if q in {k.queue for k in WORK}) == (TURNS, DELIVERIES)
+    assert (
+        bluemoon_worker.KINDS
+        == tuple(q for q in QUEUES if q in {k.queue for k in WORK})
+        == (TURNS, DELIVERIES, REVIEWS)
+    )
     assert bluemoon_worker.kinds("deliveries,turns") == [TURNS, DELIVERIES]
 
 

@@ -1,0 +1,65 @@
+"""A finished game's review (service/routes/review_routes.py, application/review/)."""
+
+from __future__ import annotations
+
+from marshmallow import Schema, fields, validate
+
+from .common import Whole
+from .play import Command
+
+CHANCE = "A chance of finishing first, 0 to 1."
+
+
+class CurvePoint(Schema):
+    version = Whole(required=True, metadata={"description": "The game's version: the state after that event."})
+    chance = fields.Float(required=True, metadata={"description": CHANCE})
+
+
+class Mistake(Schema):
+    version = Whole(required=True, metadata={"description": "The version the command was played at (replay it there)."})
+    cost = fields.Float(required=True, metadata={"description": "The chance of finishing first it gave away."})
+    played = fields.Nested(Command, required=True, metadata={"description": "The command played, as the API takes it."})
+    better = fields.Nested(Command, required=True, metadata={"description": "The best command found instead."})
+
+
+class Draw(Schema):
+    version = Whole(required=True)
+    luck = fields.Float(
+        required=True, metadata={"description": "What the cards drawn were worth against what could have been drawn."}
+    )
+
+
+class SeatReview(Schema):
+    seat = Whole(required=True)
+    decisions = fields.Float(
+        required=True, metadata={"description": "The decisions' total cost, in chance of finishing first (0.18: 18%)."}
+    )
+    luck = fields.Float(required=True, metadata={"description": "The draws' total, signed (0.06: +6%)."})
+    curve = fields.List(
+        fields.Nested(CurvePoint), required=True, metadata={"description": "The seat's chance over the game."}
+    )
+    mistakes = fields.List(
+        fields.Nested(Mistake), required=True, metadata={"description": "The costliest decisions, at most three."}
+    )
+    draws = fields.List(fields.Nested(Draw), required=True)
+
+
+class Review(Schema):
+    model = fields.String(required=True, metadata={"description": "The value model's version that judged it."})
+    seed = fields.String(required=True, metadata={"description": "The review's seed (hex), derived from the game's."})
+    version = Whole(required=True, metadata={"description": "The game's last version."})
+    samples = Whole(required=True, metadata={"description": "Worlds each decision was judged in."})
+    seats = fields.List(fields.Nested(SeatReview), required=True)
+
+
+class ReviewState(Schema):
+    game = fields.String(required=True)
+    status = fields.String(
+        required=True,
+        validate=validate.OneOf(["done", "pending", "failed"]),
+        metadata={
+            "description": "`done` (with `review`), `pending` (its job is computing it: ask again after Retry-After), "
+            "or `failed` (it could not be computed; it is not tried again)."
+        },
+    )
+    review = fields.Nested(Review, metadata={"description": "With `done` only."})
