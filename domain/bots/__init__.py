@@ -35,11 +35,14 @@ def choose(
     rng: random.Random,
     budget: float | None = None,
     iterations: int | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> Command:
     """The bot's command for ``seat``. Pass the full state or an observation: the bot only
     ever looks at the observation. ``budget``/``iterations`` bound the mcts search (default
     ``DEFAULT_BUDGET``); ``budget`` caps the planner's and the expert's (default ``PLANNER_BUDGET``); any
-    ``iterations`` lifts the cap, so that it weighs every plan and a replay chooses the same again."""
+    ``iterations`` lifts the cap, so that it weighs every plan and a replay chooses the same again.
+    ``clock`` is what their cap reads (the wall clock unless given: a bench on a shared machine
+    caps CPU time with ``time.process_time``)."""
     observation = observe(state_or_observation, seat)
     if level == "mcts":
         return mcts.choose(
@@ -49,7 +52,8 @@ def choose(
         search = planner.choose if level == "planner" else expert.choose
         if iterations is not None:  # an exact replay: every plan, whatever the clock says
             return search(observation, seat, rng, budget=math.inf)
-        return search(observation, seat, rng, budget=PLANNER_BUDGET if budget is None else budget)
+        cap = PLANNER_BUDGET if budget is None else budget
+        return search(observation, seat, rng, budget=cap, **({"clock": clock} if clock else {}))
     return LEVELS[level](observation, seat, rng)
 
 
