@@ -9,9 +9,10 @@ import pytest
 
 from domain import commands as cmd
 from domain import decide
-from domain.bots import choose, expert, greedy
+from domain.bots import LEVELS, PLANNER_BUDGET, choose, expert, greedy
 from domain.bots.observation import observe
 from tests.support.bot_states import SETTINGS, SteppingClock, a_state_with_many_plans, states
+from workers.turn_jobs import BUDGETS
 
 
 @pytest.mark.slow
@@ -65,3 +66,7 @@ def test_the_expert_plays_for_its_chance_of_finishing_first(monkeypatch):
     monkeypatch.setattr(expert.value_model, "win_probabilities", odds)
     monkeypatch.setattr(expert, "CHANCE", 10_000.0)
     assert isinstance(choose(state, seat, "expert", random.Random(0), iterations=1), cmd.EndTurn)
+
+
+def test_the_worker_records_the_experts_cap_in_its_commands_meta():
+    assert set(BUDGETS) == set(LEVELS) and BUDGETS["expert"] == PLANNER_BUDGET
