@@ -108,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--seed-start", type=int, default=0)
+    parser.add_argument(
+        "--first-game", type=int, default=0, help="start at game i (a stopped run's --log continued exactly)"
+    )
     parser.add_argument("--budget", type=float, default=0.5, help="seconds per decision, a hard cap")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--level", default="planner")
@@ -135,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
             args.max_turns,
             args.cpu_cap,
         )
-        for i in range(args.games)
+        for i in range(args.first_game, args.games)
     ]
     started = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")

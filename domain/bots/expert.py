@@ -7,9 +7,10 @@ then refines the ``REFINE`` best first commands by searching their second comman
 command played out by the default policy, the best one kept), so that where the default policy
 would have walked or paid poorly after a good first command, the better follow-up counts. It
 judges the end of each plan as the planner does (its position, the outlook, less the best-placed
-rival's public position) plus ``CHANCE`` times its chance of finishing first
-(``value.win_probabilities``), and plays the first command of the best plan on average over the
-worlds.
+rival's public position) plus ``CHANCE`` times its chance of finishing first, a softmax of the
+seats' positions, and ``MODEL_CHANCE`` times the same chance as the trained value model judges it
+(``value.win_probabilities``; 0, for it made the expert weaker), and plays the first command of
+the best plan on average over the worlds.
 
 Its budget is a hard cap by the clock, as the planner's (at ``CAP_SHARE`` of it): past it, the best first command judged in
 every world is played (the Reset at worst); ``budget=math.inf`` weighs every plan (a replay).
@@ -17,6 +18,7 @@ every world is played (the Reset at worst); ``budget=math.inf`` weighs every pla
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections.abc import Callable
@@ -25,12 +27,19 @@ from .. import commands as cmd
 from ..state import Game
 from . import greedy, mcts, planner
 from . import value as value_model
-from .observation import determinize
+from .heuristic import value
+from .observation import determinize, observe
 
 WORLDS = 3  #: worlds dealt per decision, each plan judged in all of them
 REFINE = 3  #: first commands (the best by their one-command plans) searched two commands deep
-#: Weight of the seat's own chance of finishing first (0..1), in heuristic points.
+#: Weight of the seat's own chance of finishing first (0..1), in heuristic points, as the
+#: heuristic sees it: the softmax across the seats of ``heuristic.value`` on the seat's
+#: observation, ``TEMPERATURE`` points per e-fold of odds (value.py's provisional link).
 CHANCE = 20.0
+TEMPERATURE = 12.0
+#: Weight of the same chance as the trained value model (``value.win_probabilities``) judges it.
+#: 0: at 20 it lost far more often than without it (docs/bots.md, "The expert").
+MODEL_CHANCE = 0.0
 #: The search stops at this share of the budget: what comes after the valuation under way when
 #: the cap passes (and observing, dealing the worlds) stays inside the budget.
 CAP_SHARE = 0.95
@@ -41,9 +50,11 @@ class Expert(planner.Planner):
 
     def score(self, before_end: Game, discards: tuple[str, ...], final: Game) -> float:
         judged = super().score(before_end, discards, final)
+        self.clock.check()
         if CHANCE:
-            self.clock.check()
-            judged += CHANCE * value_model.win_probabilities(final, self.seat)[self.seat]
+            judged += CHANCE * heuristic_chance(final, self.seat)
+        if MODEL_CHANCE:
+            judged += MODEL_CHANCE * value_model.win_probabilities(final, self.seat)[self.seat]
         return judged
 
     def deeper_score(self, world: Game, first: cmd.Command) -> float:
@@ -52,6 +63,18 @@ class Expert(planner.Planner):
         if isinstance(first, cmd.EndTurn) or not mcts.my_turn(after, self.seat):
             return self.plan_score(world, first)
         return max(self.plan_score(after, second) for second in mcts.candidates(after, self.seat))
+
+
+def heuristic_chance(state: Game, seat: int) -> float:
+    """``seat``'s chance of finishing first as a softmax of the seats' ``heuristic.value`` on its
+    observation (others' crystals unseen): a win counts as certain, unlike a lead in points."""
+    seen = observe(state, seat)
+    if seen.result is not None:
+        return 1.0 / len(seen.result.winners) if seat in seen.result.winners else 0.0
+    scores = [value(seen, s) / TEMPERATURE for s in range(seen.options.players)]
+    top = max(scores)
+    weights = [math.exp(x - top) for x in scores]
+    return weights[seat] / sum(weights)
 
 
 def _mean(score: Callable[[Game, cmd.Command], float], worlds: list[Game], command: cmd.Command) -> float:

@@ -54,7 +54,8 @@ def test_an_uncapped_expert_chooses_the_same_again_and_weighs_every_plan(monkeyp
 
 def test_the_expert_plays_for_its_chance_of_finishing_first(monkeypatch):
     """With the value model saying that only ending the turn at once wins, and its weight
-    overwhelming, the expert ends its turn where the planner would not."""
+    overwhelming, the expert ends its turn where the planner would not (the model's weight is
+    0 by default: docs/bots.md)."""
     state, seat = a_state_with_many_plans()
     assert not isinstance(choose(state, seat, "planner", random.Random(0), iterations=1), cmd.EndTurn)
     ended_at_once = greedy.apply(state, cmd.EndTurn(seat, greedy.discards(state, seat))).version
@@ -64,7 +65,7 @@ def test_the_expert_plays_for_its_chance_of_finishing_first(monkeypatch):
         return tuple(float(only_reset and s == judged_seat) for s in range(final.options.players))
 
     monkeypatch.setattr(expert.value_model, "win_probabilities", odds)
-    monkeypatch.setattr(expert, "CHANCE", 10_000.0)
+    monkeypatch.setattr(expert, "MODEL_CHANCE", 10_000.0)
     assert isinstance(choose(state, seat, "expert", random.Random(0), iterations=1), cmd.EndTurn)
 
 
