@@ -18,6 +18,10 @@ in CPU time: on a loaded machine the clock also counts time the process waited f
 the tested level's mean as a ratio to the opponent's measured in the same run (the machine
 is shared, so only ratios compare across runs).
 
+``--cpu-cap`` makes the planner's and the expert's cap count CPU time (``time.process_time``)
+instead of the clock: on a shared machine a process waits for a core, and a cap by the clock
+would cut their searches short by the load, not by their own work.
+
 ``--tweak module.NAME=VALUE`` sets a constant of a ``domain.bots`` module in every worker
 before it plays (tuning runs; e.g. ``--tweak mcts.POTENTIAL=0.5``). ``--log PATH`` appends each
 game's outcome as it finishes (a long run's partial result survives an interruption).
@@ -67,8 +71,8 @@ def apply_tweaks(tweaks: list[str]) -> None:
         setattr(target, constant, type(getattr(target, constant))(value))
 
 
-def play(job: tuple[int, int, str, int, str, str, float, int]) -> Outcome:
-    seed, players, edition, tested_seat, level, opponent, budget, max_turns = job
+def play(job: tuple[int, int, str, int, str, str, float, int, bool]) -> Outcome:
+    seed, players, edition, tested_seat, level, opponent, budget, max_turns, cpu_cap = job
     kind, expansion = EDITIONS[edition]
     state = fold(new_game(Options(players, kind, expansion), seed.to_bytes(8, "big")))
     rnd = random.Random(seed)
@@ -79,7 +83,7 @@ def play(job: tuple[int, int, str, int, str, str, float, int]) -> Outcome:
     while not state.finished and state.turn.number <= max_turns:  # type: ignore[union-attr]
         seat = state.turn.seat  # type: ignore[union-attr]
         start, start_cpu = time.perf_counter(), time.process_time()
-        command = choose(state, seat, levels[seat], rnd, budget=budget)
+        command = choose(state, seat, levels[seat], rnd, budget=budget, clock=time.process_time if cpu_cap else None)
         times[levels[seat]].append(time.perf_counter() - start)
         cpu[levels[seat]].append(time.process_time() - start_cpu)
         for event in decide(state, command):
@@ -104,6 +108,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--players", type=int, default=2, choices=(2, 3, 4))
     parser.add_argument("--seed-start", type=int, default=0)
+    parser.add_argument(
+        "--first-game", type=int, default=0, help="start at game i (a stopped run's --log continued exactly)"
+    )
     parser.add_argument("--budget", type=float, default=0.5, help="seconds per decision, a hard cap")
     parser.add_argument("--jobs", type=int, default=2, help="worker processes")
     parser.add_argument("--level", default="planner")
@@ -111,6 +118,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--editions", default="classic,cmon,expansion", help="cycled through, comma-separated")
     parser.add_argument("--max-turns", type=int, default=400)
     parser.add_argument("--tweak", action="append", default=[], help="module.NAME=VALUE, repeatable")
+    parser.add_argument(
+        "--cpu-cap",
+        action="store_true",
+        help="the planner's and the expert's cap counts this process's CPU time, not the clock (a loaded machine)",
+    )
     parser.add_argument("--log", type=Path, help="append one JSON line per finished game here, as it finishes")
     args = parser.parse_args(argv)
     editions = args.editions.split(",")
@@ -124,8 +136,9 @@ def main(argv: list[str] | None = None) -> int:
             args.opponent,
             args.budget,
             args.max_turns,
+            args.cpu_cap,
         )
-        for i in range(args.games)
+        for i in range(args.first_game, args.games)
     ]
     started = time.perf_counter()
     ctx = multiprocessing.get_context("spawn")
@@ -143,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
                                 "players": args.players,
                                 "score": outcome.score,
                                 "finished": outcome.finished,
+                                "cpu": {lv: [sum(t), len(t), max(t)] for lv, t in outcome.cpu.items()},
                             }
                         )
                         + "\n"
@@ -153,6 +167,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.level} against {args.players - 1} x {args.opponent}, {args.players} players, "
         f"seeds {args.seed_start}..{args.seed_start + args.games - 1}, budget {args.budget} s, "
         f"editions {args.editions}{', tweaks ' + ' '.join(args.tweak) if args.tweak else ''}"
+        f"{', cap in CPU time' if args.cpu_cap else ''}"
     )
     print(_line("all", outcomes))
     for edition in editions:
@@ -167,7 +182,8 @@ def main(argv: list[str] | None = None) -> int:
         cpu = [t for o in outcomes for t in o.cpu.get(level, [])]
         means[level] = sum(spent) / max(len(spent), 1)
         print(
-            f"  {level:10s} {means[level] * 1000:.1f} ms per decision (mean of {len(spent)}), "
+            f"  {level:10s} {means[level] * 1000:.1f} ms per decision (mean of {len(spent)}; "
+            f"{sum(cpu) / max(len(cpu), 1) * 1000:.1f} ms of CPU), "
             f"slowest {max(spent, default=0) * 1000:.1f} ms by the clock, {max(cpu, default=0) * 1000:.1f} ms of CPU"
         )
     if args.level != args.opponent and means[args.opponent]:

@@ -5,8 +5,8 @@
     bluemoon-simulate --games 400 --levels greedy,random --ratings r.json
     bluemoon-simulate --games 60 --levels mcts,random --ratings r.json --ratings-from r.json
 
-Without ``--budget`` each level has its own: mcts searches 0.2 s a decision, the planner's cap
-is 0.5 s.
+Without ``--budget`` each level has its own: mcts searches 0.2 s a decision, the planner's and
+the expert's cap is 0.5 s.
 
 Levels are given per seat and rotated from game to game so that every level sits in every
 seat equally often. Prints, per level, the win rate with a 95% Wilson interval (a shared win
@@ -186,7 +186,7 @@ def main(argv: list[str] | None = None) -> int:
         "--budget",
         type=float,
         default=None,
-        help="seconds per decision for mcts and the planner's cap (default: each level's own, 0.2 and 0.5)",
+        help="seconds per decision for mcts, the planner's and the expert's cap (default: each level's own, 0.2 and 0.5)",
     )
     parser.add_argument(
         "--iterations", type=int, default=None, help="mcts iterations per decision (overrides --budget)"

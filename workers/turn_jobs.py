@@ -41,7 +41,7 @@ log = logging.getLogger("bluemoon.jobs")
 
 MAX_COMMANDS = 80  #: a turn never takes this many commands; a guard against a bot bug
 ALTERNATES = 3  #: keys a job tries after its usual one when each is held (see module doc)
-BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2, "planner": 0.5}
+BUDGETS = {"random": 0.0, "greedy": 0.0, "mcts": 0.2, "planner": 0.5, "expert": 0.5}
 #: Seconds between two renewals of the turn's lease: a third of it, so that a slow decision
 #: never lets it lapse, without a round trip before every command.
 RENEW_EVERY = WORK["turn"].lease_ms / 3000

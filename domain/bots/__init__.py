@@ -2,7 +2,7 @@
 
 A bot never sees another hand, the deck order or the seed: it is handed ``observe(state,
 seat)`` and imagines the rest (``observation.determinize``). Levels: ``random``, ``greedy``,
-``mcts``, ``planner``.
+``mcts``, ``planner``, ``expert``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from ..commands import Command
 from ..state import Game
-from . import greedy, mcts, planner, random_bot
+from . import expert, greedy, mcts, planner, random_bot
 from .observation import observe
 
 Bot = Callable[..., Command]
@@ -22,9 +22,10 @@ LEVELS: dict[str, Bot] = {
     "greedy": greedy.choose,
     "mcts": mcts.choose,
     "planner": planner.choose,
+    "expert": expert.choose,
 }
 DEFAULT_BUDGET = 0.2  #: seconds per decision for mcts
-PLANNER_BUDGET = 0.5  #: the planner's hard cap per decision; it usually needs tens of ms
+PLANNER_BUDGET = 0.5  #: the planner's and the expert's hard cap per decision
 
 
 def choose(
@@ -34,20 +35,25 @@ def choose(
     rng: random.Random,
     budget: float | None = None,
     iterations: int | None = None,
+    clock: Callable[[], float] | None = None,
 ) -> Command:
     """The bot's command for ``seat``. Pass the full state or an observation: the bot only
     ever looks at the observation. ``budget``/``iterations`` bound the mcts search (default
-    ``DEFAULT_BUDGET``); ``budget`` caps the planner's (default ``PLANNER_BUDGET``); any ``iterations``
-    lifts its cap, so that it weighs every plan and a replay chooses the same again."""
+    ``DEFAULT_BUDGET``); ``budget`` caps the planner's and the expert's (default ``PLANNER_BUDGET``); any
+    ``iterations`` lifts the cap, so that it weighs every plan and a replay chooses the same again.
+    ``clock`` is what their cap reads (the wall clock unless given: a bench on a shared machine
+    caps CPU time with ``time.process_time``)."""
     observation = observe(state_or_observation, seat)
     if level == "mcts":
         return mcts.choose(
             observation, seat, rng, budget=DEFAULT_BUDGET if budget is None else budget, iterations=iterations
         )
-    if level == "planner":
+    if level in ("planner", "expert"):
+        search = planner.choose if level == "planner" else expert.choose
         if iterations is not None:  # an exact replay: every plan, whatever the clock says
-            return planner.choose(observation, seat, rng, budget=math.inf)
-        return planner.choose(observation, seat, rng, budget=PLANNER_BUDGET if budget is None else budget)
+            return search(observation, seat, rng, budget=math.inf)
+        cap = PLANNER_BUDGET if budget is None else budget
+        return search(observation, seat, rng, budget=cap, **({"clock": clock} if clock else {}))
     return LEVELS[level](observation, seat, rng)
 
 

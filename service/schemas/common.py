@@ -15,7 +15,7 @@ from domain.peoples import CARDS, Colour
 TILES = sorted([COURTYARD, *BUILDINGS])
 CARD_IDS = sorted(CARDS)
 COLOURS = [c.value for c in Colour]
-LEVELS = ["random", "greedy", "mcts", "planner"]
+LEVELS = ["random", "greedy", "mcts", "planner", "expert"]
 
 
 class Whole(fields.Integer):

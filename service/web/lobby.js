@@ -55,7 +55,7 @@ function renderPage() {
 
 const rating = (r) => t("lobby.rating", { rating: decimal(r.rating), spread: decimal(3 * r.sigma), count: r.games });
 const EDITIONS = { cmon: "CMON", classic: "Kosmos" }; // the publishers' names, the same in every language
-const LEVELS = ["random", "greedy", "mcts", "planner"]; // the bots', weakest first
+const LEVELS = ["random", "greedy", "mcts", "planner", "expert"]; // the bots', weakest first
 /** A game's edition and expansion: "CMON + expansion". */
 const edition = (options) =>
   `${EDITIONS[options.edition] ?? options.edition}${options.expansion ? ` + ${t("lobby.withExpansion")}` : ""}`;

@@ -58,6 +58,7 @@ const levels = () => ({
   greedy: t("level.greedy"),
   mcts: t("level.mcts"),
   planner: t("level.planner"),
+  expert: t("level.expert"),
 });
 
 const phases = () => ({ movement: t("phase.movement"), contribution: t("phase.contribution") });

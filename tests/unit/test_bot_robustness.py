@@ -33,7 +33,7 @@ def after_a_main_hall_move():
     return g
 
 
-@pytest.mark.parametrize("level", ["random", "greedy", "mcts", "planner"])
+@pytest.mark.parametrize("level", ["random", "greedy", "mcts", "planner", "expert"])
 def test_after_a_main_hall_move_every_bot_ends_its_turn_instead_of_raising(level):
     g = after_a_main_hall_move()
     assert list(greedy.candidates(g, 0)) == []  # only the Reset is left (R13)

@@ -42,12 +42,12 @@ def test_the_observation_ignores_hidden_information():
     assert observe(state, seat).seed != state.seed
 
 
-@pytest.mark.parametrize("level", ["random", "greedy", "mcts", "planner"])
+@pytest.mark.parametrize("level", ["random", "greedy", "mcts", "planner", "expert"])
 def test_a_bots_choices_depend_only_on_its_own_view(level):
     state = a_midgame()
     seat = state.turn.seat
     changed = hidden_changed(state, seat)
-    for trial in range(8 if level != "mcts" else 3):
+    for trial in range(8 if level not in ("mcts", "expert") else 3):
         a = choose(state, seat, level, random.Random(trial), iterations=40)
         b = choose(changed, seat, level, random.Random(trial), iterations=40)
         assert a == b
@@ -64,7 +64,7 @@ def test_a_determinized_world_is_consistent_with_the_observation():
     assert [len(p.hand) for p in world.players] == [len(p.hand) for p in state.players]
 
 
-@pytest.mark.parametrize("level", ["random", "greedy", "mcts", "planner"])
+@pytest.mark.parametrize("level", ["random", "greedy", "mcts", "planner", "expert"])
 def test_every_bot_choice_is_accepted_by_the_rules(level):
     rnd = random.Random(2)
     state = fold(new_game(Options(2, expansion=True), b"legal-bots"))

@@ -6,24 +6,11 @@ import random
 
 import pytest
 
-from domain import Edition, Options, decide, evolve, fold, new_game
+from domain import Edition, decide
 from domain import commands as cmd
 from domain.bots import choose, planner
 from domain.bots.observation import observe
-
-SETTINGS = [(Edition.CLASSIC, False), (Edition.CMON, False), (Edition.CMON, True)]
-
-
-def states(players: int, edition: Edition, expansion: bool, seed: int, turns: int):
-    """The states of one game whose seats are played by random and greedy bots in turn, so
-    that the planner is asked about positions it would not have steered into itself."""
-    rnd = random.Random(seed)
-    state = fold(new_game(Options(players, edition, expansion), rnd.randbytes(32)))
-    while not state.finished and state.turn.number <= turns:
-        yield state
-        level = ("random", "greedy")[(state.turn.number // players) % 2]
-        for event in decide(state, choose(state, state.turn.seat, level, rnd)):
-            state = evolve(state, event)
+from tests.support.bot_states import SETTINGS, SteppingClock, a_state_with_many_plans, states
 
 
 def assert_planner_legal_throughout(players: int, edition: Edition, expansion: bool, seed: int, turns: int) -> int:
@@ -48,22 +35,6 @@ def test_every_planner_decision_is_legal_over_many_games(edition, expansion, pla
     decision costly, and the whole-game robustness tests play the planner too."""
     for seed in range(2):
         assert_planner_legal_throughout(players, edition, expansion, seed=100 + seed, turns=400)
-
-
-class SteppingClock:
-    """A clock that moves ``tick`` seconds every time it is read, and remembers the readings."""
-
-    def __init__(self, tick: float) -> None:
-        self.tick, self.readings = tick, [0.0]
-
-    def __call__(self) -> float:
-        self.readings.append(self.readings[-1] + self.tick)
-        return self.readings[-1]
-
-
-def a_state_with_many_plans():
-    state = next(s for s in states(2, Edition.CMON, True, seed=3, turns=20) if s.turn.number == 6)
-    return state, state.turn.seat
 
 
 def test_the_planner_stops_at_its_budget_even_in_the_middle_of_a_plan():

@@ -1,0 +1,121 @@
+"""The expert bot: the planner's whole-turn search, in several imagined worlds, two commands deep.
+
+The planner deals one world and plays every first command out to the end of the turn with the
+default policy. The expert deals ``WORLDS`` worlds, so that a plan that only works for one deal
+of the unseen cards (a building's card reward, a reshuffle) is weighed by how often it works; it
+then refines the ``REFINE`` best first commands by searching their second command too (each second
+command played out by the default policy, the best one kept), so that where the default policy
+would have walked or paid poorly after a good first command, the better follow-up counts. It
+judges the end of each plan as the planner does (its position, the outlook, less the best-placed
+rival's public position) plus ``CHANCE`` times its chance of finishing first, a softmax of the
+seats' positions, and ``MODEL_CHANCE`` times the same chance as the trained value model judges it
+(``value.win_probabilities``; 0, for it made the expert weaker), and plays the first command of
+the best plan on average over the worlds.
+
+Its budget is a hard cap by the clock, as the planner's (at ``CAP_SHARE`` of it): past it, the best first command judged in
+every world is played (the Reset at worst); ``budget=math.inf`` weighs every plan (a replay).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Callable
+
+from .. import commands as cmd
+from ..state import Game
+from . import greedy, mcts, planner
+from . import value as value_model
+from .heuristic import value
+from .observation import determinize, observe
+
+WORLDS = 3  #: worlds dealt per decision, each plan judged in all of them
+REFINE = 3  #: first commands (the best by their one-command plans) searched two commands deep
+#: Weight of the seat's own chance of finishing first (0..1), in heuristic points, as the
+#: heuristic sees it: the softmax across the seats of ``heuristic.value`` on the seat's
+#: observation, ``TEMPERATURE`` points per e-fold of odds (value.py's provisional link).
+CHANCE = 20.0
+TEMPERATURE = 12.0
+#: Weight of the same chance as the trained value model (``value.win_probabilities``) judges it.
+#: 0: at 20 it lost far more often than without it (docs/bots.md, "The expert").
+MODEL_CHANCE = 0.0
+#: The search stops at this share of the budget: what comes after the valuation under way when
+#: the cap passes (and observing, dealing the worlds) stays inside the budget.
+CAP_SHARE = 0.95
+
+
+class Expert(planner.Planner):
+    """One decision's plans: the planner's, with the value model added to each turn's end."""
+
+    def score(self, before_end: Game, discards: tuple[str, ...], final: Game) -> float:
+        judged = super().score(before_end, discards, final)
+        self.clock.check()
+        if CHANCE:
+            judged += CHANCE * heuristic_chance(final, self.seat)
+        if MODEL_CHANCE:
+            judged += MODEL_CHANCE * value_model.win_probabilities(final, self.seat)[self.seat]
+        return judged
+
+    def deeper_score(self, world: Game, first: cmd.Command) -> float:
+        """The best plan that starts with ``first``: each second command, then the default policy."""
+        after = greedy.apply(world, first)
+        if isinstance(first, cmd.EndTurn) or not mcts.my_turn(after, self.seat):
+            return self.plan_score(world, first)
+        return max(self.plan_score(after, second) for second in mcts.candidates(after, self.seat))
+
+
+def heuristic_chance(state: Game, seat: int) -> float:
+    """``seat``'s chance of finishing first as a softmax of the seats' ``heuristic.value`` on its
+    observation (others' crystals unseen): a win counts as certain, unlike a lead in points."""
+    seen = observe(state, seat)
+    if seen.result is not None:
+        return 1.0 / len(seen.result.winners) if seat in seen.result.winners else 0.0
+    scores = [value(seen, s) / TEMPERATURE for s in range(seen.options.players)]
+    top = max(scores)
+    weights = [math.exp(x - top) for x in scores]
+    return weights[seat] / sum(weights)
+
+
+def _mean(score: Callable[[Game, cmd.Command], float], worlds: list[Game], command: cmd.Command) -> float:
+    return sum(score(world, command) for world in worlds) / len(worlds)
+
+
+def choose(
+    observation: Game,
+    seat: int,
+    rng: random.Random,
+    budget: float = 0.5,
+    clock: Callable[[], float] = time.perf_counter,
+) -> cmd.Command:
+    """The first command of the best plan on average over ``WORLDS`` worlds, within ``budget``."""
+    expert = Expert(seat, planner.Clock(CAP_SHARE * budget, clock))
+    worlds = [determinize(observation, rng) for _ in range(WORLDS)]
+    options = mcts.candidates(worlds[0], seat)  # the seat's own hand and the table: the same in every world
+    reset = next(c for c in options if isinstance(c, cmd.EndTurn))
+    if len(options) == 1:
+        return reset
+    options.sort(key=lambda c: not isinstance(c, cmd.EndTurn))  # the Reset's plan first
+    judged: list[tuple[float, cmd.Command]] = []
+    for command in options:
+        if not expert.clock.may_start():
+            break
+        try:
+            judged.append((_mean(expert.plan_score, worlds, command), command))
+        except planner.OutOfTime:
+            break
+    if not judged:
+        return reset
+    judged.sort(key=lambda sc: -sc[0])
+    best = judged[0][1]
+    if len(judged) < len(options):
+        return best  # out of time already: no refinement
+    refined: list[tuple[float, cmd.Command]] = []
+    for _, command in judged[:REFINE]:
+        if not expert.clock.may_start():
+            return best
+        try:
+            refined.append((_mean(expert.deeper_score, worlds, command), command))
+        except planner.OutOfTime:
+            return best
+    return max(refined, key=lambda sc: sc[0])[1] if refined else best

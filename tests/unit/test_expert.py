@@ -1,0 +1,73 @@
+"""The expert level: legal in every edition, never past its budget, the same again in a replay,
+and steered by the value model's chance of finishing first."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from domain import commands as cmd
+from domain import decide
+from domain.bots import LEVELS, PLANNER_BUDGET, choose, expert, greedy
+from domain.bots.observation import observe
+from tests.support.bot_states import SETTINGS, SteppingClock, a_state_with_many_plans, states
+from workers.turn_jobs import BUDGETS
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("edition, expansion", SETTINGS)
+def test_every_expert_decision_is_legal_in_every_edition(edition, expansion):
+    """Six turns a setting, some 30 decisions at up to 0.5 s each (the whole-game robustness
+    tests play the expert too, uncapped)."""
+    asked = 0
+    for state in states(2, edition, expansion, seed=1, turns=6):
+        decide(state, choose(state, state.turn.seat, "expert", random.Random(asked)))  # raises if refused
+        asked += 1
+    assert asked > 6
+
+
+def test_the_expert_stops_at_its_budget_even_in_the_middle_of_a_plan():
+    state, seat = a_state_with_many_plans()
+    budget = 0.5
+    clock = SteppingClock(tick=0.01)
+    command = expert.choose(observe(state, seat), seat, random.Random(0), budget=budget, clock=clock)
+    cap = clock.readings[1] + expert.CAP_SHARE * budget  # its first reading starts the decision
+    over = [t for t in clock.readings if t > cap]
+    assert over == [over[0]]  # read once past the cap, and then no more work
+    decide(state, command)
+    slow = SteppingClock(tick=1.0)  # past the cap at the first valuation
+    command = expert.choose(observe(state, seat), seat, random.Random(0), budget=budget, clock=slow)
+    assert isinstance(command, cmd.EndTurn) and len(slow.readings) <= 4
+    decide(state, command)
+
+
+def test_an_uncapped_expert_chooses_the_same_again_and_weighs_every_plan(monkeypatch):
+    state, seat = a_state_with_many_plans()
+    first = choose(state, seat, "expert", random.Random(7), iterations=1)
+    assert choose(state, seat, "expert", random.Random(7), iterations=1) == first
+    refined = []
+    monkeypatch.setattr(expert.Expert, "deeper_score", lambda self, w, c: refined.append(c) or 0.0)
+    choose(state, seat, "expert", random.Random(7), iterations=1)
+    assert len(refined) == expert.WORLDS * expert.REFINE  # the refinement ran in every world
+
+
+def test_the_expert_plays_for_its_chance_of_finishing_first(monkeypatch):
+    """With the value model saying that only ending the turn at once wins, and its weight
+    overwhelming, the expert ends its turn where the planner would not (the model's weight is
+    0 by default: docs/bots.md)."""
+    state, seat = a_state_with_many_plans()
+    assert not isinstance(choose(state, seat, "planner", random.Random(0), iterations=1), cmd.EndTurn)
+    ended_at_once = greedy.apply(state, cmd.EndTurn(seat, greedy.discards(state, seat))).version
+
+    def odds(final, judged_seat):
+        only_reset = final.turn is not None and final.turn.seat != seat and final.version == ended_at_once
+        return tuple(float(only_reset and s == judged_seat) for s in range(final.options.players))
+
+    monkeypatch.setattr(expert.value_model, "win_probabilities", odds)
+    monkeypatch.setattr(expert, "MODEL_CHANCE", 10_000.0)
+    assert isinstance(choose(state, seat, "expert", random.Random(0), iterations=1), cmd.EndTurn)
+
+
+def test_the_worker_records_the_experts_cap_in_its_commands_meta():
+    assert set(BUDGETS) == set(LEVELS) and BUDGETS["expert"] == PLANNER_BUDGET
