@@ -92,7 +92,9 @@ def test_a_review_worker_killed_before_recording_loses_and_doubles_nothing(api, 
         workers.kill_with_horse(pausing)
         assert client.exists(keys.review(game)) == 0 and api.get(f"/games/{game}/review").status_code == 202
         workers.start("deliveries,reviews")  # its dispatcher claims the entry again after the lease
-        wait_until(lambda: api.get(f"/games/{game}/review").status_code == 200, 60, "the review, taken again")
+        wait_until(
+            lambda: api.get(f"/games/{game}/review").status_code == 200, 240, "the review, taken again"
+        )  # a whole review, on a niced worker under the suite's load
     finally:
         workers.stop_all()
     assert FinishedJobRegistry(reviews, connection=client).get_job_ids().count(f"rv-{game}-2") == 1
