@@ -84,6 +84,9 @@ class _Watched:
     """A game with watchers in this process: the newest version known and its last events."""
 
     version: int
+    #: the stream's length has been read (``_seed``): until then ``version`` is a lower bound
+    #: only, so a second watcher that came while the first was seeding must not take 0 for "none"
+    seeded: bool = False
     #: set when ``version`` grows, then replaced by a fresh one: waking a thousand watchers
     #: is one ``set()``, with no lock for each of them to take again
     grown: threading.Event = field(default_factory=threading.Event)
@@ -158,6 +161,7 @@ class Feed:
         version = self.follows.version(self._client, game)
         with self._lock:
             watched.version = max(watched.version, version)
+            watched.seeded = True
             self._wake(watched)  # a watcher that came meanwhile may be waiting below it
             self._work.notify()
 
@@ -191,7 +195,7 @@ class Feed:
         does not reach back that far (the caller reads the store). No lock: the window is
         replaced whole, never changed in place, so one read of it is consistent."""
         watched = self._games.get(game)
-        if watched is None:
+        if watched is None or not watched.seeded:
             return None
         recent = watched.recent
         if not recent or after >= recent[-1].seq:

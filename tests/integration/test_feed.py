@@ -136,3 +136,42 @@ def test_a_burst_of_more_announcements_than_one_look_takes_loses_none(real_redis
     looks = [feed._announced(listener) for _ in range(2)]
     listener.close()
     assert looks == [[], [game]]
+
+
+def test_a_watcher_that_comes_while_the_first_reads_the_length_is_not_told_there_is_nothing(real_redis, redis_url):
+    """A second watcher of a game whose first watcher is still reading the stream's length
+    (``_seed``, a Redis round trip that a loaded server may stretch) once read ``since(game, 0)``
+    as "no events": a long poll with chat answered an empty page for a game at version 9 (CI's
+    fuzz run). Until the length is known, the feed sends the caller to the store."""
+    store = RedisStore(real_redis, publish=True)
+    game, version = started_game(store)
+    measuring, go_on = threading.Event(), threading.Event()
+
+    class SlowLength:
+        """The first watcher's client: its XLEN answers only when the test lets it."""
+
+        def xlen(self, key: str) -> int:
+            measuring.set()
+            assert go_on.wait(10)
+            return real_redis.xlen(key)
+
+        def __getattr__(self, name: str):
+            return getattr(real_redis, name)
+
+    feed = Feed(SlowLength(), lambda: reader_client(redis_url), block_ms=300)
+
+    def first_watcher() -> None:
+        with feed.watching(game):
+            pass
+
+    first = threading.Thread(target=first_watcher)
+    first.start()
+    assert measuring.wait(5)  # the first watcher is reading the length now
+    try:
+        with feed.watching(game):  # the second comes meanwhile: it does not read the length itself
+            assert feed.since(game, 0) is None  # not [] : the store is read instead
+    finally:
+        go_on.set()
+        first.join(10)
+    with feed.watching(game):
+        assert feed.since(game, version) == []  # once known, "nothing newer" is answered from the feed
