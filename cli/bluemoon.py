@@ -53,12 +53,29 @@ class Child:
         return None if self.process is None else self.process.poll()
 
     def stop(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(15)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
+        stop_together([self])
+
+
+#: seconds the children get, together, to finish after SIGTERM before they are killed: a web
+#: worker's open requests, a bot turn under way; a review (CPU for tens of seconds) is abandoned
+#: and taken again later (REVIEW_ATTEMPTS)
+STOP_SECONDS = 15.0
+
+
+def stop_together(children: list[Child]) -> None:
+    """SIGTERM to every child at once, then wait for all of them within one STOP_SECONDS,
+    killing whoever is left. One at a time, each child's wait added up: a busy reviews worker
+    (RQ's warm shutdown waits for its job) and the turn worker took over 30 s to stop."""
+    running = [c.process for c in children if c.process is not None and c.process.poll() is None]
+    for process in running:
+        process.terminate()
+    deadline = time.monotonic() + STOP_SECONDS
+    for process in running:
+        try:
+            process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def commands(
@@ -189,9 +206,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     try:
         return supervise(children, env, args.give_up, stopping)
-    finally:
-        for child in reversed(children):  # Redis last, so the others can finish their writes
-            child.stop()
+    finally:  # Redis last, so the others can finish their writes
+        stop_together([c for c in children if c.name != "redis"])
+        stop_together([c for c in children if c.name == "redis"])
 
 
 if __name__ == "__main__":

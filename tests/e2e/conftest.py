@@ -150,19 +150,21 @@ def store_backend(request) -> Iterator[dict[str, str]]:
 def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
     """Start the whole service as the README says (``python -m cli.bluemoon``: gunicorn with
     the Procfile's settings, a turn worker and a delivery worker, the embedded Redis); ``env`` adds variables.
+    ``review_workers``: none unless asked (``reviewing_server``): a review is seconds of CPU for each
+    game that ends, which the suite's other tests would pay for without looking at it.
     Returns its base URL; everything is stopped at the end of the test. ``start.started``
     holds the processes and ``start.logs`` their output files (both streams), in order."""
     started: list[subprocess.Popen] = []
     logs: list[Path] = []
 
-    def start(**env: str) -> str:
+    def start(review_workers: int = 0, **env: str) -> str:
         port = free_port()
         environ = {k: v for k, v in os.environ.items() if k != "REDIS_URL"}
         environ.update(BLUEMOON_DATA=str(tmp_path / f"redis-{len(started)}"), **{**store_backend, **env})
         logs.append(tmp_path / f"service-{len(started)}.log")
         with logs[-1].open("wb") as output:
             proc = subprocess.Popen(
-                [sys.executable, "-m", "cli.bluemoon", "--port", str(port)],
+                [sys.executable, "-m", "cli.bluemoon", "--port", str(port), "--review-workers", str(review_workers)],
                 env=environ,
                 start_new_session=True,
                 stdout=output,
@@ -193,8 +195,14 @@ def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
 
 @pytest.fixture
 def server(start_service) -> str:
-    """The service with its default settings."""
+    """The service with its default settings (no reviews worker)."""
     return start_service()
+
+
+@pytest.fixture
+def reviewing_server(start_service) -> str:
+    """The service with its default settings and a reviews worker, as the Procfile runs it."""
+    return start_service(review_workers=1)
 
 
 def signed_in_session(base: str, log: Path, email: str) -> str:

@@ -24,8 +24,9 @@ pytestmark = pytest.mark.slow  # a real Chromium against the whole service
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_browser_axe_finds_no_serious_violation_in_the_lobby_a_game_and_a_finished_game(server, browser):  # noqa: F811
+def test_browser_axe_finds_no_serious_violation_in_the_lobby_a_game_and_a_finished_game(reviewing_server, browser):  # noqa: F811
     """Slow: a real browser, and axe's full rule set run on four pages."""
+    server = reviewing_server  # the finished game's page shows its review
     errors: list[str] = []
     page = page_with_errors(browser, errors)
     page.goto(f"{server}/")

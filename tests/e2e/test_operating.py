@@ -77,7 +77,9 @@ def test_the_numbers_move_and_one_request_id_finds_the_command_the_bots_reply_an
     receiver = Receiver(200)
     try:
         folder = tmp_path / "metrics"
-        base = start_service(METRICS_TOKEN=TOKEN, WEBHOOK_ALLOW_HOSTS="127.0.0.1", PROMETHEUS_MULTIPROC_DIR=str(folder))
+        base = start_service(
+            review_workers=1, METRICS_TOKEN=TOKEN, WEBHOOK_ALLOW_HOSTS="127.0.0.1", PROMETHEUS_MULTIPROC_DIR=str(folder)
+        )
         status, made = call(
             base,
             "POST",

@@ -30,10 +30,11 @@ def _finished_bots_game(server: str) -> str:
 
 
 def test_browser_the_review_shows_each_seats_curve_totals_and_mistakes_and_a_mistake_opens_the_replay(
-    server,
+    reviewing_server,
     browser,  # noqa: F811
 ):
     """Slow: two greedy bots play a whole game (seconds), then the reviews worker reviews it (seconds)."""
+    server = reviewing_server
     errors: list[str] = []
     game = _finished_bots_game(server)
     page = page_with_errors(browser, errors)
