@@ -71,21 +71,22 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
-@pytest.fixture(autouse=True)
-def _browsers_and_fuzzing_one_at_a_time(request: pytest.FixtureRequest) -> Iterator[None]:
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
     """Under pytest-xdist the browser tests run one at a time, and so do the two fuzzing runs: several
     Chromiums or schemathesis runs at once on two cores made timings a player never sees (30 s
     waits for a page) and failed tests that pass alone. A lock file of this run's (xdist's run id),
     as xdist's own ``xdist_group`` does not group under pytest 9 (it sets a node id pytest 9 no
-    longer reads)."""
-    name = request.node.path.name
+    longer reads). Held for the test's call alone: its service starts (setup) and stops (teardown,
+    up to 15 s) outside it, beside another test's browser, instead of lengthening the one line
+    every browser test waits in."""
+    name = item.path.name
     kind = "browsers" if name.endswith("_browser.py") else "fuzzing" if name == "test_fuzz.py" else None
     if kind is None:
-        yield
-        return
+        return (yield)
     run = os.environ.get("PYTEST_XDIST_TESTRUNUID", str(os.getpid()))
     with held(Path(tempfile.gettempdir()) / f"bluemoon-{kind}-{run}"):
-        yield
+        return (yield)
 
 
 @pytest.fixture(scope="session")

@@ -18,8 +18,11 @@ from tests.support.browser import browser, page_with_errors, serious  # noqa: F4
 pytestmark = [pytest.mark.slow, pytest.mark.own_store]
 
 
-def _finished_bots_game(server: str) -> str:
-    """Two greedy bots, played to the end by the service's turn worker (each seat then has mistakes)."""
+@pytest.fixture
+def finished_bots_game(reviewing_server: str) -> str:
+    """Two greedy bots, played to the end by the service's turn worker (each seat then has mistakes).
+    A fixture, so that the game is played before the test takes its turn with the one browser."""
+    server = reviewing_server
     body = {"seats": [{"kind": "bot", "level": "greedy"}, {"kind": "bot", "level": "greedy"}]}
     game = call(server, "POST", "/games", body)[1]["game"]
     deadline = time.monotonic() + 120
@@ -31,12 +34,13 @@ def _finished_bots_game(server: str) -> str:
 
 def test_browser_the_review_shows_each_seats_curve_totals_and_mistakes_and_a_mistake_opens_the_replay(
     reviewing_server,
+    finished_bots_game,
     browser,  # noqa: F811
 ):
     """Slow: two greedy bots play a whole game (seconds), then the reviews worker reviews it (seconds)."""
     server = reviewing_server
     errors: list[str] = []
-    game = _finished_bots_game(server)
+    game = finished_bots_game
     page = page_with_errors(browser, errors)
     page.goto(f"{server}/play/{game}")
     # pending, looked at again, then shown: about 10 s of one core, at a low priority on a busy machine
