@@ -12,7 +12,9 @@ from tests.support.browser import (
     page_with_errors,
 )
 
-pytestmark = pytest.mark.slow  # a real Chromium against the whole service
+#: a real Chromium against the whole service; what it tests is the page, not the store, so on the embedded Redis only
+#: (``own_store``): the play, lobby, accounts and people tests run on the cluster too
+pytestmark = [pytest.mark.slow, pytest.mark.own_store]
 
 WATCH = """document.addEventListener("securitypolicyviolation",
   (e) => console.error(`refused by the policy: ${e.violatedDirective} ${e.blockedURI}`));"""

@@ -9,7 +9,9 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-pytestmark = pytest.mark.slow  # it drives a real Chromium against the whole service
+#: it drives a real Chromium against the whole service; what it tests is the page, not the store, so on the embedded Redis only
+#: (``own_store``): the play, lobby, accounts and people tests run on the cluster too
+pytestmark = [pytest.mark.slow, pytest.mark.own_store]
 
 CHROMIUM = "/usr/bin/chromium"  # Debian's package: .ci/run installs it with apt-get
 

@@ -20,7 +20,9 @@ from tests.support.browser import (
     walk,
 )
 
-pytestmark = pytest.mark.slow  # a real Chromium against the whole service
+#: a real Chromium against the whole service; what it tests is the page, not the store, so on the embedded Redis only
+#: (``own_store``): the play, lobby, accounts and people tests run on the cluster too
+pytestmark = [pytest.mark.slow, pytest.mark.own_store]
 
 #: What the page must say in each language: texts written for it, not the English ones.
 SAID = {

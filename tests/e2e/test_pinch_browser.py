@@ -19,7 +19,9 @@ from tests.support.browser import (
     two_humans_over_http,
 )
 
-pytestmark = pytest.mark.slow  # a real Chromium against the whole service
+#: a real Chromium against the whole service; what it tests is the page, not the store, so on the embedded Redis only
+#: (``own_store``): the play, lobby, accounts and people tests run on the cluster too
+pytestmark = [pytest.mark.slow, pytest.mark.own_store]
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 #: The city's drawing as it shows: its box on the screen (the SVG, scaled and moved by the zoom).

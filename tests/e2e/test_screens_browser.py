@@ -16,7 +16,9 @@ from tests.support.browser import (
     settled,
 )
 
-pytestmark = pytest.mark.slow  # a real Chromium against the whole service
+#: a real Chromium against the whole service; what it tests is the page, not the store, so on the embedded Redis only
+#: (``own_store``): the play, lobby, accounts and people tests run on the cluster too
+pytestmark = [pytest.mark.slow, pytest.mark.own_store]
 
 WIDTHS = (360, 390, 768, 1280, 1920)
 PHONES = (360, 390)
