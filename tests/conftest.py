@@ -23,9 +23,13 @@ from events import redis_store
 from events.embedded import EmbeddedRedis
 from tests.support.postgres import postgres_url  # noqa: F401 (a session fixture: the archive's PostgreSQL)
 
-# The run's archive of finished games (application/archive/): an SQLite file of its own, which every
-# process the tests start (workers, the service) inherits, never the worktree's var/.
-os.environ.setdefault("ARCHIVE_URL", f"sqlite:///{tempfile.mkdtemp(prefix='bluemoon-archive-')}/archive.sqlite3")
+# The run's archive of finished games (application/archive/): an SQLite file of each test process's own,
+# which every process it starts (workers, the service) inherits, never the worktree's var/. Each xdist
+# worker makes its own: inherited from the controller, one file was shared by all of them, and two
+# workers creating its tables at once failed ("table archived_games already exists").
+if os.environ.get("ARCHIVE_URL", "") in ("", os.environ.get("BLUEMOON_TEST_ARCHIVE")):
+    os.environ["ARCHIVE_URL"] = f"sqlite:///{tempfile.mkdtemp(prefix='bluemoon-archive-')}/archive.sqlite3"
+    os.environ["BLUEMOON_TEST_ARCHIVE"] = os.environ["ARCHIVE_URL"]  # (ours, so a worker makes its own)
 
 # CI runs the property and fuzz tests on a fixed set of examples, so that a landing never
 # depends on luck; locally every run explores new ones.
@@ -170,3 +174,10 @@ def cluster_urls(tmp_path_factory) -> Iterator[list[str]]:
     finally:
         for n in nodes:
             n.stop()
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """Every browser test on one worker, the rest spread over the others (tests/support/scheduling.py)."""
+    from tests.support.scheduling import BrowsersInOneLine
+
+    return BrowsersInOneLine(config, log)
