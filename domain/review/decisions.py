@@ -53,8 +53,8 @@ def judge_turn(state: Game, played: Sequence[cmd.Command], dealers: Sequence[ran
     planner = Planner(seat, Clock(math.inf, time.perf_counter))
     options = mcts.candidates(choosing[0], seat)
     if len(options) > limit:
-        screened = {c: _plan(planner, choosing[0], c) for c in options}
-        options = sorted(options, key=lambda c: -(screened[c] if screened[c] is not None else -1.0))[:limit]
+        screened = {c: _plan(planner, choosing[0], c) or 0.0 for c in options}
+        options = sorted(options, key=lambda c: -screened[c])[:limit]
 
     def chances(worlds: Sequence[Game]) -> dict[object, float]:
         found: dict[object, list[float]] = {}

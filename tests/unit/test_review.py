@@ -22,7 +22,7 @@ from domain import events as ev
 from domain.bots import choose
 from domain.bots.observation import observe
 from domain.bots.value import MODEL_VERSION
-from domain.commands import Move, TakeBack, command_document
+from domain.commands import Move, TakeBack
 from domain.peoples import CANONICAL_DECK
 from domain.review import NotReviewable, review_game, review_seed
 from domain.review.decisions import judge_turn
