@@ -47,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", default="2,3,4")
     parser.add_argument("--level", default="planner")
     args = parser.parse_args(argv)
-    print(f"samples {SAMPLES} worlds, {CANDIDATES} candidates a decision, {DRAW_SAMPLES} alternative draws a draw")
+    print(f"samples {SAMPLES} worlds a turn, {CANDIDATES} plans a turn, {DRAW_SAMPLES} alternative draws a draw")
     print("players  game  events  decisions  draws  review CPU s")
     worst: dict[int, float] = {}
     for players in (int(p) for p in args.players.split(",")):

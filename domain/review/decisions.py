@@ -1,14 +1,16 @@
-"""What a decision cost: the best command's chance of winning minus the played one's.
+"""What a turn's decisions cost: the best whole-turn plan's chance of winning minus the turn
+as played.
 
-Judged as the seat could have judged it: on ``samples`` worlds dealt from its observation at
-that moment (``determinize``), the same worlds for every command, so that the difference is the
-command's and not the worlds'. Most commands are mid-turn, so each candidate's turn is finished
-with the bots' default policy (the planner's: walk to the best tile in reach, contribute
-greedily, the Reset) before the value model judges the position at the end of the turn. The
-candidates are ``mcts.candidates`` (every kind of move, pruned to sensible variants) and the
-command played; past ``limit`` candidates, one more world of its own screens them, and only the
-``limit`` with the best chances there are judged, plus the one played. So the command judged
-best, judged as if played, costs exactly 0: it is judged among the same commands.
+Judged per turn, not per command: the steps of one turn are one plan, and costing each step
+against plans that a default policy finishes summed correlated errors (a bot's totals read
+1.3 to 5.9). At the turn's start, worlds are dealt from the seat's observation
+(``determinize``); the candidates are the planner's whole-turn plans (each first command of
+``mcts.candidates`` finished by its default policy) and the turn as played, its commands
+replayed in each world (the seat's own hand is known, so they stay legal). Every plan is judged
+by the value model just before the Reset's draw, so the draw belongs to luck. The best plan is
+chosen in one half of the worlds and costed in the other, independent half, so that the max
+over noisy candidates is not biased upward: cost = max(0, best − played) there. A turn played
+exactly as the plan chosen costs 0.
 """
 
 from __future__ import annotations
@@ -24,39 +26,86 @@ from ..bots import greedy, mcts
 from ..bots.observation import determinize, observe
 from ..bots.planner import Clock, Planner
 from ..bots.value import win_probabilities
+from ..errors import CommandError
 from ..state import Game
+
+PLAYED = "played"  #: the key of the turn as played among the plans
 
 
 @dataclass(frozen=True)
 class Judged:
-    """A decision's verdict: its cost, and the best command (the played one when it is best)."""
+    """A turn's verdict: its cost, and the first command of the best plan (the played turn's
+    first command when it is best)."""
 
     cost: float
     best: cmd.Command
 
 
-def judge_decision(state: Game, played: cmd.Command, dealers: Sequence[random.Random], limit: int) -> Judged:
-    """Cost of ``played`` in ``state``: the first of ``dealers`` deals the world that screens
-    the candidates, each of the others a world they are judged in."""
-    seat = played.seat
+def judge_turn(state: Game, played: Sequence[cmd.Command], dealers: Sequence[random.Random], limit: int) -> Judged:
+    """Cost of the turn ``played`` (its commands in order) begun in ``state``: the first half
+    of ``dealers`` deal the worlds the best plan is chosen in, the second half those it is
+    costed in (the first world also screens the candidates past ``limit``)."""
+    seat = played[0].seat
     observation = observe(state, seat)
-    screen, *worlds = [determinize(observation, dealer) for dealer in dealers]
-    options = mcts.candidates(screen, seat)
+    worlds = [determinize(observation, dealer) for dealer in dealers]
+    half = max(1, len(worlds) // 2)
+    choosing, costing = worlds[:half], worlds[half:] or worlds[:half]
     planner = Planner(seat, Clock(math.inf, time.perf_counter))
+    options = mcts.candidates(choosing[0], seat)
     if len(options) > limit:
-        screened = {c: _chance(planner, screen, c) for c in options}
+        screened = {c: _plan(planner, choosing[0], c) or 0.0 for c in options}
         options = sorted(options, key=lambda c: -screened[c])[:limit]
-    if played not in options:
-        options.append(played)
-    if len(options) == 1:
-        return Judged(0.0, played)  # nothing else to play: nothing to judge
-    chances = {c: sum(_chance(planner, w, c) for w in worlds) / len(worlds) for c in options}
-    best = max(options, key=lambda c: (chances[c], c == played))
-    return Judged(chances[best] - chances[played], best)
+
+    def chances(worlds: Sequence[Game]) -> dict[object, float]:
+        found: dict[object, list[float]] = {}
+        for world in worlds:
+            mine = _played(world, played)
+            if mine is None:
+                continue  # the turn as played is not legal in this world: not comparable there
+            found.setdefault(PLAYED, []).append(mine)
+            for c in options:
+                found.setdefault(c, []).append(_plan(planner, world, c) or 0.0)
+        return {k: sum(v) / len(v) for k, v in found.items()}
+
+    chosen = chances(choosing)
+    if len(chosen) <= 1:
+        return Judged(0.0, played[0])
+    best = max(chosen, key=lambda k: (chosen[k], k == PLAYED))
+    if best == PLAYED:
+        return Judged(0.0, played[0])
+    costed = chances(costing)
+    if PLAYED not in costed:
+        return Judged(0.0, played[0])
+    assert isinstance(best, cmd.Command)
+    return Judged(max(0.0, costed[best] - costed[PLAYED]), best)
 
 
-def _chance(planner: Planner, world: Game, command: cmd.Command) -> float:
-    """The seat's chance of winning once ``command`` is played and its turn finished."""
-    after = greedy.apply(world, command)
-    final = after if isinstance(command, cmd.EndTurn) else planner.finish_turn(after)[2]
-    return win_probabilities(final, planner.seat)[planner.seat]
+def _chance(seat: int, before_draw: Game) -> float:
+    return win_probabilities(before_draw, seat)[seat]
+
+
+def _plan(planner: Planner, world: Game, first: cmd.Command) -> float | None:
+    """The seat's chance before its draw once ``first`` is played and its turn finished by the
+    default policy."""
+    if isinstance(first, cmd.EndTurn):
+        return _chance(planner.seat, world)
+    try:
+        before_end, _, _ = planner.finish_turn(greedy.apply(world, first))
+    except CommandError:
+        return None
+    return _chance(planner.seat, before_end)
+
+
+def _played(world: Game, played: Sequence[cmd.Command]) -> float | None:
+    """The seat's chance before its draw with the turn replayed as played in ``world``."""
+    seat = played[0].seat
+    try:
+        for command in played:
+            if isinstance(command, cmd.EndTurn):
+                break
+            world = greedy.apply(world, command)
+            if not mcts.my_turn(world, seat):
+                break
+    except CommandError:
+        return None
+    return _chance(seat, world)

@@ -19,12 +19,12 @@ from .. import commands as cmd
 from .. import events as ev
 from ..bots.value import MODEL_VERSION, win_probabilities
 from ..commands import command_document
-from .decisions import judge_decision
+from .decisions import judge_turn
 from .luck import draw_luck
 from .replay import Decision, Replay, replay
 
-SAMPLES = 12  #: worlds each decision is judged in
-CANDIDATES = 10  #: commands judged in every world per decision (the best screened, plus the one played)
+SAMPLES = 12  #: worlds each turn is judged in (half choose the best plan, half cost it)
+CANDIDATES = 10  #: whole-turn plans judged in every world per turn (the best screened, plus the one played)
 DRAW_SAMPLES = 32  #: alternative draws each draw is compared with
 MISTAKES = 3  #: the costliest decisions named per seat
 DIGITS = 4  #: decimals of the chances written out
@@ -53,13 +53,17 @@ def review_game(
         return random.Random(f"{seed}/{label}")
 
     skipped = set(played_for)
-    costs: dict[int, list[tuple[float, Decision, cmd.Command]]] = {}
+    turns: dict[tuple[int, int], list[Decision]] = {}
     for d in game.decisions:
         if d.undone or isinstance(d.command, cmd.TakeBack) or d.version in skipped:
             continue
-        dealers = [generator(f"decision/{d.version}/world/{i}") for i in range(samples + 1)]  # world 0 screens
-        judged = judge_decision(d.state, d.command, dealers, candidates)
-        costs.setdefault(d.seat, []).append((judged.cost, d, judged.best))
+        turns.setdefault((d.seat, d.state.turn.number if d.state.turn else 0), []).append(d)
+    costs: dict[int, list[tuple[float, Decision, cmd.Command]]] = {}
+    for (seat, _), played in turns.items():
+        first = played[0]
+        dealers = [generator(f"turn/{first.version}/world/{i}") for i in range(samples)]
+        judged = judge_turn(first.state, [d.command for d in played], dealers, candidates)
+        costs.setdefault(seat, []).append((judged.cost, first, judged.best))
     lucks: dict[int, list[tuple[int, float]]] = {}
     for draw in game.draws:
         lucks.setdefault(draw.seat, []).append(

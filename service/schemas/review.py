@@ -16,10 +16,14 @@ class CurvePoint(Schema):
 
 
 class Mistake(Schema):
-    version = Whole(required=True, metadata={"description": "The version the command was played at (replay it there)."})
-    cost = fields.Float(required=True, metadata={"description": "The chance of finishing first it gave away."})
-    played = fields.Nested(Command, required=True, metadata={"description": "The command played, as the API takes it."})
-    better = fields.Nested(Command, required=True, metadata={"description": "The best command found instead."})
+    version = Whole(required=True, metadata={"description": "The version the turn began at (replay it there)."})
+    cost = fields.Float(required=True, metadata={"description": "The chance of finishing first the turn gave away."})
+    played = fields.Nested(
+        Command, required=True, metadata={"description": "The turn's first command as played, as the API takes it."}
+    )
+    better = fields.Nested(
+        Command, required=True, metadata={"description": "The first command of the best turn plan found instead."}
+    )
 
 
 class Draw(Schema):
@@ -32,14 +36,14 @@ class Draw(Schema):
 class SeatReview(Schema):
     seat = Whole(required=True)
     decisions = fields.Float(
-        required=True, metadata={"description": "The decisions' total cost, in chance of finishing first (0.18: 18%)."}
+        required=True, metadata={"description": "The turns' total cost, in chance of finishing first (0.18: 18%)."}
     )
     luck = fields.Float(required=True, metadata={"description": "The draws' total, signed (0.06: +6%)."})
     curve = fields.List(
         fields.Nested(CurvePoint), required=True, metadata={"description": "The seat's chance over the game."}
     )
     mistakes = fields.List(
-        fields.Nested(Mistake), required=True, metadata={"description": "The costliest decisions, at most three."}
+        fields.Nested(Mistake), required=True, metadata={"description": "The costliest turns, at most three."}
     )
     draws = fields.List(fields.Nested(Draw), required=True)
 
@@ -48,7 +52,10 @@ class Review(Schema):
     model = fields.String(required=True, metadata={"description": "The value model's version that judged it."})
     seed = fields.String(required=True, metadata={"description": "The review's seed (hex), derived from the game's."})
     version = Whole(required=True, metadata={"description": "The game's last version."})
-    samples = Whole(required=True, metadata={"description": "Worlds each decision was judged in."})
+    samples = Whole(
+        required=True,
+        metadata={"description": "Worlds each turn was judged in (half choose the best plan, half cost it)."},
+    )
     seats = fields.List(fields.Nested(SeatReview), required=True)
 
 
