@@ -27,6 +27,7 @@ import fakeredis  # a dev dependency: the document is written by developers, nev
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from application.games.log_review import review_log
 from application.review.computation import computed
 from application.review.reviews import Reviews
 from service.app import create_app
@@ -258,12 +259,18 @@ def _session() -> dict[str, dict[str, Any]]:
     return found
 
 
+EXAMPLE_WORLDS = 2  #: worlds a turn in the example review (one to choose the best plan, one to cost it)
+
+
 def _review(call: Any, found: dict[str, Any], service: Any, workers: _Workers, finished: str) -> None:
     """The bots' finished game's review: asked for at its end, computed as the reviews worker does."""
     call("requestReview", "POST", f"/games/{finished}/review")  # asked for at its end: still pending
     reviews = Reviews(service.store, service.outbox)
-    for claim in workers.handed["review"]:
-        reviews.review(claim.name, claim.payload, claim.tries, partial(computed, service))
+    # the example shows the review's shape: reviewed in EXAMPLE_WORLDS worlds a turn, not the
+    # service's SAMPLES, it costs a second rather than the tests' most expensive half minute
+    with mock.patch("application.review.computation.review_log", partial(review_log, samples=EXAMPLE_WORLDS)):
+        for claim in workers.handed["review"]:
+            reviews.review(claim.name, claim.payload, claim.tries, partial(computed, service))
     review = call("getReview", "GET", f"/games/{finished}/review").get_json()
     seats = [_short_seat(seat) for seat in review["review"]["seats"]]
     found["getReview"]["response"] = {**review, "review": {**review["review"], "seats": seats}}
