@@ -7,7 +7,6 @@ from typing import Any
 
 from flask import Blueprint, request
 from marshmallow import ValidationError, fields
-from werkzeug.exceptions import BadRequest
 
 from application.accounts.scopes import PLAY, READ
 from application.games.codec import command_from_json, legal_document
@@ -120,8 +119,8 @@ def post_command(game: str, caller: Caller, body: Body, headers: Body) -> Answer
     tag="play",
     summary="A WebSocket for play: commands in, their results and the game's events out.",
     description="Upgrade with `Sec-WebSocket-Protocol: bluemoon.v1` (a browser may add `bearer.<token>` "
-    "for the token it cannot send as a header). Each message is JSON: `SocketCommand` in; `hello`, "
-    "`result` (a `CommandResult`), `problem` (a `Problem`) and `events` out. Without a seat's token "
+    "for the token it cannot send as a header). Each message is JSON: a command in; `result` (a "
+    "`CommandResult`), `problem` (a `Problem`) and `events` out. A plain GET is a 400. Without a seat's token "
     "the socket only hears events. It holds an event stream's slot; commands count as writes. See docs/api.md.",
     security=OPTIONAL_AUTH,
     scope=PLAY,
@@ -130,8 +129,6 @@ def post_command(game: str, caller: Caller, body: Body, headers: Body) -> Answer
     websocket=True,
 )
 def play_on_a_socket(game: str, caller: Caller) -> Answer:
-    if request.headers.get("Upgrade", "").lower() != "websocket" or not request.headers.get("Sec-WebSocket-Key"):
-        raise BadRequest("open a WebSocket here (Upgrade: websocket); or post commands to /games/{game}/commands")
     state = service().state(game, caller.read)
     sent = tokens()
     seat_token = digest(sent[0]) if sent and caller.seat is not None else None
