@@ -235,6 +235,8 @@ def _session() -> dict[str, dict[str, Any]]:
     _searches(call, refused, http, found, player)  # late: its requests draw ids, which would change the others'
     tournament = _tournaments(call, refused, http, found)  # last, for the same reason
     _review(call, found, service, workers, finished)  # after them: its requests draw ids too
+    refused("playSocket", "GET", f"/games/{game}/socket", None, mover)  # a plain GET: no WebSocket to open
+    found["playSocket"] = {"request": None, "response": None}
     for operation, problem in problems.items():
         found[operation]["problem"] = problem
     found["parameters"] = {

@@ -21,7 +21,18 @@ from application.telemetry.error_reports import start_reporting
 from application.telemetry.json_logs import json_handler
 from application.wiring import build, connect, queue_url, store_url
 
-from . import browser_policy, http_extras, live, metrics, oauth_server, problems, quotas, ratelimit, sessions
+from . import (
+    browser_policy,
+    http_extras,
+    live,
+    metrics,
+    oauth_server,
+    play_socket,
+    problems,
+    quotas,
+    ratelimit,
+    sessions,
+)
 from .readiness import Readiness
 from .routes import api, pages
 
@@ -106,6 +117,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     _logging(app)
     metrics.install(app, components, queue_client)
     problems.register(app)
+    play_socket.install(app)  # a browser's token as a WebSocket subprotocol, before the limits read it
     ratelimit.install(app, api, components.client)
     quotas.install(app, components.client)
     app.register_blueprint(api)

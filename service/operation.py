@@ -201,6 +201,8 @@ class Operation:
     #: The scope (application/accounts/scopes.py) an account credential needs here; required
     #: exactly when ``security`` takes one.
     scope: str | None = None
+    #: a WebSocket's opening (service/play_socket.py): the rule matches upgrade requests only
+    websocket: bool = False
 
     def __post_init__(self) -> None:
         takes = any(scheme in ACCOUNT_CREDENTIALS for way in self.security or () for scheme in way)
@@ -225,7 +227,9 @@ class Operation:
             return self._write(view(**path, **self._read(path)))
 
         handle.operation_id = self.id  # type: ignore[attr-defined]  # what metrics count requests by (service/metrics.py)
-        self.blueprint.add_url_rule(_rule(self.path), view_func=handle, methods=[self.method.upper()])
+        self.blueprint.add_url_rule(
+            _rule(self.path), view_func=handle, methods=[self.method.upper()], websocket=self.websocket
+        )
         DECLARED.append(self)
         return handle
 

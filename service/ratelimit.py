@@ -95,8 +95,12 @@ class RateLimits:
         kind = "read" if request.method in READ_METHODS else "write" if request.method in WRITE_METHODS else None
         if kind is None or request.path in PROBES:
             return
-        limits = [(self.by_address[kind], f"addr:{client_address()}")]
-        token = self._valid_token()
+        self.count(kind, client_address(), self._valid_token())
+
+    def count(self, kind: str, address: str, token: str | None) -> None:
+        """Count one ``kind`` ("read" or "write") for ``address`` and the valid seat token's digest
+        ``token``: a request's, or a command on a play socket (service/play_socket.py); 429 past any."""
+        limits = [(self.by_address[kind], f"addr:{address}")]
         if token is not None:
             limits.append((self.by_token[kind], f"token:{token}"))
         try:
@@ -180,7 +184,7 @@ def install(app: Flask, api: Blueprint, client: Any) -> RateLimits | None:
         app.wsgi_app = ProxyFix(app.wsgi_app, x_for=int(app.config["TRUSTED_PROXIES"]))  # type: ignore[method-assign]
     if not app.config.get("RATE_LIMIT", 1):
         return None
-    limits = RateLimits(client, app.config)
+    limits = app.extensions["rate_limits"] = RateLimits(client, app.config)
 
     @app.before_request
     def _count() -> None:

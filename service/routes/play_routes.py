@@ -5,15 +5,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import Blueprint
+from flask import Blueprint, request
 from marshmallow import ValidationError, fields
 
 from application.accounts.scopes import PLAY, READ
 from application.games.codec import command_from_json, legal_document
+from application.games.game_service import digest
 from application.refusals import PreconditionRequired
 
-from ..operation import AUTH, ETAG, Answer, Body, Caller, Operation, Parameters, Reply, TrueOrFalse
-from ..requests import etag, etag_version, game_view, served_events, service
+from .. import play_socket
+from ..operation import AUTH, ETAG, OPTIONAL_AUTH, Answer, Body, Caller, Operation, Parameters, Reply, TrueOrFalse
+from ..quotas import quotas
+from ..requests import etag, etag_version, game_view, served_events, service, tokens
 from ..schemas.play import CommandRequest, CommandResult, Legal
 from ..schemas.retries import idempotency_key
 
@@ -106,3 +109,34 @@ def post_command(game: str, caller: Caller, body: Body, headers: Body) -> Answer
         "events": served_events(outcome.events, caller.seat, revealed=state.finished),
         "view": game_view(game, state, caller.seat, outcome.settings),
     }, etag(state.version)
+
+
+@Operation(
+    play,
+    "get",
+    "/games/{game}/socket",
+    id="playSocket",
+    tag="play",
+    summary="A WebSocket for play: commands in, their results and the game's events out.",
+    description="Upgrade with `Sec-WebSocket-Protocol: bluemoon.v1` (a browser may add `bearer.<token>` "
+    "for the token it cannot send as a header). Each message is JSON: a command in; `result` (a "
+    "`CommandResult`), `problem` (a `Problem`) and `events` out. A plain GET is a 400. Without a seat's token "
+    "the socket only hears events. It holds an event stream's slot; commands count as writes. See docs/api.md.",
+    security=OPTIONAL_AUTH,
+    scope=PLAY,
+    responses={101: Reply("Switching Protocols: the socket is open.")},
+    problems=(400, 401, 403, 404, 429),
+    websocket=True,
+)
+def play_on_a_socket(game: str, caller: Caller) -> Answer:
+    state = service().state(game, caller.read)
+    sent = tokens()
+    seat_token = digest(sent[0]) if sent and caller.seat is not None else None
+    limits = quotas()
+    release = limits.open_stream(seat_token) if limits else None
+    try:
+        socket = play_socket.PlaySocket(request.environ, game, caller.seat, seat_token)
+        return socket.serve(state.version, state.finished)
+    finally:
+        if release is not None:
+            release()
