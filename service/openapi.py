@@ -55,6 +55,7 @@ def _problems(*codes: int, limited: bool = True) -> dict[str, Any]:
         413: "Body too large.",
         415: "Body is not JSON.",
         422: "Malformed request: see errors.",
+        426: "Not a WebSocket upgrade: open this URL with `Upgrade: websocket` (code websocket_required).",
         428: "No expected version given.",
         429: "Too many requests from this address or with this token (reads and writes are counted apart), or "
         "past a quota (code too_many_games, too_many_open_games, too_many_streams or rate_limited; `limit` names "

@@ -195,7 +195,7 @@ class PlaySocket:
 
 def problem_document(error: Exception) -> dict[str, Any]:
     """``error`` as the app's handlers answer it over REST (service/problems.py): its document."""
-    response = current_app.handle_user_exception(error)
+    response = current_app.make_response(current_app.handle_user_exception(error))
     document: dict[str, Any] = response.get_json()
     if response.headers.get("Retry-After"):
         document["retry_after"] = int(response.headers["Retry-After"])

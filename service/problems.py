@@ -10,6 +10,7 @@ import redis
 from flask import Flask, Response, jsonify, request
 from marshmallow import ValidationError
 from werkzeug.exceptions import HTTPException
+from werkzeug.routing import WebsocketMismatch
 
 from application.refusals import ServiceError
 from domain import CommandError, IllegalCommand, InvalidCommand
@@ -72,6 +73,19 @@ def _validation(error: ValidationError) -> Response:
 
 
 def register(app: Flask) -> None:
+    @app.errorhandler(WebsocketMismatch)
+    def _not_a_websocket(error: WebsocketMismatch) -> Response:
+        """A plain request to a WebSocket's URL (werkzeug's routing refuses it): 426, as RFC 9110
+        §15.5.22 says, naming the upgrade it needs, rather than a 400 that says nothing."""
+        response = problem(
+            426,
+            "websocket_required",
+            "This URL is a WebSocket",
+            "open it with Upgrade: websocket and Sec-WebSocket-Protocol: bluemoon.v1 (docs/api.md)",
+        )
+        response.headers["Upgrade"] = "websocket"
+        return response
+
     @app.errorhandler(ValidationError)
     def _invalid(error: ValidationError) -> Response:
         return _validation(error)

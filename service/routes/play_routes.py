@@ -120,12 +120,12 @@ def post_command(game: str, caller: Caller, body: Body, headers: Body) -> Answer
     summary="A WebSocket for play: commands in, their results and the game's events out.",
     description="Upgrade with `Sec-WebSocket-Protocol: bluemoon.v1` (a browser may add `bearer.<token>` "
     "for the token it cannot send as a header). Each message is JSON: a command in; `result` (a "
-    "`CommandResult`), `problem` (a `Problem`) and `events` out. A plain GET is a 400. Without a seat's token "
+    "`CommandResult`), `problem` (a `Problem`) and `events` out. A plain GET is a 426. Without a seat's token "
     "the socket only hears events. It holds an event stream's slot; commands count as writes. See docs/api.md.",
     security=OPTIONAL_AUTH,
     scope=PLAY,
     responses={101: Reply("Switching Protocols: the socket is open.")},
-    problems=(400, 401, 403, 404, 429),
+    problems=(401, 403, 404, 426, 429),
     websocket=True,
 )
 def play_on_a_socket(game: str, caller: Caller) -> Answer:
