@@ -191,7 +191,7 @@ def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
     for proc in started:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(30)
+            proc.wait(60)  # bluemoon: up to 15 s for its children, then up to 15 s for Redis
 
 
 @pytest.fixture
