@@ -10,6 +10,7 @@
 // Prints `start` when the clock starts, `stop` when the last counted move is done, then one
 // JSON line: {"moves", "elapsed" (s), "latencies" (ms), "matches" (played to MOVES), "made_on_clock"}.
 const { io } = require("socket.io-client");
+const { main, fail } = require("./slots");
 const { nextCell } = require("./toy");
 
 const [url, matches, seconds, moves, ready] = process.argv.slice(2).map((arg, i) => (i ? Number(arg) : arg));
@@ -100,48 +101,4 @@ async function play(match, stop, slot) {
   return true;
 }
 
-function close(match) {
-  for (const found of match.seats) found.socket.close();
-}
-
-function fail(error) {
-  console.error(error);
-  process.exit(1);
-}
-
-async function main() {
-  let onClock = 0;
-  const slots = await Promise.all(
-    Array.from({ length: matches }, async () => {
-      const stock = [];
-      for (let j = 0; j < ready; j++) stock.push(await newMatch());
-      const take = () => stock.pop() || (onClock++, newMatch());
-      return { take, current: await connected(take()), latencies: [], last: 0, played: 0 };
-    }),
-  );
-  const start = performance.now();
-  const stop = start + seconds * 1000;
-  console.log("start");
-  await Promise.all(
-    slots.map(async (slot) => {
-      let match = slot.current;
-      for (;;) {
-        const next = connected(slot.take());
-        const whole = await play(match, stop, slot);
-        close(match);
-        match = await next;
-        if (!whole) break;
-        slot.played += 1;
-      }
-      close(match);
-    }),
-  );
-  console.log("stop");
-  const latencies = slots.flatMap((slot) => slot.latencies.map((ms) => Math.round(ms * 1000) / 1000));
-  const elapsed = (Math.max(...slots.map((slot) => slot.last)) - start) / 1000;
-  const played = slots.reduce((sum, slot) => sum + slot.played, 0);
-  const found = { moves: latencies.length, elapsed, latencies, matches: played, made_on_clock: onClock };
-  process.stdout.write(`${JSON.stringify(found)}\n`, () => process.exit(0)); // a pipe is written asynchronously
-}
-
-main().catch(fail);
+main({ count: matches, ready, seconds, make: newMatch, connected, play });

@@ -8,8 +8,9 @@
 // latency, when its result reaches the mover (the other seat hears the events pushed). A game
 // ends after 20 moves (ten quiet rounds) and the slot goes on with a fresh game, whose sockets
 // were opened while the last one was played.
-// Prints `start`, `stop`, then one JSON line as load.js does.
+// Prints `start`, `stop`, then one JSON line, as slots.js does for both.
 const WebSocket = require("ws");
+const { main, fail } = require("./slots");
 
 const [url, games, seconds, ready] = process.argv.slice(2).map((arg, i) => (i ? Number(arg) : arg));
 const TIMEOUT_MS = 10000;
@@ -74,48 +75,4 @@ async function play(match, stop, slot) {
   }
 }
 
-function close(match) {
-  for (const found of match.seats) found.socket.close();
-}
-
-function fail(error) {
-  console.error(error);
-  process.exit(1);
-}
-
-async function main() {
-  let onClock = 0;
-  const slots = await Promise.all(
-    Array.from({ length: games }, async () => {
-      const stock = [];
-      for (let j = 0; j < ready; j++) stock.push(await newGame());
-      const take = () => stock.pop() || (onClock++, newGame());
-      return { take, current: await connected(take()), latencies: [], last: 0, played: 0 };
-    }),
-  );
-  const start = performance.now();
-  const stop = start + seconds * 1000;
-  console.log("start");
-  await Promise.all(
-    slots.map(async (slot) => {
-      let match = slot.current;
-      for (;;) {
-        const next = connected(slot.take());
-        const whole = await play(match, stop, slot);
-        close(match);
-        match = await next;
-        if (!whole) break;
-        slot.played += 1;
-      }
-      close(match);
-    }),
-  );
-  console.log("stop");
-  const latencies = slots.flatMap((slot) => slot.latencies.map((ms) => Math.round(ms * 1000) / 1000));
-  const elapsed = (Math.max(...slots.map((slot) => slot.last)) - start) / 1000;
-  const played = slots.reduce((sum, slot) => sum + slot.played, 0);
-  const found = { moves: latencies.length, elapsed, latencies, matches: played, made_on_clock: onClock };
-  process.stdout.write(`${JSON.stringify(found)}\n`, () => process.exit(0)); // a pipe is written asynchronously
-}
-
-main().catch(fail);
+main({ count: games, ready, seconds, make: newGame, connected, play });
