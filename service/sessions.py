@@ -114,7 +114,9 @@ def install(app: Flask) -> None:
 
     @app.before_request
     def _same_origin_only() -> Response | None:
-        if request.method in SAFE:
+        # a WebSocket opens with a GET but then carries commands (the play socket): a socket the
+        # cookie signs in must come from this service's pages too (cross-site WebSocket hijacking)
+        if request.method in SAFE and request.headers.get("Upgrade", "").lower() != "websocket":
             return None
         rule = request.url_rule.rule if request.url_rule else None
         if (request.method, rule) in SIGNS_IN:
