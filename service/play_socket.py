@@ -99,6 +99,11 @@ class PlaySocket:
         self.sent = 0  #: the last version whose events this socket sent (answers and pushes)
         self.revealed = False
         self._lock = threading.Lock()
+        self._idle = threading.Event()  #: set while no command is being answered
+        self._idle.set()
+        # no permessage-deflate: deflating each answer cost a sixth of the socket's CPU (a sampled
+        # profile of bench/peer_speed.py's load), and a move's messages are a few kilobytes
+        environ.pop("HTTP_SEC_WEBSOCKET_EXTENSIONS", None)
         self.ws = simple_websocket.Server(
             environ, subprotocols=[SUBPROTOCOL], ping_interval=PING_SECONDS, max_message_size=MAX_MESSAGE
         )
@@ -116,7 +121,11 @@ class PlaySocket:
         follower.start()
         try:
             while (text := self.ws.receive()) is not None:
-                self.send(self._answer(text))
+                self._idle.clear()
+                try:
+                    self.send(self._answer(text))
+                finally:
+                    self._idle.set()
         except simple_websocket.ConnectionClosed:
             pass
         finally:
@@ -173,6 +182,9 @@ class PlaySocket:
                     return
                 if feed.wait(self.game, self.sent, EVENT_WAIT) <= self.sent:
                     continue
+                # a command being answered carries its own events: wait for its answer (the work its
+                # append hands on, a bot's turn, may wake this before the answer is written)
+                self._idle.wait()
                 try:
                     stored = live.read_next(self.components, self.game, self.sent)
                 except redis.RedisError:

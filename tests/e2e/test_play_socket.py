@@ -7,6 +7,7 @@ its commands. On the embedded Redis only (``own_store``): the transport is what 
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any
 
 import pytest
@@ -104,3 +105,48 @@ def test_only_the_sockets_seat_plays_once_per_key_and_every_refusal_is_a_problem
     assert refused.value.status_code == 429
     for ws in (first, second, watcher, extra):
         ws.close()
+
+
+@pytest.mark.slow
+def test_against_a_bot_each_event_reaches_the_seat_once_and_nothing_is_deflated(start_service):
+    """Slow: the whole service with a turn worker, and a greedy bot's replies. A command's answer
+    carries its events and the pushes carry the bot's: the bot's turn is handed to the worker
+    while the answer is being made, which woke the socket's follower to push the same events
+    first. And the server does not take up permessage-deflate (its CPU outweighed the bytes)."""
+    base = start_service()
+    status, created = call(
+        base,
+        "POST",
+        "/games",
+        {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}], "setup": {"first_player": 0}},
+    )
+    assert status == 201
+    game, token, version = created["game"], created["seats"][0]["token"], created["version"]
+    ws = opened(base, game, token)
+    carried: list[int] = []
+    view = None
+    for _ in range(4):
+        ws.send(json.dumps(end_turn(version, f"bot-{version}")))
+        while True:  # the answer, then the bot's whole turn, back to this seat
+            message = json.loads(ws.receive(timeout=20))
+            assert message["type"] != "problem", message
+            events = message["result"]["events"] if message["type"] == "result" else message["events"]
+            carried += [e["seq"] for e in events]
+            if message["type"] == "result":
+                view = message["result"]["view"]
+            elif any(e["type"] == "TurnStarted" and e["data"]["seat"] == 0 for e in events):
+                break
+        version = carried[-1]
+        assert view is not None
+    assert carried == list(range(carried[0], carried[-1] + 1)), "an event came twice or not at all"
+    ws.close()
+
+    with socket.create_connection(("127.0.0.1", int(base.rsplit(":", 1)[1])), timeout=10) as raw:
+        raw.sendall(
+            f"GET /games/{game}/socket HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            "Sec-WebSocket-Version: 13\r\nSec-WebSocket-Key: x3JJHMbDL1EzLkh9GBhXDw==\r\n"
+            f"Sec-WebSocket-Protocol: bluemoon.v1\r\nAuthorization: Bearer {token}\r\n"
+            "Sec-WebSocket-Extensions: permessage-deflate; client_max_window_bits\r\n\r\n".encode()
+        )
+        handshake = raw.recv(4096).decode("latin-1").lower()
+    assert handshake.startswith("http/1.1 101") and "sec-websocket-extensions" not in handshake
