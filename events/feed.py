@@ -2,11 +2,13 @@
 
 Every long poll and SSE stream of a web process waits here, not on Redis: one background
 thread (a greenlet under gunicorn's gevent worker) listens on the channel where every append
-is announced (the append script PUBLISHes ``<game> <version>`` on its shard's channel,
+is announced (the append script PUBLISHes ``<game> <version> <records>`` on its shard's channel,
 ``keys.appended``; the reader subscribes to them all with one pattern, ``keys.APPENDED``) and
-reads the new events of the games that moved and are watched here: one XRANGE each, pipelined,
-none for a game nobody here watches nor for an append this process made itself (``publish``
-delivered it already). A waiting watcher costs a wait on an Event, not a thread of its own nor
+delivers the new events of the games that moved and are watched here from the records the
+announcement carried; only where they do not follow on from what it delivered (an announcement
+missed, a watcher still seeding, a stream kind whose announcements carry none) it reads them:
+one XRANGE each, pipelined. Nothing is read for a game nobody here watches nor for an append
+this process made itself (``publish`` delivered it already). A waiting watcher costs a wait on an Event, not a thread of its own nor
 a Redis connection; the newest events of each watched game are kept here, so a thousand
 watchers of one game cost one read of each new event.
 
@@ -35,7 +37,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from . import keys
-from .redis_store import decode_entry, text
+from .redis_store import announced_records, decode_entry, text
 from .serialization import StoredEvent
 
 log = logging.getLogger("bluemoon.feed")
@@ -66,6 +68,8 @@ class Followed:
     pattern: str  #: on a single Redis, the PSUBSCRIBE pattern of every stream's channel
     channel: Callable[[str], str]  #: on a cluster, the stream's sharded channel
     named: Callable[[str], str]  #: on a cluster, the id a channel belongs to
+    #: (id, text): the entries an announcement carried after its number, where its kind carries any
+    carried: Callable[[str, str], list[Any]] | None = None
 
 
 #: The games' streams: a game's version is its stream's length (entries are never removed).
@@ -76,6 +80,7 @@ GAMES = Followed(
     keys.APPENDED,
     keys.live,
     keys.game_of,
+    announced_records,
 )
 
 
@@ -294,15 +299,30 @@ class Feed:
                 with self._lock:
                     moved.update(dict.fromkeys(self._games))
             elif message["type"] == "pmessage":
-                game, _, version = text(message["data"]).partition(" ")
+                game, _, rest = text(message["data"]).partition(" ")
+                version, _, records = rest.partition(" ")
                 watched = self._games.get(game)
-                if watched is not None and int(version) > watched.version:
+                if watched is not None and int(version) > watched.version and not self._carried(game, watched, records):
                     moved[game] = None
             taken += 1
             if taken == ANNOUNCED_MAX or len(moved) >= ANNOUNCED_MAX:
                 break  # the rest wait in the subscription for the next look: none is fetched and dropped
             message = pubsub.get_message(timeout=0)
         return list(moved)
+
+    def _carried(self, game: str, watched: _Watched, records: str) -> bool:
+        """Deliver the records an announcement carried (events/redis_store.py's APPEND), when
+        they follow on from what was delivered here: True if they did, False if the game must
+        be read (nothing carried, or a gap: a missed announcement, a watcher still seeding)."""
+        if not records or not watched.seeded or self.follows.carried is None:
+            return False
+        read = self.follows.carried(game, records)
+        if not read or read[0].seq != watched.version + 1:
+            return False
+        if self._on_read is not None:
+            self._on_read(read)
+        self._deliver(game, read)
+        return True
 
     @staticmethod
     def _hang_up(pubsub: Any) -> None:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+import orjson
 import redis
 from redis.cluster import RedisCluster
 from redis.commands.core import Script
@@ -64,9 +65,10 @@ end
 # comes after the index's keys), each field and its value. Every check comes before the first write, so a
 # refused or malformed append writes nothing; outbox entries and the summary are written with
 # the events or not at all. With a live channel the append is announced to the live feeds, in
-# the same slot: on a single Redis the shard's channel (keys.appended) gets '<game> <version>'
-# by PUBLISH (SPUBLISH needs Redis 7); on a Redis Cluster the game's own channel (keys.live)
-# gets the new version by sharded pub/sub.
+# the same slot: on a single Redis the shard's channel (keys.appended) gets '<game> <version>
+# <records>' by PUBLISH (SPUBLISH needs Redis 7), the records a JSON array of ANNOUNCED_FIELDS
+# arrays; on a Redis Cluster the game's own channel (keys.live) gets the new version by sharded
+# pub/sub.
 APPEND = (
     RECORD_SUMMARY
     + """
@@ -144,7 +146,14 @@ if fields > 0 then
   live = live + 1
 end
 if KEYS[live] and string.sub(KEYS[live], -9) == ':appended' then
-  redis.call('PUBLISH', KEYS[live], game .. ' ' .. (current + n))
+  -- the records ride along, so that a process watching the game needs no read of them
+  local records = {}
+  for i = 0, n - 1 do
+    local base = 5 + i * width
+    records[i + 1] = {ARGV[base + 1], ARGV[base + 2], current + i + 1, ARGV[base + 3], ARGV[base + 4], cid,
+      ARGV[base + 5], ARGV[base + 6]}
+  end
+  redis.call('PUBLISH', KEYS[live], game .. ' ' .. (current + n) .. ' ' .. cjson.encode(records))
 elseif KEYS[live] then
   redis.call('SPUBLISH', KEYS[live], current + n)
 end
@@ -174,6 +183,18 @@ return 1
 def text(value: Any) -> str:
     """A Redis reply as text, whether the client decodes replies or not."""
     return value.decode() if isinstance(value, bytes) else str(value)
+
+
+#: the fields of each record an announcement carries, in order (see APPEND)
+ANNOUNCED_FIELDS = ("type", "schema", "seq", "at", "actor", "command", "meta", "data")
+
+
+def announced_records(game: str, records: bytes | str) -> list[StoredEvent]:
+    """The records an append's announcement carried (APPEND), as a read of the stream gives them."""
+    return [
+        from_record({"game": game, **dict(zip(ANNOUNCED_FIELDS, map(str, values), strict=True))})
+        for values in orjson.loads(records)
+    ]
 
 
 def decode_entry(fields: dict[Any, Any]) -> StoredEvent:
