@@ -173,8 +173,8 @@ def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
             )
         started.append(proc)
         base = f"http://127.0.0.1:{port}"
-        # it starts in about a second; two minutes, because the container test's image build can hold the
-        # embedded Redis's AOF fsync (and with it every write) for tens of seconds on a busy disk
+        # it starts in about a second; two minutes, because a CI run once saw an embedded Redis stall
+        # for over one (suspected: its AOF fsync behind the container test's image build on the disk)
         deadline = time.monotonic() + 120
         while True:
             try:  # (gunicorn accepts before its workers answer: a probe that times out is not ready yet)
