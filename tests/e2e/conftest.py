@@ -21,6 +21,7 @@ import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import redis
@@ -57,6 +58,14 @@ def call(base: str, method: str, path: str, body=None, token=None, headers=None,
             return response.status, json.loads(response.read() or b"null")
     except urllib.error.HTTPError as error:
         return error.code, json.loads(error.read() or b"null")
+
+
+def against_greedy(base: str) -> dict[str, Any]:
+    """A new game of a human (seat 0, who begins) against a greedy bot: ``POST /games``'s body."""
+    seats = [{"kind": "human"}, {"kind": "bot", "level": "greedy"}]
+    status, created = call(base, "POST", "/games", {"seats": seats, "setup": {"first_player": 0}})
+    assert status == 201, created
+    return created
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

@@ -18,7 +18,7 @@ import redis
 
 from cli.bluemoon import Child, supervise
 from events.embedded import EmbeddedRedis, free_port
-from tests.e2e.conftest import call
+from tests.e2e.conftest import against_greedy, call
 from tests.support.workers import assert_each_bot_command_applied_once_at_its_version, gone, wait_until
 
 
@@ -48,12 +48,7 @@ def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_l
     store = tmp_path / "outage-redis"
     server = EmbeddedRedis(store, port=port)
     base = start_service(REDIS_URL=server.url, BOT_STEP_DELAY="1")
-    status, created = call(
-        base,
-        "POST",
-        "/games",
-        {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}], "setup": {"first_player": 0}},
-    )
+    created = against_greedy(base)
     game, token = created["game"], created["seats"][0]["token"]
     status, played = call(
         base,

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import simple_websocket
 
-from tests.e2e.conftest import call
+from tests.e2e.conftest import against_greedy, call
 
 pytestmark = pytest.mark.own_store
 
@@ -114,13 +114,7 @@ def test_against_a_bot_each_event_reaches_the_seat_once_and_nothing_is_deflated(
     while the answer is being made, which woke the socket's follower to push the same events
     first. And the server does not take up permessage-deflate (its CPU outweighed the bytes)."""
     base = start_service()
-    status, created = call(
-        base,
-        "POST",
-        "/games",
-        {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}], "setup": {"first_player": 0}},
-    )
-    assert status == 201
+    created = against_greedy(base)
     game, token, version = created["game"], created["seats"][0]["token"], created["version"]
     ws = opened(base, game, token)
     carried: list[int] = []

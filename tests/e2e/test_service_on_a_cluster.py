@@ -17,7 +17,7 @@ from redis.cluster import RedisCluster
 
 from events import keys
 from events.embedded import EmbeddedRedis
-from tests.e2e.conftest import call
+from tests.e2e.conftest import against_greedy, call
 
 
 @pytest.fixture
@@ -54,13 +54,7 @@ def _sse_events(base: str, game: str, token: str, after: int, wanted: int, secon
 def test_a_game_against_a_bot_is_played_over_http_with_its_games_on_a_cluster(on_a_cluster, cluster_urls, queue_url):
     """Slow: the whole service as processes, three turns of a bot played by the worker."""
     base = on_a_cluster
-    status, created = call(
-        base,
-        "POST",
-        "/games",
-        {"seats": [{"kind": "human"}, {"kind": "bot", "level": "greedy"}], "setup": {"first_player": 0}},
-    )
-    assert status == 201
+    created = against_greedy(base)
     game, token = created["game"], created["seats"][0]["token"]
     version = created["version"]
     heard: list[dict] = []
