@@ -1,6 +1,6 @@
 """What a turn costs in the review (issue 40, item 3): nothing when the seat plays the review's
-own best plan, something when it ends its turn at once beside a building it could have paid
-into."""
+own best plan and discards, something when it ends its turn at once beside a building it could
+have paid into, or throws its best cards away at the Reset."""
 
 from __future__ import annotations
 
@@ -13,9 +13,10 @@ from domain import commands as cmd
 from domain import events as ev
 from domain.bots import choose, greedy
 from domain.bots.planner import Clock, Planner
-from domain.peoples import CANONICAL_DECK
+from domain.peoples import CANONICAL_DECK, CARDS
 from domain.review import review_game, review_seed
 from domain.review.decisions import judge_turn
+from domain.review.discards import choices, judge_discards
 from domain.scenario import Position, scenario_game
 
 SAMPLES, CANDIDATES = 2, 3  #: few worlds and plans: the claims hold for any number
@@ -35,10 +36,11 @@ def opening(seed: int) -> list[ev.Event]:
     return scenario_game(Options(2), seed.to_bytes(8, "big"), position)
 
 
-def dealers(events: list[ev.Event], version: int) -> list[random.Random]:
-    """The worlds the review deals for the turn begun at ``version`` (domain/review/review.py)."""
+def dealers(events: list[ev.Event], version: int, what: str = "turn") -> list[random.Random]:
+    """The worlds the review deals for the turn begun at ``version``, or for the Reset played
+    there (``what="discards"``): domain/review/review.py's."""
     seed = review_seed(bytes.fromhex(events[0].seed))
-    return [random.Random(f"{seed}/turn/{version}/world/{i}") for i in range(SAMPLES)]
+    return [random.Random(f"{seed}/{what}/{version}/world/{i}") for i in range(SAMPLES)]
 
 
 def best_plan(state, dealers: list[random.Random], monkeypatch: pytest.MonkeyPatch) -> list[cmd.Command]:  # type: ignore[no-untyped-def]
@@ -76,21 +78,59 @@ def play(events: list[ev.Event], commands: list[cmd.Command]) -> None:
             events.append(event)
 
 
-def test_a_seat_that_plays_the_reviews_best_plan_every_turn_gives_nothing_away(monkeypatch):
+def best_reset(events: list[ev.Event], state) -> cmd.EndTurn:  # type: ignore[no-untyped-def]
+    """The Reset the review finds best in ``state``, in the worlds it deals for it."""
+    found = judge_discards(state, cmd.EndTurn(state.turn.seat), dealers(events, state.version, "discards"), CANDIDATES)
+    assert isinstance(found.best, cmd.EndTurn)
+    return found.best
+
+
+def worst_reset(events: list[ev.Event], state) -> cmd.EndTurn:  # type: ignore[no-untyped-def]
+    """A Reset that throws away the hand's two most valuable cards."""
+    hand = sorted(state.players[state.turn.seat].hand, key=lambda c: (CARDS[c].value, c))
+    return cmd.EndTurn(state.turn.seat, tuple(hand[-2:]))
+
+
+def played_by_plan(reset, monkeypatch: pytest.MonkeyPatch) -> dict:  # type: ignore[no-untyped-def]
     """Seat 0 plays, each turn, the plan the review itself finds best in the worlds it deals
-    for that turn; greedy plays seat 1. The review then costs seat 0's turns at 0 and names
-    no mistake of it."""
+    for that turn, then the Reset ``reset`` chooses; greedy plays seat 1. The game's review."""
     events, rnd = opening(11), random.Random(11)
     while not (state := fold(events)).finished:
         seat = state.turn.seat
         if seat == 0:
-            play(events, best_plan(state, dealers(events, state.version), monkeypatch))
+            plan = best_plan(state, dealers(events, state.version), monkeypatch)
+            play(events, [c for c in plan if not isinstance(c, cmd.EndTurn)])
+            if not (state := fold(events)).finished and state.turn.seat == 0:
+                play(events, [reset(events, state)])
         else:
             play(events, [choose(state, seat, "greedy", rnd)])
-    review = review_game(events, samples=SAMPLES, candidates=CANDIDATES)
-    mine, greedy_seat = review["seats"]
+    return review_game(events, samples=SAMPLES, candidates=CANDIDATES)
+
+
+def test_a_seat_that_plays_the_reviews_best_plan_and_discards_every_turn_gives_nothing_away(monkeypatch):
+    """The review costs the turns of a seat that plays its best plans and Resets at 0, and names
+    no mistake of it; it does find the greedy seat's play costly."""
+    mine, greedy_seat = played_by_plan(best_reset, monkeypatch)["seats"]
     assert (mine["decisions"], mine["mistakes"]) == (0, [])
-    assert greedy_seat["decisions"] > 0  # the same review does find other play costly
+    assert greedy_seat["decisions"] > 0
+
+
+def test_a_seat_that_throws_its_best_cards_away_at_each_reset_is_costed_for_it(monkeypatch):
+    """The same seat, the same best plans, but each Reset discards the two most valuable cards:
+    those Resets cost chances, and a Reset is named among its mistakes with a better Reset."""
+    mine, _ = played_by_plan(worst_reset, monkeypatch)["seats"]
+    assert mine["decisions"] > 0
+    resets = [m for m in mine["mistakes"] if m["played"]["type"] == "end_turn" and len(m["played"]["discards"]) == 2]
+    assert resets and all(m["better"]["type"] == "end_turn" for m in resets)
+
+
+def test_the_discards_a_reset_may_choose_are_each_kind_once():
+    """None, each kind of card, each pair of kinds (two of one kind too): interchangeable cards
+    are one choice."""
+    hand = ("red-3a", "red-3b", "blue-1a")
+    kinds = sorted(tuple(sorted(CARDS[c].kind for c in d)) for d in choices(hand))
+    red, blue = CARDS["red-3a"].kind, CARDS["blue-1a"].kind
+    assert kinds == sorted([(), (red,), (blue,), (red, red), tuple(sorted((red, blue)))])
 
 
 def test_ending_the_turn_at_once_beside_a_building_costs_chances():
