@@ -5,6 +5,7 @@ have paid into, or throws its best cards away at the Reset."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 import pytest
 
@@ -18,6 +19,7 @@ from domain.review import review_game, review_seed
 from domain.review.decisions import judge_turn
 from domain.review.discards import choices, judge_discards
 from domain.scenario import Position, scenario_game
+from domain.state import Game
 
 SAMPLES, CANDIDATES = 2, 3  #: few worlds and plans: the claims hold for any number
 
@@ -43,7 +45,7 @@ def dealers(events: list[ev.Event], version: int, what: str = "turn") -> list[ra
     return [random.Random(f"{seed}/{what}/{version}/world/{i}") for i in range(SAMPLES)]
 
 
-def best_plan(state, dealers: list[random.Random], monkeypatch: pytest.MonkeyPatch) -> list[cmd.Command]:  # type: ignore[no-untyped-def]
+def best_plan(state: Game, dealers: list[random.Random], monkeypatch: pytest.MonkeyPatch) -> list[cmd.Command]:
     """The review's best plan for the turn begun in ``state``, as commands: its first command,
     then the planner's default policy finishing the turn. The policy also tries commands it
     does not play, so every application is recorded and the line is read back from the end."""
@@ -51,10 +53,10 @@ def best_plan(state, dealers: list[random.Random], monkeypatch: pytest.MonkeyPat
     first = judge_turn(state, [cmd.EndTurn(seat)], dealers, CANDIDATES).best
     if isinstance(first, cmd.EndTurn):
         return [first]
-    applied: dict[int, tuple[object, cmd.Command, object]] = {}  # id(after) -> (before, command, after)
+    applied: dict[int, tuple[Game, cmd.Command, Game]] = {}  # id(after) -> (before, command, after)
     apply = greedy.apply
 
-    def recording(world, command):  # type: ignore[no-untyped-def]
+    def recording(world: Game, command: cmd.Command) -> Game:
         after = apply(world, command)
         applied[id(after)] = (world, command, after)  # (kept: an id is unique while its object lives)
         return after
@@ -78,20 +80,20 @@ def play(events: list[ev.Event], commands: list[cmd.Command]) -> None:
             events.append(event)
 
 
-def best_reset(events: list[ev.Event], state) -> cmd.EndTurn:  # type: ignore[no-untyped-def]
+def best_reset(events: list[ev.Event], state: Game) -> cmd.EndTurn:
     """The Reset the review finds best in ``state``, in the worlds it deals for it."""
     found = judge_discards(state, cmd.EndTurn(state.turn.seat), dealers(events, state.version, "discards"), CANDIDATES)
     assert isinstance(found.best, cmd.EndTurn)
     return found.best
 
 
-def worst_reset(events: list[ev.Event], state) -> cmd.EndTurn:  # type: ignore[no-untyped-def]
+def worst_reset(events: list[ev.Event], state: Game) -> cmd.EndTurn:
     """A Reset that throws away the hand's two most valuable cards."""
     hand = sorted(state.players[state.turn.seat].hand, key=lambda c: (CARDS[c].value, c))
     return cmd.EndTurn(state.turn.seat, tuple(hand[-2:]))
 
 
-def played_by_plan(reset, monkeypatch: pytest.MonkeyPatch) -> dict:  # type: ignore[no-untyped-def]
+def played_by_plan(reset: Callable[[list[ev.Event], Game], cmd.EndTurn], monkeypatch: pytest.MonkeyPatch) -> dict:
     """Seat 0 plays, each turn, the plan the review itself finds best in the worlds it deals
     for that turn, then the Reset ``reset`` chooses; greedy plays seat 1. The game's review."""
     events, rnd = opening(11), random.Random(11)
