@@ -7,7 +7,15 @@ greedy bot's whole reply in the feed (bench/bot_speed.py's ``reply_times``, one 
 worker on a real Redis), first with nothing else running, then while ``--reviewers`` processes
 review finished games without pause, each started in a session of its own and given way as the
 reviews worker gives it, computing the review exactly as the job does
-(``application.review.computation.computed``). Prints both p50 and p99 and their ratios.
+(``application.review.computation.computed``). Prints both p50 and p99 and their ratios, and,
+for each phase, the turn jobs' longest wait in the queue and longest run (RQ's timestamps):
+a slow reply whose job waited was held up by the worker, one whose job ran long by the CPU.
+
+The workers are the Procfile's: one on the turn queue alone (``--queues turns``) and one on
+deliveries. A worker taking every queue (``bluemoon-worker``'s default, bench/server.py's
+``start_worker``) also took the review jobs of the games played to their end for the reviewers
+(``finished_games``): its one work-horse then computed a review for 4-5 s while bot turns
+waited behind it, which is what the earlier runs' one slow reply in 40-60 (2.4-3.8 s) was.
 
     python bench/reviews_beside_bots.py [--replies 40] [--reviewers 2] [--games 3]
 """
@@ -20,9 +28,12 @@ import signal
 import subprocess
 import sys
 import time
+from datetime import UTC, datetime
 from pathlib import Path
 
 import redis
+from rq.job import Job
+from rq.registry import FinishedJobRegistry
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -32,7 +43,7 @@ from application.games.game_service import SeatSpec  # noqa: E402
 from application.wiring import build  # noqa: E402
 from bench.bot_speed import reply_times  # noqa: E402
 from bench.measure import percentiles  # noqa: E402
-from bench.server import redis_for, start_worker  # noqa: E402
+from bench.server import redis_for  # noqa: E402
 from domain import Options  # noqa: E402
 
 QUEUE = "bench-bots"
@@ -48,6 +59,38 @@ def review_forever(url: str, games: list[str]) -> None:
     while True:
         for game in games:
             computed(service, game)
+
+
+def procfile_worker(url: str, kind: str) -> subprocess.Popen[bytes]:
+    """The Procfile's ``kind`` worker (``bluemoon-worker --queues kind``) on the bench's queues."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", QUEUE, "--queues", kind],
+        cwd=ROOT,
+        env={**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE},
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def turn_jobs(client: redis.Redis, since: float) -> str:
+    """The longest queue wait and the longest run of the turn jobs enqueued since ``since``
+    (a Unix time), from RQ's record of each finished job."""
+    registry = FinishedJobRegistry(QUEUE, connection=client)
+    waits, runs = [0.0], [0.0]
+    for job in Job.fetch_many(registry.get_job_ids(), connection=client):
+        if job is None or not (job.enqueued_at and job.started_at and job.ended_at):
+            continue
+        enqueued, started, ended = (unix(t) for t in (job.enqueued_at, job.started_at, job.ended_at))
+        if enqueued >= since:
+            waits.append(started - enqueued)
+            runs.append(ended - started)
+    return f"turn jobs: longest wait for the worker {max(waits) * 1000:.0f} ms, longest run {max(runs) * 1000:.0f} ms"
+
+
+def unix(moment: datetime) -> float:
+    """RQ's timestamps are UTC, with or without their zone."""
+    return (moment if moment.tzinfo else moment.replace(tzinfo=UTC)).timestamp()
 
 
 def finished_games(service, count: int) -> list[str]:  # type: ignore[no-untyped-def]
@@ -80,12 +123,14 @@ def main() -> None:
 def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     service = build(client=client, handoff=RQHandoff(client, queue=QUEUE)).service
-    worker = start_worker(url, QUEUE)
+    workers = [procfile_worker(url, "turns"), procfile_worker(url, "deliveries")]
     reviewers: list[subprocess.Popen[bytes]] = []
     try:
         games = finished_games(service, args.games)
         reply_times(service, "greedy", 3)  # warm-up (the worker's first forks and loads), not counted
+        began = time.time()
         alone = reply_times(service, "greedy", args.replies)
+        alone_jobs = turn_jobs(client, began)
         reviewers = [
             subprocess.Popen(
                 [sys.executable, __file__, "--review-forever", url, *games],
@@ -97,15 +142,21 @@ def run(args: argparse.Namespace, url: str) -> None:
         ]
         time.sleep(2.0)  # under way
         assert all(r.poll() is None for r in reviewers), "a reviewer stopped"
+        began = time.time()
         beside = reply_times(service, "greedy", args.replies)
+        beside_jobs = turn_jobs(client, began)
         a50, a99 = percentiles(alone)
         b50, b99 = percentiles(beside)
         print(f"load average before the end: {os.getloadavg()[0]:.1f}")
-        print(f"greedy bot's reply, nothing else running: p50 {a50 * 1000:.1f} ms, p99 {a99 * 1000:.1f} ms")
-        print(f"greedy bot's reply, {args.reviewers} reviews running: p50 {b50 * 1000:.1f} ms, p99 {b99 * 1000:.1f} ms")
+        print(
+            f"greedy bot's reply, nothing else running: p50 {a50 * 1000:.1f} ms, p99 {a99 * 1000:.1f} ms; {alone_jobs}"
+        )
+        print(
+            f"greedy bot's reply, {args.reviewers} reviews running: p50 {b50 * 1000:.1f} ms, p99 {b99 * 1000:.1f} ms; {beside_jobs}"
+        )
         print(f"ratio while reviews run: p50 {b50 / a50:.2f} x, p99 {b99 / a99:.2f} x")
     finally:
-        for process in [*reviewers, worker]:
+        for process in [*reviewers, *workers]:
             os.killpg(process.pid, signal.SIGTERM)
             process.wait(10)
         client.close()

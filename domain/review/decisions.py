@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .. import commands as cmd
@@ -46,10 +46,7 @@ def judge_turn(state: Game, played: Sequence[cmd.Command], dealers: Sequence[ran
     of ``dealers`` deal the worlds the best plan is chosen in, the second half those it is
     costed in (the first world also screens the candidates past ``limit``)."""
     seat = played[0].seat
-    observation = observe(state, seat)
-    worlds = [determinize(observation, dealer) for dealer in dealers]
-    half = max(1, len(worlds) // 2)
-    choosing, costing = worlds[:half], worlds[half:] or worlds[:half]
+    choosing, costing = halves(state, seat, dealers)
     planner = Planner(seat, Clock(math.inf, time.perf_counter))
     options = mcts.candidates(choosing[0], seat)
     if len(options) > limit:
@@ -67,15 +64,35 @@ def judge_turn(state: Game, played: Sequence[cmd.Command], dealers: Sequence[ran
                 found.setdefault(c, []).append(_plan(planner, world, c) or 0.0)
         return {k: sum(v) / len(v) for k, v in found.items()}
 
+    return verdict(chances, choosing, costing, played[0])
+
+
+def halves(state: Game, seat: int, dealers: Sequence[random.Random]) -> tuple[list[Game], list[Game]]:
+    """Worlds dealt from ``seat``'s observation of ``state``: the first half's to choose the
+    best in, the second half's to cost it in (the first half again if there is only one)."""
+    observation = observe(state, seat)
+    worlds = [determinize(observation, dealer) for dealer in dealers]
+    half = max(1, len(worlds) // 2)
+    return worlds[:half], worlds[half:] or worlds[:half]
+
+
+def verdict(
+    chances: Callable[[Sequence[Game]], dict[object, float]],
+    choosing: Sequence[Game],
+    costing: Sequence[Game],
+    played: cmd.Command,
+) -> Judged:
+    """The best option chosen by its mean ``chances`` in ``choosing`` (the one played on a
+    tie), and costed against the one played (``PLAYED``) in ``costing``, never below 0."""
     chosen = chances(choosing)
     if len(chosen) <= 1:
-        return Judged(0.0, played[0])
+        return Judged(0.0, played)
     best = max(chosen, key=lambda k: (chosen[k], k == PLAYED))
     if best == PLAYED:
-        return Judged(0.0, played[0])
+        return Judged(0.0, played)
     costed = chances(costing)
     if PLAYED not in costed:
-        return Judged(0.0, played[0])
+        return Judged(0.0, played)
     assert isinstance(best, cmd.Command)
     return Judged(max(0.0, costed[best] - costed[PLAYED]), best)
 

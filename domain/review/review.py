@@ -20,6 +20,7 @@ from .. import events as ev
 from ..bots.value import MODEL_VERSION, win_probabilities
 from ..commands import command_document
 from .decisions import judge_turn
+from .discards import judge_discards
 from .luck import draw_luck
 from .replay import Decision, Replay, replay
 
@@ -64,6 +65,11 @@ def review_game(
         dealers = [generator(f"turn/{first.version}/world/{i}") for i in range(samples)]
         judged = judge_turn(first.state, [d.command for d in played], dealers, candidates)
         costs.setdefault(seat, []).append((judged.cost, first, judged.best))
+        reset = played[-1]
+        if isinstance(reset.command, cmd.EndTurn):  # its discards: a decision the plan is judged before
+            dealers = [generator(f"discards/{reset.version}/world/{i}") for i in range(samples)]
+            judged = judge_discards(reset.state, reset.command, dealers, candidates)
+            costs.setdefault(seat, []).append((judged.cost, reset, judged.best))
     lucks: dict[int, list[tuple[int, float]]] = {}
     for draw in game.draws:
         lucks.setdefault(draw.seat, []).append(

@@ -2,9 +2,9 @@
 // over the game (a drawn curve, described in words and listed in a table), its three costliest
 // decisions (each a button that takes the replay to that version) and its two totals in words.
 // Asked for with POST when the game has none; looked at again while its job computes it.
-import { words as commandWords } from "/web/command_words.js";
 import { html, nothing, render, svg } from "/web/html.js";
 import { currentLanguage, onLanguageChange, t } from "/web/i18n.js";
+import { decisionWords } from "/web/review_words.js";
 import { api } from "/web/transport.js";
 
 const WIDTH = 320;
@@ -90,8 +90,8 @@ function seatPanel(reviewed, view, seat, goTo) {
                   ${t("review.mistake", {
                     version: m.version,
                     cost: percent(m.cost),
-                    played: commandWords(m.played, view, reviewed.seat),
-                    better: commandWords(m.better, view, reviewed.seat),
+                    played: decisionWords(m.played, view, reviewed.seat),
+                    better: decisionWords(m.better, view, reviewed.seat),
                   })}
                 </button>
               </li>`,
