@@ -13,7 +13,7 @@ a slow reply whose job waited was held up by the worker, one whose job ran long 
 
 The workers are the Procfile's: one on the turn queue alone (``--queues turns``) and one on
 deliveries. A worker taking every queue (``bluemoon-worker``'s default, bench/server.py's
-``start_worker``) also took the review jobs of the games played to their end for the reviewers
+``start_worker`` without ``kinds``) also took the review jobs of the games played to their end for the reviewers
 (``finished_games``): its one work-horse then computed a review for 4-5 s while bot turns
 waited behind it, which is what the earlier runs' one slow reply in 40-60 (2.4-3.8 s) was.
 
@@ -43,7 +43,7 @@ from application.games.game_service import SeatSpec  # noqa: E402
 from application.wiring import build  # noqa: E402
 from bench.bot_speed import reply_times  # noqa: E402
 from bench.measure import percentiles  # noqa: E402
-from bench.server import redis_for  # noqa: E402
+from bench.server import redis_for, start_worker  # noqa: E402
 from domain import Options  # noqa: E402
 
 QUEUE = "bench-bots"
@@ -59,18 +59,6 @@ def review_forever(url: str, games: list[str]) -> None:
     while True:
         for game in games:
             computed(service, game)
-
-
-def procfile_worker(url: str, kind: str) -> subprocess.Popen[bytes]:
-    """The Procfile's ``kind`` worker (``bluemoon-worker --queues kind``) on the bench's queues."""
-    return subprocess.Popen(
-        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", QUEUE, "--queues", kind],
-        cwd=ROOT,
-        env={**os.environ, "REDIS_URL": url, "PYTHONPATH": str(ROOT), "BLUEMOON_QUEUE": QUEUE},
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
 
 
 def turn_jobs(client: redis.Redis, since: float) -> str:
@@ -123,7 +111,7 @@ def main() -> None:
 def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     service = build(client=client, handoff=RQHandoff(client, queue=QUEUE)).service
-    workers = [procfile_worker(url, "turns"), procfile_worker(url, "deliveries")]
+    workers = [start_worker(url, QUEUE, kinds="turns"), start_worker(url, QUEUE, kinds="deliveries")]
     reviewers: list[subprocess.Popen[bytes]] = []
     try:
         games = finished_games(service, args.games)

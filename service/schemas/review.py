@@ -16,13 +16,28 @@ class CurvePoint(Schema):
 
 
 class Mistake(Schema):
-    version = Whole(required=True, metadata={"description": "The version the turn began at (replay it there)."})
+    version = Whole(
+        required=True,
+        metadata={
+            "description": "The version the decision was made at (replay it there): a turn's beginning, or the "
+            "end of the turn for its discards."
+        },
+    )
     cost = fields.Float(required=True, metadata={"description": "The chance of finishing first the turn gave away."})
     played = fields.Nested(
-        Command, required=True, metadata={"description": "The turn's first command as played, as the API takes it."}
+        Command,
+        required=True,
+        metadata={
+            "description": "The turn's first command as played (its end_turn, for the discards), as the API takes it."
+        },
     )
     better = fields.Nested(
-        Command, required=True, metadata={"description": "The first command of the best turn plan found instead."}
+        Command,
+        required=True,
+        metadata={
+            "description": "The first command of the best turn plan found instead (the best end_turn, for the "
+            "discards)."
+        },
     )
 
 
