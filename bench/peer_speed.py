@@ -15,7 +15,10 @@ as boardgame.io sets it up, whose write queue writes once a second: a match's ne
 for the last one's write (the answer went out before it), so moves in a match stall up to 1 s.
 
 Prints each side's moves per second, p50 and p99, server CPU per move (our workers and Redis; the
-node process) and the ratio ours / theirs, with the machine's load average before and after.
+node process), the load generator's CPU per move where it is a process of its own (the node
+drivers), the ceiling those two give (the machine's cores over their sum: the moves a second the
+machine would carry with nothing else running and no wait) and the ratio ours / theirs, with the
+machine's load average before and after.
 
     python bench/peer_speed.py [--seconds 5] [--clients 8]
 
@@ -75,6 +78,8 @@ class Side(NamedTuple):
     rate: float
     latencies: list[float]
     cpu: float
+    #: the load generator's CPU per move (s), where it is a process of its own (the node drivers)
+    client_cpu: float | None = None
 
 
 def ready(seconds: float, in_flight: int) -> int:
@@ -136,22 +141,23 @@ def peer_server(stack: ExitStack, storage: str) -> tuple[subprocess.Popen, int]:
     raise RuntimeError("boardgame.io's server did not start")
 
 
-def driven(stack: ExitStack, argv: list[str], watched: list[int], what: str) -> tuple[dict, float]:  # type: ignore[type-arg]
+def driven(stack: ExitStack, argv: list[str], watched: list[int], what: str) -> tuple[dict, float, float]:  # type: ignore[type-arg]
     """Run a bench/peer driver (load.js, ours.js) to its end: what it found, and the CPU seconds
-    the ``watched`` processes used between its ``start`` and its ``stop``."""
+    the ``watched`` processes and the driver itself used between its ``start`` and its ``stop``."""
     driver = stack.enter_context(started(argv, cwd=PEER, stdout=subprocess.PIPE, text=True))
     assert driver.stdout is not None
     lines = iter(driver.stdout.readline, "")
     if next(lines, "").strip() != "start":
         raise RuntimeError(f"bench/peer/{argv[1]} failed before the clock started")
-    before = sum(cpu_seconds(pid) for pid in watched)
+    before, driver_before = sum(cpu_seconds(pid) for pid in watched), cpu_seconds(driver.pid)
     if next(lines, "").strip() != "stop":
         raise RuntimeError(f"bench/peer/{argv[1]} failed on the clock")
     used = sum(cpu_seconds(pid) for pid in watched) - before
+    driving = cpu_seconds(driver.pid) - driver_before
     found = json.loads(next(lines))
     if found["made_on_clock"]:
         print(f"  ({what}: {found['made_on_clock']} games made on the clock)")
-    return found, used
+    return found, used, driving
 
 
 def peer(storage: str, matches: int, seconds: float) -> Side:
@@ -160,10 +166,11 @@ def peer(storage: str, matches: int, seconds: float) -> Side:
         server, port = peer_server(stack, storage)
         argv = ["node", "load.js", f"http://127.0.0.1:{port}", str(matches), str(seconds), str(MOVES)]
         argv.append(str(ready(seconds, matches)))
-        found, used = driven(stack, argv, [server.pid], f"{storage}, {matches} matches")
+        found, used, driving = driven(stack, argv, [server.pid], f"{storage}, {matches} matches")
         latencies = [ms / 1000 for ms in found["latencies"]]
         name = f"boardgame.io, {'in memory' if storage == 'memory' else 'FlatFile'}, {matches} matches"
-        return Side(name, DURABLE[storage], found["moves"] / found["elapsed"], latencies, used / found["moves"])
+        moves = found["moves"]
+        return Side(name, DURABLE[storage], moves / found["elapsed"], latencies, used / moves, driving / moves)
 
 
 def ours_socket(url: str, games: int, seconds: float) -> Side:
@@ -177,13 +184,14 @@ def ours_socket(url: str, games: int, seconds: float) -> Side:
         with ExitStack() as stack:
             argv = ["node", "ours.js", f"http://127.0.0.1:{port}", str(games), str(seconds)]
             argv.append(str(ready(seconds, games)))
-            found, used = driven(stack, argv, [*children(service.pid), redis_pid], "ours, socket")
+            found, used, driving = driven(stack, argv, [*children(service.pid), redis_pid], "ours, socket")
     finally:
         service.terminate()
         service.wait(10)
     name = f"this service, play socket, {games} games"
     latencies = [ms / 1000 for ms in found["latencies"]]
-    return Side(name, DURABLE["ours"], found["moves"] / found["elapsed"], latencies, used / found["moves"])
+    moves = found["moves"]
+    return Side(name, DURABLE["ours"], moves / found["elapsed"], latencies, used / moves, driving / moves)
 
 
 def ours(url: str, clients: int, seconds: float) -> Side:
@@ -232,16 +240,21 @@ def main() -> None:
     )
     print(
         f"{'server':52s} {'durable when it answers':46s} {'moves/s':>8s} {'p50':>9s} {'p99':>9s} {'CPU/move':>9s}"
-        "  × theirs in memory (8): moves/s, p99 (≥ 1: as good)"
+        f" {'client':>8s} {'ceiling':>8s}  × theirs in memory (8): moves/s, p99 (≥ 1: as good)"
     )
     # the ratio is against boardgame.io in memory with as many matches as our games (its first row)
     base = next((r for r in rows if r.name.startswith("boardgame.io, in memory")), rows[0])
     base_p99 = percentiles(base.latencies)[1]
     for row in rows:
         p50, p99 = percentiles(row.latencies)
+        # what the machine's cores would carry if server and client had them all (CPU per move bound)
+        client, ceiling = "—", "—"
+        if row.client_cpu is not None:
+            client = f"{row.client_cpu * 1000:5.2f} ms"
+            ceiling = f"{(os.cpu_count() or 1) / (row.cpu + row.client_cpu):8.0f}"
         print(
             f"{row.name:52s} {row.durable:46s} {row.rate:8.0f} {p50 * 1000:6.1f} ms {p99 * 1000:6.1f} ms "
-            f"{row.cpu * 1000:6.2f} ms  {row.rate / base.rate:5.2f}, {base_p99 / p99:5.2f}"
+            f"{row.cpu * 1000:6.2f} ms {client:>8s} {ceiling:>8s}  {row.rate / base.rate:5.2f}, {base_p99 / p99:5.2f}"
         )
 
 
