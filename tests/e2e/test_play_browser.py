@@ -4,6 +4,7 @@ seeing each other's moves live, a refused command shown, the phone layout, no co
 
 from __future__ import annotations
 
+import json
 import random
 import re
 import time
@@ -197,11 +198,43 @@ def test_browser_a_name_with_markup_is_shown_as_text_and_runs_nothing(server, br
     assert errors == []
 
 
+class Traffic:
+    """What a page sent its game's commands over: the play socket's frames (the commands sent,
+    the answers heard) and the requests ``POST /games/{game}/commands``."""
+
+    def __init__(self, page) -> None:
+        self.sent: list[dict] = []
+        self.heard: list[dict] = []
+        self.posted: list[dict] = []
+        page.on("websocket", self._socket)
+        page.on("request", self._request)
+
+    def _socket(self, ws) -> None:
+        if ws.url.endswith("/socket"):
+            ws.on("framesent", lambda text: self.sent.append(json.loads(text)))
+            ws.on("framereceived", lambda text: self.heard.append(json.loads(text)))
+
+    def _request(self, request) -> None:
+        if request.method == "POST" and request.url.endswith("/commands"):
+            self.posted.append({"key": request.headers.get("idempotency-key"), "body": request.post_data_json})
+
+    def commands(self) -> list[str]:
+        """The types of the commands sent over the socket, in order."""
+        return [frame["command"]["type"] for frame in self.sent]
+
+    def answers(self, kind: str) -> list[dict]:
+        return [frame for frame in self.heard if frame["type"] == kind]
+
+
 def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, browser):  # noqa: F811
-    """A step, then the page's take-back (P17): the watcher sees both, the figure is back."""
+    """A step, then the page's take-back (P17): the watcher sees both, the figure is back. The
+    mover's page plays them over its play socket, not with a request each; the watcher, who does
+    not move, opens none."""
     errors: list[str] = []
     game, tokens, first = two_humans_over_http(server)
     mover = page_with_errors(browser, errors)
+    traffic = Traffic(mover)
+    watched = Traffic(watcher := page_with_errors(browser, errors))
     watcher = page_with_errors(browser, errors)
     mover.goto(f"{server}/play/{game}#token={tokens[first]}")
     watcher.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
@@ -221,7 +254,11 @@ def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, br
     assert view["players"][first]["position"] == "courtyard" and view["turn"]["steps"] == 2
     mover.wait_for_selector("#actions button[data-type=take_back]", state="detached")  # nothing left to take back
     mover.wait_for_selector("#board g.target.step")  # the turn goes on from its start
-    assert errors == []
+    assert traffic.commands() == ["move", "take_back"] and traffic.posted == [], (traffic.sent, traffic.posted)
+    keys = [frame["idempotency_key"] for frame in traffic.sent]
+    assert len(set(keys)) == 2 and all(frame["command"]["expected_version"] for frame in traffic.sent)
+    assert [answer["id"] for answer in traffic.answers("result")] == [frame["id"] for frame in traffic.sent]
+    assert watched.sent == watched.heard == [] and errors == []
 
 
 def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, browser):  # noqa: F811
@@ -262,10 +299,12 @@ def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, b
 def test_browser_a_refused_command_shows_the_problem(server, browser):  # noqa: F811
     """The turn ends behind the page's back, so the page's buttons are stale; its event stream
     is held (routed and left unanswered) until the stale command has been refused, so the live
-    event cannot redraw the page first. Once the stream is let through, the page catches up."""
+    event cannot redraw the page first. Once the stream is let through, the page catches up. The
+    refusal came as the play socket's problem message, worded as REST's problem would be."""
     errors: list[str] = []
     game, tokens, first = two_humans_over_http(server)
     page = page_with_errors(browser, errors)
+    traffic = Traffic(page)
     held: list = []
     page.route(GAME_STREAM, lambda route: held.append(route))  # left unanswered until released below
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
@@ -287,6 +326,8 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):  # noqa: 
     wait_until(page, "document.querySelector('#problem').textContent.length > 0", timeout=10_000)
     shown = page.text_content("#problem")
     assert "version" in shown or "turn" in shown, shown
+    [refused] = traffic.answers("problem")
+    assert refused["problem"]["status"] in (409, 412) and traffic.posted == [], (refused, traffic.posted)
     for route in held:
         route.continue_()
     page.unroute(GAME_STREAM)
