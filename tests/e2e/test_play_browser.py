@@ -18,6 +18,7 @@ from tests.e2e.conftest import call, wait_until
 from tests.support.browser import (
     GAME_STREAM,
     SHOTS,
+    Traffic,
     browser,  # noqa: F401 (the fixture)
     page_with_errors,
     scenario_over_http,
@@ -197,34 +198,6 @@ def test_browser_a_name_with_markup_is_shown_as_text_and_runs_nothing(server, br
     assert name in page.text_content("#table") and page.query_selector("#table img") is None
     assert page.evaluate("window.pwned") is None
     assert errors == []
-
-
-class Traffic:
-    """What a page sent its game's commands over: the play socket's frames (the commands sent,
-    the answers heard) and the requests ``POST /games/{game}/commands``."""
-
-    def __init__(self, page) -> None:
-        self.sent: list[dict] = []
-        self.heard: list[dict] = []
-        self.posted: list[dict] = []
-        page.on("websocket", self._socket)
-        page.on("request", self._request)
-
-    def _socket(self, ws) -> None:
-        if ws.url.endswith("/socket"):
-            ws.on("framesent", lambda text: self.sent.append(json.loads(text)))
-            ws.on("framereceived", lambda text: self.heard.append(json.loads(text)))
-
-    def _request(self, request) -> None:
-        if request.method == "POST" and request.url.endswith("/commands"):
-            self.posted.append({"key": request.headers.get("idempotency-key"), "body": request.post_data_json})
-
-    def commands(self) -> list[str]:
-        """The types of the commands sent over the socket, in order."""
-        return [frame["command"]["type"] for frame in self.sent]
-
-    def answers(self, kind: str) -> list[dict]:
-        return [frame for frame in self.heard if frame["type"] == kind]
 
 
 def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, browser):  # noqa: F811
