@@ -10,8 +10,8 @@ const noHtmlStrings = [
   ...["write", "writeln"].map((property) => ({ object: "document", property })),
 ].map((rule) => ({ ...rule, message: HTML_STRINGS }));
 
-// The service is reached through transport.js alone (REST and the event stream, with its retries
-// and resumption), as boardgame.io's clients reach theirs through one Transport.
+// The service is reached through transport.js alone (REST, the event stream and the play socket,
+// with their retries and resumption), as boardgame.io's clients reach theirs through one Transport.
 const TRANSPORT = "Reach the service through /web/transport.js (api, follow, file)";
 const REQUESTS = ["fetch", "EventSource", "XMLHttpRequest", "WebSocket"];
 const noOwnRequests = REQUESTS.map((name) => ({ name, message: TRANSPORT }));

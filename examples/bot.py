@@ -4,7 +4,9 @@ accounts in and plays them, one at a time, until it has finished ``--games`` of 
 It signs in with a bot account's personal access token (scopes ``bot``, ``play``, ``read``;
 docs/accounts.md, "Bot accounts") taken from ``BLUEMOON_TOKEN``, and hears what happens from its
 person stream (``/me/stream``, docs/api.md): ``turn.started`` is its cue to play, ``game.ended``
-to look for the next game. ``connect``'s client retries a lost command with its Idempotency-Key and
+to look for the next game. It plays each game's commands over its play socket (``PlaySocket``,
+docs/api.md), which sends a command over REST instead when the socket cannot open or drops, with
+the same Idempotency-Key and version; ``connect``'s client retries a lost request with its key and
 If-Match, and ``follow`` resumes the stream when it breaks, so the bot needs no retry code.
 
     BLUEMOON_TOKEN=bmp_... python examples/bot.py --url https://bluemoon.example --games 1
@@ -19,9 +21,10 @@ import time
 from bluemoon_client.api.follow import list_my_events
 from bluemoon_client.api.games import get_game
 from bluemoon_client.api.lobby import join_open_game, list_open_games
-from bluemoon_client.api.play import legal_commands, post_command
+from bluemoon_client.api.play import legal_commands
 from bluemoon_client.models import GameView, Legal, OpenGame, OpenGameList
 from bluemoon_kit import connect, follow
+from bluemoon_kit.play_socket import PlaySocket
 
 PREFERRED = ("offer", "contribute", "end_turn")  # build when it can (so that games end), else pass
 
@@ -47,9 +50,9 @@ def join_a_game(api, poll: float) -> str:
         time.sleep(poll)
 
 
-def play_turn(api, game: str, seat: int) -> int:
-    """Play the seat's turn in ``game`` to its end (each command posted with If-Match); the number
-    of commands posted."""
+def play_turn(api, socket: PlaySocket, game: str, seat: int) -> int:
+    """Play the seat's turn in ``game`` to its end (each command sent with the version it was
+    chosen on); the number of commands played."""
     posted = 0
     while True:
         view = get_game.sync(game, client=api)
@@ -59,11 +62,11 @@ def play_turn(api, game: str, seat: int) -> int:
         if not isinstance(legal, Legal) or not legal.commands:
             return posted
         command = choose(legal.commands)
-        answer = post_command.sync_detailed(game, client=api, body=command, if_match=f'"{legal.version}"')
-        if answer.status_code == 200:
+        status, answer = socket.play(command.to_dict(), legal.version)
+        if status == 200:
             posted += 1
-        elif answer.status_code not in (409, 412):  # the game moved on meanwhile: look again
-            raise SystemExit(f"command refused: {answer.status_code} {answer.content!r}")
+        elif status not in (409, 412):  # the game moved on meanwhile: look again
+            raise SystemExit(f"command refused: {status} {answer!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -72,7 +75,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--games", type=int, default=0, help="stop after this many games (0: never)")
     parser.add_argument("--poll", type=float, default=5.0, help="seconds between looks at the open games")
     args = parser.parse_args(argv)
-    api = connect(args.url, os.environ["BLUEMOON_TOKEN"])
+    token = os.environ["BLUEMOON_TOKEN"]
+    api = connect(args.url, token)
+    sockets: dict[str, PlaySocket] = {}  # a game's socket, from its first turn to its end
     now = list_my_events.sync(client=api)  # where the stream is now: follow it from here
     events = follow(api.get_httpx_client(), "/me/stream", after=now.next_)
     finished = 0
@@ -81,15 +86,23 @@ def main(argv: list[str] | None = None) -> None:
         news = event.json()
         game = news.get("game")
         if event.event in ("game.started", "turn.started"):
-            played = play_turn(api, game, news["data"]["seat"])
+            if game not in sockets:
+                sockets[game] = PlaySocket(api.get_httpx_client(), game, token)
+            played = play_turn(api, sockets[game], game, news["data"]["seat"])
             print(f"{event.event} in {game}: played {played} commands", flush=True)
         elif event.event == "game.ended":
             finished += 1
-            print(f"game {game} ended: place {news['data']['place']}", flush=True)
+            socket = sockets.pop(game, None)
+            sent = f"; commands over the socket: {socket.over_socket}, over REST: {socket.over_rest}" if socket else ""
+            if socket:
+                socket.close()
+            print(f"game {game} ended: place {news['data']['place']}{sent}", flush=True)
             if args.games and finished >= args.games:
                 break
             join_a_game(api, args.poll)
     events.close()
+    for socket in sockets.values():
+        socket.close()
 
 
 if __name__ == "__main__":

@@ -13,6 +13,8 @@ from flask import Flask, Response
 
 #: The pages' policy: only files from this origin; images may also be data: URLs (icons, and
 #: Swagger UI's in its stylesheet); no plugins, no <base>, forms post only here, no framing.
+#: connect-src 'self' lets the play page open its play socket: CSP 3 matches the origin's own
+#: ws:/wss: URL to 'self' (Chromium 71+, Firefox, Safari 16+); a browser that refuses it plays over REST.
 CONTENT_SECURITY_POLICY = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
     "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"

@@ -1,7 +1,7 @@
 // A seat's page (/play/{game}#token=…) or a spectator's (/play/{game}). The token stays in the
 // fragment and in localStorage, so it never reaches a server log. Only the public API is used:
-// the view, /legal (the page sends nothing else), commands with If-Match and Idempotency-Key,
-// and the event stream, resumed with Last-Event-ID.
+// the view, /legal (the page sends nothing else), commands with their version and Idempotency-Key
+// (over the play socket, else REST), and the event stream, resumed with Last-Event-ID.
 //
 // What the page shows is a function of one state object (state.js): update() is the only way to
 // change it, and it redraws every panel.
@@ -18,7 +18,7 @@ import { PEOPLES, powerOf } from "/web/peoples.js";
 import { showReview } from "/web/review.js";
 import { mySeats, remember } from "/web/seats.js";
 import { pageState } from "/web/state.js";
-import { api, follow } from "/web/transport.js";
+import { api, follow, playSocket } from "/web/transport.js";
 import { pinchZoom } from "/web/zoom.js";
 
 const game = location.pathname.split("/").pop();
@@ -453,11 +453,13 @@ function endTurn() {
   play({ type: "end_turn", discards });
 }
 
+let socket = null; // the seat's play socket (transport.js), made at its first command
+
 async function play(command) {
   update({ problem: null, busy: true });
   const key = crypto.randomUUID ? crypto.randomUUID() : `${Date.now()}-${Math.random()}`;
-  const headers = { "If-Match": `"${state.legal.version}"`, "Idempotency-Key": key };
-  const result = await api("POST", `/games/${game}/commands`, command, state.token, headers);
+  socket ??= playSocket(game, state.token);
+  const result = await socket.send(command, state.legal.version, key);
   if (!result.ok) update({ problem: result.problem });
   await load();
 }
@@ -507,6 +509,7 @@ async function load() {
   const moved = !state.view || view.version !== state.view.version;
   const seat = view.viewer;
   if (view.result) showAudits();
+  if (view.result) socket?.close(); // nothing more to play: its slot is let go
   if (view.result && !state.view?.result) reviewed(view, seat);
   if (view.result && !state.view?.result && view.viewer !== null) setInterval(watchRematch, 3000);
   if (seat !== null) remember(game, seat, state.token);

@@ -1,7 +1,8 @@
-// The pages' one way to the service: its public REST API and its event streams, as any client
-// would use them (like boardgame.io's Transport). api() sends a call with the caller's token
-// and headers and reads its answer or its problem; follow() reads an event stream and resumes it
-// where it stopped. No page calls fetch itself.
+// The pages' one way to the service: its public REST API, its event streams and its play socket,
+// as any client would use them (like boardgame.io's Transport). api() sends a call with the
+// caller's token and headers and reads its answer or its problem; follow() reads an event stream
+// and resumes it where it stopped; playSocket() sends a seat's commands over one WebSocket, and
+// over REST when it cannot. No page calls fetch itself.
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const bearer = (token) => (token ? { Authorization: `Bearer ${token}` } : {});
@@ -25,13 +26,116 @@ export async function api(method, path, body, token, headers = {}, retries = 2) 
   }
   const text = await response.text();
   const parsed = text ? JSON.parse(text) : null;
-  // a refusal is its problem document (RFC 9457), worded by the page from its code (i18n.js explain)
-  const problem = response.ok
-    ? null
-    : parsed?.code
-      ? parsed
-      : { status: response.status, detail: parsed?.detail || parsed?.title || `HTTP ${response.status}` };
+  const problem = response.ok ? null : problemOf(response.status, parsed);
   return { ok: response.ok, status: response.status, body: parsed, problem, etag: response.headers.get("ETag") };
+}
+
+/** A refusal is its problem document (RFC 9457), worded by the page from its code (i18n.js explain). */
+function problemOf(status, parsed) {
+  return parsed?.code ? parsed : { status, detail: parsed?.detail || parsed?.title || `HTTP ${status}` };
+}
+
+const OPENING_MS = 5000; // a play socket not open by then is given up: the command goes over REST
+const ANSWER_MS = 10000; // a command unanswered on the socket by then is sent over REST (its key kept)
+const BACKOFF_MS = [1000, 30000]; // after a drop or a failed opening, the next try waits 1 s, doubled up to 30 s
+
+/** A seat's play socket (``GET /games/{game}/socket``, docs/api.md): ``send(command, version, key)``
+ * plays a command over one WebSocket instead of a request each, answered as api() answers
+ * ``POST /games/{game}/commands`` (the same result, the same problem document, 429 waited out as
+ * told). The socket opens at the first command, so spectators never hold one, and again after a
+ * drop once its backoff is over. A command that finds no socket open, or whose socket drops (or
+ * stays silent) before the answer, goes over REST with the same Idempotency-Key and version: it is
+ * played at most once. The socket's pushed events are not read: the page's event stream (which
+ * carries the chat too) tells it what happens. ``close()`` lets the socket go for good. */
+export function playSocket(game, token) {
+  const url = `${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/games/${game}/socket`;
+  const waiting = new Map(); // a message's id -> what its answer (null: none will come) is given to
+  let socket = null; // the open socket
+  let opening = null; // the opening on its way: a promise of the socket, or of null if it failed
+  let backoff = 0;
+  let nextTry = 0; // no opening is tried before this (Date.now())
+  let ended = false;
+  let sent = 0;
+
+  const dropped = (ws) => {
+    if (socket === ws) socket = null;
+    for (const give of waiting.values()) give(null);
+    waiting.clear();
+    backoff = Math.min(backoff ? backoff * 2 : BACKOFF_MS[0], BACKOFF_MS[1]);
+    nextTry = Date.now() + backoff;
+  };
+
+  function open() {
+    if (opening) return opening;
+    if (socket || ended || Date.now() < nextTry) return Promise.resolve(socket);
+    opening = new Promise((resolve) => {
+      let ws;
+      try {
+        ws = new WebSocket(url, ["bluemoon.v1", ...(token ? [`bearer.${token}`] : [])]);
+      } catch {
+        dropped(null); // a URL or a token the browser refuses (its policy, say): REST it is
+        resolve(null);
+        return;
+      }
+      const late = setTimeout(() => ws.close(), OPENING_MS);
+      ws.onopen = () => {
+        clearTimeout(late);
+        socket = ws;
+        backoff = 0;
+        resolve(ws);
+      };
+      ws.onclose = () => {
+        clearTimeout(late);
+        dropped(ws);
+        resolve(null);
+      };
+      ws.onmessage = (message) => {
+        const answer = JSON.parse(message.data);
+        const give = waiting.get(answer.id);
+        if (!give) return; // pushed events, and answers given up on
+        waiting.delete(answer.id);
+        give(answer);
+      };
+    }).finally(() => (opening = null));
+    return opening;
+  }
+
+  async function send(command, version, key, retries = 2) {
+    const ws = await open();
+    const answer = ws && (await asked(ws, { ...command, expected_version: version }, key));
+    if (answer?.type === "result") return { ok: true, status: 200, body: answer.result, problem: null, etag: null };
+    if (answer?.type === "problem") {
+      const { status, retry_after: seconds } = answer.problem;
+      if (status === 429 && retries > 0) {
+        await sleep(Math.min(seconds || 1, 30) * 1000);
+        return send(command, version, key, retries - 1);
+      }
+      return { ok: false, status, body: answer.problem, problem: problemOf(status, answer.problem), etag: null };
+    }
+    const headers = { "If-Match": `"${version}"`, "Idempotency-Key": key };
+    return api("POST", `/games/${game}/commands`, command, token, headers);
+  }
+
+  /** The socket's answer to one command, or null if none came (the socket is then let go). */
+  function asked(ws, command, key) {
+    const id = `c${++sent}`;
+    return new Promise((give) => {
+      waiting.set(id, give);
+      setTimeout(() => {
+        if (!waiting.delete(id)) return; // answered
+        give(null);
+        ws.close();
+      }, ANSWER_MS);
+      ws.send(JSON.stringify({ id, idempotency_key: key, command }));
+    });
+  }
+
+  function close() {
+    ended = true;
+    socket?.close();
+  }
+
+  return { send, close };
 }
 
 /** A static file of the pages (a catalogue of words): its JSON. */

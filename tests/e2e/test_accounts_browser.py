@@ -12,6 +12,7 @@ import pytest
 
 from tests.e2e.conftest import call, wait_until
 from tests.support.browser import (  # noqa: F401 (the fixture)
+    Traffic,
     another_site,
     browser,
     link_in,
@@ -44,6 +45,7 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
     phone.wait_for_selector("#signed-in")
     phone.wait_for_selector("#games li a")
     assert phone.get_attribute("#games li a", "href") == f"/play/{game}"  # from the account, no seat token
+    traffic = Traffic(phone)
     phone.click("#games li a")
     phone.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])", timeout=30_000)
     before = len(phone.query_selector_all("#log li"))
@@ -53,6 +55,8 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
         "ends the turn" in " ".join(phone.locator("#log li").all_text_contents())
         or len(phone.query_selector_all("#log li")) > before
     )
+    # played over the play socket, which the session signed in (the page's own origin)
+    assert traffic.commands() == ["end_turn"] and traffic.answers("result") and traffic.posted == []
     assert errors == []
 
 

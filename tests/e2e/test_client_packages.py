@@ -5,7 +5,8 @@ READMEs say and installed from what the build made, each playing a whole game on
   installed into a folder of its own and imported from there; its layer, ``bluemoon_kit``, is
   shown on the service: a command whose answer is lost is retried with its Idempotency-Key and
   If-Match and applied once, a 401 is retried once with a refreshed token, and a game's stream is
-  followed across a broken connection without an event missed or repeated.
+  followed across a broken connection without an event missed or repeated; a command whose play
+  socket drops before its answer is sent again over REST with its key, and played once.
 - The TypeScript tarball (``npm pack``) is installed into a node project of its own and plays a
   game from node (tests/e2e/packages/play.mjs), following the game's stream.
 
@@ -14,15 +15,20 @@ They run on the embedded Redis only (``own_store``): the packages are what they 
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.metadata
 import json
 import random
 import re
 import shutil
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
+from contextlib import suppress
 from pathlib import Path
 
 import httpx
@@ -129,26 +135,36 @@ class _LosesOneAnswer(httpx.BaseTransport):
         return response
 
 
+def _my_turn(api, game: str):
+    """``/legal`` once it is my turn (the bot may begin)."""
+    from bluemoon_client.api.follow import list_events
+    from bluemoon_client.api.play import legal_commands
+
+    legal = legal_commands.sync(game, client=api)
+    while not legal.commands:  # type: ignore[union-attr]
+        list_events.sync(game, client=api, after=legal.version, wait=10)  # type: ignore[union-attr]
+        legal = legal_commands.sync(game, client=api)
+    return legal
+
+
 def test_a_lost_answer_is_retried_with_its_keys_and_a_401_once_with_a_refreshed_token(wheel, start_service):
-    """Slow: on the real service (one for both, to keep the suite lean), a command is applied and
-    its answer dropped on the way back; the service refuses an old token and a fake refresher
-    (OAuth's comes later) gives the real one."""
+    """Slow: on the real service (one for all, to keep the suite lean), a command is applied and
+    its answer dropped on the way back, over REST and over the play socket; the service refuses
+    an old token and a fake refresher (OAuth's comes later) gives the real one."""
     from bluemoon_client.api.accounts import my_games
     from bluemoon_client.api.follow import list_events
     from bluemoon_client.api.games import create_game
-    from bluemoon_client.api.play import legal_commands, post_command
+    from bluemoon_client.api.play import post_command
     from bluemoon_client.models import CommandResult, EventPage
     from bluemoon_kit import connect
+    from bluemoon_kit.play_socket import PlaySocket
 
     server = start_service()
     token = personal_token(server, start_service.logs[-1], "ada@example.com")
     lossy = _LosesOneAnswer()
     api = connect(server, token, transport=lossy)
     game = create_game.sync(client=api, body=_two_seats()).game  # type: ignore[union-attr]
-    legal = legal_commands.sync(game, client=api)
-    while not legal.commands:  # type: ignore[union-attr]  # the bot began: wait for my turn
-        list_events.sync(game, client=api, after=legal.version, wait=10)  # type: ignore[union-attr]
-        legal = legal_commands.sync(game, client=api)
+    legal = _my_turn(api, game)
     before = list_events.sync(game, client=api).events  # type: ignore[union-attr]
     command = legal.commands[0]  # type: ignore[union-attr]
     answer = post_command.sync_detailed(game, client=api, body=command, if_match=f'"{legal.version}"')  # type: ignore[union-attr]
@@ -163,6 +179,25 @@ def test_a_lost_answer_is_retried_with_its_keys_and_a_401_once_with_a_refreshed_
     page = list_events.sync(game, client=api, after=len(before))
     assert isinstance(page, EventPage)
     assert [e.seq for e in page.events] == [e.seq for e in result.events]  # applied once, nothing more
+
+    # the play socket: the answer to its first command is cut on the way back; the command is sent
+    # again over REST with its key (the first outcome comes back), and the next reopens the socket
+    relay = _CutsTheFirstSocket(int(server.rsplit(":", 1)[1]))
+    near = connect(relay.url, token)
+    game = create_game.sync(client=near, body=_two_seats()).game  # type: ignore[union-attr]
+    legal = _my_turn(near, game)
+    seat = PlaySocket(near.get_httpx_client(), game, token)
+    status, answer = seat.play(legal.commands[0].to_dict(), legal.version, key="cut-1")  # type: ignore[union-attr]
+    assert status == 200 and answer["duplicate"] is True and relay.cut == 1, answer
+    assert (seat.over_socket, seat.over_rest) == (0, 1)
+    logged = near.get_httpx_client().get(f"/games/{game}/events").json()["events"]
+    digest = hashlib.sha256(b"cut-1").hexdigest()[:16]
+    assert [e["seq"] for e in logged if e["meta"].get("key_digest") == digest] == [e["seq"] for e in answer["events"]]
+    time.sleep(1.1)  # the socket's first backoff
+    legal = _my_turn(near, game)
+    status, answer = seat.play(legal.commands[0].to_dict(), legal.version)  # type: ignore[union-attr]
+    assert status == 200 and answer["duplicate"] is False and (seat.over_socket, seat.over_rest) == (1, 1)
+    seat.close()
 
     asked: list[str] = []
 
@@ -182,6 +217,36 @@ def test_a_lost_answer_is_retried_with_its_keys_and_a_401_once_with_a_refreshed_
     stuck = connect(server, "bmp_" + "x" * 40, refresh=useless)
     assert my_games.sync_detailed(client=stuck).status_code == 401  # once more, then the 401 is the caller's
     assert asked.count("bad") == 1
+
+
+class _CutsTheFirstSocket:
+    """A TCP relay to the service (at ``port``) that cuts the first play socket through it once the
+    service's answer to a command reaches it, undelivered, as when the network drops."""
+
+    ANSWER = re.compile(rb'"type":\s*"result"')
+
+    def __init__(self, port: int) -> None:
+        self.upstream, self.cut = port, 0
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            client, _ = self.listener.accept()
+            server = socket.create_connection(("127.0.0.1", self.upstream))
+            threading.Thread(target=self._pump, args=(client, server, False), daemon=True).start()
+            threading.Thread(target=self._pump, args=(server, client, True), daemon=True).start()
+
+    def _pump(self, source: socket.socket, sink: socket.socket, cuts: bool) -> None:
+        """Bytes from ``source`` to ``sink``; the service's side (``cuts``) cuts at the first answer
+        of a socket (REST's answers carry no ``"type": "result"``)."""
+        with source, sink, suppress(OSError):  # (the other way's end closes both)
+            while chunk := source.recv(65536):
+                if cuts and self.cut == 0 and self.ANSWER.search(chunk):
+                    self.cut += 1
+                    return
+                sink.sendall(chunk)
 
 
 class _BreaksTheFirstStream(httpx.BaseTransport):

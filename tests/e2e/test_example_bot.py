@@ -1,11 +1,13 @@
 """The example bot (examples/bot.py) run as its README says, on the Python wheel, against a live
-service: it joins a person's open game with a bot account's token and plays its seat to the end.
-On the embedded Redis only (``own_store``): the example is what it tests, not the store."""
+service: it joins a person's open game with a bot account's token and plays its seat to the end,
+over its play socket, or over REST when the service refuses the socket. On the embedded Redis only
+(``own_store``): the example is what it tests, not the store."""
 
 from __future__ import annotations
 
 import os
 import random
+import re
 import subprocess
 import sys
 import time
@@ -24,11 +26,19 @@ def _page(base: str, session: str) -> dict[str, str]:
     return {"Cookie": f"bm_session={session}", "Origin": base}
 
 
-def test_the_example_bot_joins_a_persons_open_game_and_plays_it_to_the_end(tmp_path, start_service):
+@pytest.mark.parametrize(
+    ("settings", "over"),
+    [
+        ({}, "socket"),
+        ({"QUOTA_STREAMS_PER_TOKEN": "0"}, "REST"),  # no stream slot for a token: every socket is refused (429)
+    ],
+    ids=["over-the-socket", "socket-refused"],
+)
+def test_the_example_bot_joins_a_persons_open_game_and_plays_it_to_the_end(tmp_path, start_service, settings, over):
     """Slow (about 15 s): it builds the wheel, starts the service and plays a whole game, the
     person's seat from here and the bot's by examples/bot.py in a process of its own."""
     _, site = built_and_installed(tmp_path / "wheel")
-    base = start_service()
+    base = start_service(**settings)
     log = start_service.logs[-1]
     ada = _page(base, signed_in_session(base, log, "ada@example.com"))
     robo = _page(base, signed_in_session(base, log, "robo@example.com"))
@@ -79,3 +89,7 @@ def test_the_example_bot_joins_a_persons_open_game_and_plays_it_to_the_end(tmp_p
     assert view["seats"][1].get("account_bot") is True and bot_turns
     played = sum(int(line.split("played ")[1].split()[0]) for line in output.splitlines() if "played " in line)
     assert played >= len(bot_turns), output  # at least one command each turn it had
+    ways = re.search(rf"game {game} ended: .* over the socket: (\d+), over REST: (\d+)", output)
+    assert ways, output
+    sent = {"socket": int(ways[1]), "REST": int(ways[2])}
+    assert sent[over] >= played and sum(sent.values()) == sent[over], output  # every command went one way

@@ -4,6 +4,8 @@ seeing each other's moves live, a refused command shown, the phone layout, no co
 
 from __future__ import annotations
 
+import hashlib
+import json
 import random
 import re
 import time
@@ -16,6 +18,7 @@ from tests.e2e.conftest import call, wait_until
 from tests.support.browser import (
     GAME_STREAM,
     SHOTS,
+    Traffic,
     browser,  # noqa: F401 (the fixture)
     page_with_errors,
     scenario_over_http,
@@ -198,10 +201,14 @@ def test_browser_a_name_with_markup_is_shown_as_text_and_runs_nothing(server, br
 
 
 def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, browser):  # noqa: F811
-    """A step, then the page's take-back (P17): the watcher sees both, the figure is back."""
+    """A step, then the page's take-back (P17): the watcher sees both, the figure is back. The
+    mover's page plays them over its play socket, not with a request each; the watcher, who does
+    not move, opens none."""
     errors: list[str] = []
     game, tokens, first = two_humans_over_http(server)
     mover = page_with_errors(browser, errors)
+    traffic = Traffic(mover)
+    watched = Traffic(watcher := page_with_errors(browser, errors))
     watcher = page_with_errors(browser, errors)
     mover.goto(f"{server}/play/{game}#token={tokens[first]}")
     watcher.goto(f"{server}/play/{game}#token={tokens[1 - first]}")
@@ -221,7 +228,53 @@ def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, br
     assert view["players"][first]["position"] == "courtyard" and view["turn"]["steps"] == 2
     mover.wait_for_selector("#actions button[data-type=take_back]", state="detached")  # nothing left to take back
     mover.wait_for_selector("#board g.target.step")  # the turn goes on from its start
-    assert errors == []
+    assert traffic.commands() == ["move", "take_back"] and traffic.posted == [], (traffic.sent, traffic.posted)
+    keys = [frame["idempotency_key"] for frame in traffic.sent]
+    assert len(set(keys)) == 2 and all(frame["command"]["expected_version"] for frame in traffic.sent)
+    assert [answer["id"] for answer in traffic.answers("result")] == [frame["id"] for frame in traffic.sent]
+    assert watched.sent == watched.heard == [] and errors == []
+
+
+@pytest.mark.own_store  # what it tests is the page's transport, not the store
+def test_browser_a_move_whose_socket_drops_is_sent_again_over_rest_with_its_key_and_played_once(server, browser):  # noqa: F811
+    """The page's first play socket carries its step to the server but drops before the answer
+    comes back; the page sends the step again over REST with the same Idempotency-Key (the
+    service answers with the first outcome), and, its next socket refused, takes the step back
+    over REST. The game holds one step, its key the one the socket carried."""
+    errors: list[str] = []
+    game, tokens, first = two_humans_over_http(server)
+    page = page_with_errors(browser, errors)
+    traffic = Traffic(page)
+    relayed: list[dict] = []
+    opened: list[str] = []
+
+    def dropping(route) -> None:
+        opened.append(route.url)
+        if relayed:  # the socket has dropped once: refuse every other
+            route.close(code=1013, reason="refused by the test")
+            return
+        to_server = route.connect_to_server()
+        route.on_message(lambda text: (relayed.append(json.loads(text)), to_server.send(text)))
+        to_server.on_message(lambda text: route.close(code=1011) if '"result"' in text else route.send(text))
+
+    page.route_web_socket(re.compile(r"/socket$"), dropping)
+    page.goto(f"{server}/play/{game}#token={tokens[first]}")
+    page.wait_for_selector("#board g.target.step")
+    settled(page, server, game)
+    walk(page)
+    page.wait_for_selector("#actions button[data-type=take_back]")
+    page.wait_for_timeout(1200)  # past the page's first backoff: it tries a socket again
+    page.click("#actions button[data-type=take_back]")
+    page.wait_for_selector("#actions button[data-type=take_back]", state="detached")
+    [step] = relayed
+    assert step["command"]["type"] == "move" and len(opened) == 2, (relayed, opened)
+    assert [(p["key"], p["body"]["type"]) for p in traffic.posted[:1]] == [(step["idempotency_key"], "move")]
+    assert [p["body"]["type"] for p in traffic.posted] == ["move", "take_back"], traffic.posted
+    _, log = call(server, "GET", f"/games/{game}/events", token=tokens[first])
+    moved = [e for e in log["events"] if e["type"] == "FigureMoved"]
+    digest = hashlib.sha256(step["idempotency_key"].encode()).hexdigest()[:16]
+    assert len(moved) == 1 and moved[0]["meta"]["key_digest"] == digest, moved
+    assert errors == [], errors
 
 
 def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, browser):  # noqa: F811
@@ -262,10 +315,12 @@ def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, b
 def test_browser_a_refused_command_shows_the_problem(server, browser):  # noqa: F811
     """The turn ends behind the page's back, so the page's buttons are stale; its event stream
     is held (routed and left unanswered) until the stale command has been refused, so the live
-    event cannot redraw the page first. Once the stream is let through, the page catches up."""
+    event cannot redraw the page first. Once the stream is let through, the page catches up. The
+    refusal came as the play socket's problem message, worded as REST's problem would be."""
     errors: list[str] = []
     game, tokens, first = two_humans_over_http(server)
     page = page_with_errors(browser, errors)
+    traffic = Traffic(page)
     held: list = []
     page.route(GAME_STREAM, lambda route: held.append(route))  # left unanswered until released below
     page.goto(f"{server}/play/{game}#token={tokens[first]}")
@@ -287,6 +342,8 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):  # noqa: 
     wait_until(page, "document.querySelector('#problem').textContent.length > 0", timeout=10_000)
     shown = page.text_content("#problem")
     assert "version" in shown or "turn" in shown, shown
+    [refused] = traffic.answers("problem")
+    assert refused["problem"]["status"] in (409, 412) and traffic.posted == [], (refused, traffic.posted)
     for route in held:
         route.continue_()
     page.unroute(GAME_STREAM)

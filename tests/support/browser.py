@@ -1,9 +1,10 @@
 """The browser tests' kit: the module's Chromium with nothing left open, a page that records its
-console errors, games made over HTTP, a sign-in by the logged email link, and the checks the
+console errors and what it sent its commands over, games made over HTTP, a sign-in by the logged email link, and the checks the
 screens and accessibility tests share (axe-core, overflow, small targets)."""
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
@@ -41,6 +42,34 @@ def page_with_errors(browser, errors: list[str], **options):
     page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
     page.on("pageerror", lambda e: errors.append(str(e)))
     return page
+
+
+class Traffic:
+    """What a page sent its game's commands over: the play socket's frames (the commands sent,
+    the answers heard) and the requests ``POST /games/{game}/commands``."""
+
+    def __init__(self, page) -> None:
+        self.sent: list[dict] = []
+        self.heard: list[dict] = []
+        self.posted: list[dict] = []
+        page.on("websocket", self._socket)
+        page.on("request", self._request)
+
+    def _socket(self, ws) -> None:
+        if ws.url.endswith("/socket"):
+            ws.on("framesent", lambda text: self.sent.append(json.loads(text)))
+            ws.on("framereceived", lambda text: self.heard.append(json.loads(text)))
+
+    def _request(self, request) -> None:
+        if request.method == "POST" and request.url.endswith("/commands"):
+            self.posted.append({"key": request.headers.get("idempotency-key"), "body": request.post_data_json})
+
+    def commands(self) -> list[str]:
+        """The types of the commands sent over the socket, in order."""
+        return [frame["command"]["type"] for frame in self.sent]
+
+    def answers(self, kind: str) -> list[dict]:
+        return [frame for frame in self.heard if frame["type"] == kind]
 
 
 def settled(page, server: str, game: str) -> None:
