@@ -5,12 +5,9 @@ again, so a push subscription answered 404 or 410 is dropped)."""
 
 from __future__ import annotations
 
-import functools
 import http.client
 import json
-import os
 import socket
-import ssl
 from email import policy
 from email.message import EmailMessage
 from typing import Any
@@ -30,7 +27,7 @@ from application.outbound.limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT
 from application.outbound.webhooks import Target
 from application.refusals import ServiceError
 from application.settings import MAIL_FROM
-from workers.webhook_delivery import post
+from workers.webhook_delivery import post, system_trust
 
 TIMEOUT = (
     CONNECT_TIMEOUT,
@@ -135,23 +132,10 @@ class _SystemTrust(HTTPAdapter):
     own bundle (certifi), which knows no private CA an operator names."""
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        trust = system_trust(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
-        super().init_poolmanager(*args, **kwargs, ssl_context=trust)
+        super().init_poolmanager(*args, **kwargs, ssl_context=system_trust())
 
     def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
         conn.cert_reqs = "CERT_REQUIRED"  # always: the context's authorities, never certifi's path
-
-
-@functools.cache
-def system_trust(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
-    """The default context for these trust settings, made once a process: loading the system's
-    authorities took about a third of a push delivery's CPU (bench/alerts_speed.py, py-spy), and
-    a session is made for each delivery. The worker makes it before it forks its work-horses
-    (below), so they inherit it; a changed CA file is read when the worker starts again."""
-    return ssl.create_default_context()
-
-
-system_trust(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
 
 
 def _pinned(connection: type[HTTPConnection], address: str) -> type[HTTPConnection]:
