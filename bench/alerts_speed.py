@@ -1,4 +1,5 @@
-"""Turn alert speed, per channel: one real worker (`bluemoon-worker`) sending "your turn" alerts
+"""Turn alert speed, per channel: one real delivery worker (`bluemoon-worker --queues deliveries`,
+as the Procfile runs it: niced, with the dispatcher that hands alerts on) sending "your turn" alerts
 to local receivers (an SMTP server, a push service, Discord- and Slack-shaped webhooks on
 127.0.0.1, each accepting at once), beside a no-op RQ job through the same worker in the same
 run (the ratio is the figure).
@@ -32,7 +33,8 @@ from rq import Queue
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from application.background.rq_handoff import RQHandoff  # noqa: E402
+from application.background.rq_handoff import RQHandoff, queue_names  # noqa: E402
+from application.background.work import DELIVERIES  # noqa: E402
 from application.games.game_service import SeatSpec  # noqa: E402
 from application.wiring import Components, build  # noqa: E402
 from bench.measure import percentiles  # noqa: E402
@@ -135,10 +137,16 @@ def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     c = build(client=client, handoff=RQHandoff(client, queue=QUEUE))
     receivers = {"email": mailbox, "push": Receiver(), "discord": Receiver(), "slack": Receiver()}
-    worker = start_worker(url, QUEUE)
+    # the Procfile's delivery worker: alerts only, not the turn jobs a turn's start causes beside them
+    # (a person's stream, ratings) nor reviews, which a worker taking every queue would run first
+    worker = start_worker(url, QUEUE, queues=DELIVERIES)
     try:
-        noop = noop_rate(Queue(QUEUE, connection=client), args.alerts)  # the baseline, through the same worker
-        print(f"one worker, receivers on 127.0.0.1 accepting at once; {args.alerts} alerts and no-op jobs per channel")
+        deliveries = Queue(queue_names(QUEUE)[DELIVERIES], connection=client)
+        noop = noop_rate(deliveries, args.alerts)  # the baseline, through the same worker
+        print(
+            f"one delivery worker (--queues deliveries), receivers on 127.0.0.1 accepting at once; "
+            f"{args.alerts} alerts and no-op jobs per channel"
+        )
         print(f"no-op RQ jobs: {noop:.1f} jobs/s (baseline)")
         for channel, receiver in receivers.items():
             rate, p50, p99 = measure(c, channel, receiver, args.alerts, args.latency)

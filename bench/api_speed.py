@@ -215,8 +215,14 @@ def run(args: argparse.Namespace, url: str) -> None:
     try:
         service, sport = serve("service.app:create_app()", env)
         bare, bport = serve("bench.bare_app:create_app()", env)
-        # the same service with its rate limits on, as in production, set so high that none refuses
-        limits_on = {**env, "RATE_LIMIT": "1", **dict.fromkeys(LIMITS, "100000000 per minute")}
+        # the same service with its rate limits on, as in production, set so high that none refuses;
+        # the games-created quota too (60 an hour an address): the clients make hundreds of games
+        limits_on = {
+            **env,
+            "RATE_LIMIT": "1",
+            **dict.fromkeys(LIMITS, "100000000 per minute"),
+            "QUOTA_GAMES_PER_ADDRESS": "100000000 per hour",
+        }
         limited, lport = serve("service.app:create_app()", limits_on)
         procs += [service, bare, limited]
         probe = redis.Redis.from_url(url)

@@ -3,9 +3,11 @@ figures: the machine is shared and noisy).
 
 Prints: appends per second from several client processes on one node and on the cluster; one
 node with a replica, without and with WAIT for it (STORE_REPLICAS=1); the time from an append in
-one client to a watcher's wake-up in another (XREAD on one node, sharded pub/sub on the
+one client to a watcher's wake-up in another (pub/sub on one node, sharded pub/sub on the
 cluster); one dispatcher pass over all 48 shards' outboxes, empty and with 1,000 due turns; a
 page of the lobby over the sharded index; and the cluster feed's catch-up over 5,000 watched games.
+Every store announces its appends, on one node as on the cluster, as the service's does
+(application/wiring.py store_for): a feed on one node wakes only for the games announced.
 Needs Debian's redis-server 7 (``apt-get install redis-server``) for the cluster and pub/sub.
 
     python bench/cluster_speed.py [--appends N] [--clients P]
@@ -66,7 +68,7 @@ EVENTS = new_game(Options(2), b"bench")
 def _appender(url: str, n: int, replicas: int, out: multiprocessing.Queue) -> None:
     """One client process: n appends of one event each, to games of its own (all shards)."""
     client = connect(url)
-    store = RedisStore(client, publish=isinstance(client, RedisCluster), replicas=replicas)
+    store = RedisStore(client, publish=True, replicas=replicas)
     games = [uuid.uuid4().hex for _ in range(50)]
     for g in games:
         store.append(g, 0, EVENTS[:1])
@@ -91,7 +93,7 @@ def wake_latency(url: str, rounds: int) -> tuple[float, float]:
     """p50 and p99 (ms) from an append by one client to the wake-up of a watcher of another."""
     writer, reader = connect(url), connect(url)
     cluster = isinstance(reader, RedisCluster)
-    store = RedisStore(writer, publish=cluster)
+    store = RedisStore(writer, publish=True)
     feed = ClusterFeed(reader) if cluster else Feed(reader, lambda: redis.Redis.from_url(url, **READER_TIMEOUTS))
     game = uuid.uuid4().hex
     store.append(game, 0, EVENTS[:1])
@@ -118,7 +120,7 @@ def wake_latency(url: str, rounds: int) -> tuple[float, float]:
 def dispatcher_pass(url: str, due: int) -> float:
     """ms for one claim over every shard with ``due`` turns due (claimed again each pass)."""
     client = connect(url)
-    store = RedisStore(client, publish=isinstance(client, RedisCluster))
+    store = RedisStore(client, publish=True)
     outbox = Outbox(client, lease_ms=0)  # a claimed entry is due again at once: every pass finds them
     for _ in range(due):
         game = uuid.uuid4().hex
@@ -135,7 +137,7 @@ def catch_up_pass(url: str, games: int) -> tuple[float, float]:
     """ms for the cluster feed's catch-up over ``games`` watched games (each stream read after its
     last version): one pipeline, as the feed does, and one read at a time."""
     client = connect(url)
-    store = RedisStore(client, publish=isinstance(client, RedisCluster))
+    store = RedisStore(client, publish=True)
     watched = [uuid.uuid4().hex for _ in range(games)]
     for game in watched:
         store.append(game, 0, EVENTS[:1])
@@ -194,7 +196,7 @@ def main() -> None:
             p50, p99 = wake_latency(one.url, 200)
             c50, c99 = wake_latency(nodes[0].url, 200)
             print(
-                f"append -> watcher woken: one node (XREAD) p50 {p50:.2f} ms p99 {p99:.2f} ms; cluster (sharded "
+                f"append -> watcher woken: one node (pub/sub) p50 {p50:.2f} ms p99 {p99:.2f} ms; cluster (sharded "
                 f"pub/sub) p50 {c50:.2f} ms p99 {c99:.2f} ms ({c50 / p50:.2f}x p50)"
             )
             for due in (0, 1000):

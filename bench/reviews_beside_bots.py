@@ -13,7 +13,7 @@ a slow reply whose job waited was held up by the worker, one whose job ran long 
 
 The workers are the Procfile's: one on the turn queue alone (``--queues turns``) and one on
 deliveries. A worker taking every queue (``bluemoon-worker``'s default, bench/server.py's
-``start_worker`` without ``kinds``) also took the review jobs of the games played to their end for the reviewers
+``start_worker`` without ``queues``) also took the review jobs of the games played to their end for the reviewers
 (``finished_games``): its one work-horse then computed a review for 4-5 s while bot turns
 waited behind it, which is what the earlier runs' one slow reply in 40-60 (2.4-3.8 s) was.
 
@@ -111,7 +111,7 @@ def main() -> None:
 def run(args: argparse.Namespace, url: str) -> None:
     client = redis.Redis.from_url(url)
     service = build(client=client, handoff=RQHandoff(client, queue=QUEUE)).service
-    workers = [start_worker(url, QUEUE, kinds="turns"), start_worker(url, QUEUE, kinds="deliveries")]
+    workers = [start_worker(url, QUEUE, queues="turns"), start_worker(url, QUEUE, queues="deliveries")]
     reviewers: list[subprocess.Popen[bytes]] = []
     try:
         games = finished_games(service, args.games)

@@ -75,13 +75,13 @@ def serve(app: str, env: dict[str, str], root: Path = ROOT) -> tuple[subprocess.
         raise
 
 
-def start_worker(url: str, queue: str, root: Path = ROOT, kinds: str | None = None) -> subprocess.Popen:
+def start_worker(url: str, queue: str, root: Path = ROOT, queues: str = "") -> subprocess.Popen:
     """One ``bluemoon-worker`` on ``queue`` running ``root``'s code (stop it with
-    ``os.killpg(worker.pid, SIGTERM)``); ``kinds``: its ``--queues`` as a Procfile line names
-    them (``turns``, ``deliveries``, ``reviews``), else every kind, as a bare ``bluemoon-worker``."""
+    ``os.killpg(worker.pid, SIGTERM)``); ``queues``: only those (``--queues``, e.g. ``deliveries``
+    as the Procfile's delivery worker), else all of them."""
     env = {**os.environ, "REDIS_URL": url, "PYTHONPATH": str(root), "BLUEMOON_QUEUE": queue}
     return subprocess.Popen(
-        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", queue, *(["--queues", kinds] if kinds else [])],
+        [sys.executable, "-m", "cli.bluemoon_worker", "--queue", queue, *(["--queues", queues] if queues else [])],
         cwd=root,
         env=env,
         start_new_session=True,

@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.client
 import json
 import socket
-import ssl
 from email import policy
 from email.message import EmailMessage
 from typing import Any
@@ -28,7 +27,7 @@ from application.outbound.limits import ANSWER_TIMEOUT, CONNECT_TIMEOUT
 from application.outbound.webhooks import Target
 from application.refusals import ServiceError
 from application.settings import MAIL_FROM
-from workers.webhook_delivery import post
+from workers.webhook_delivery import post, system_trust
 
 TIMEOUT = (
     CONNECT_TIMEOUT,
@@ -133,7 +132,7 @@ class _SystemTrust(HTTPAdapter):
     own bundle (certifi), which knows no private CA an operator names."""
 
     def init_poolmanager(self, *args: Any, **kwargs: Any) -> None:
-        super().init_poolmanager(*args, **kwargs, ssl_context=ssl.create_default_context())
+        super().init_poolmanager(*args, **kwargs, ssl_context=system_trust())
 
     def cert_verify(self, conn: Any, url: str, verify: Any, cert: Any) -> None:
         conn.cert_reqs = "CERT_REQUIRED"  # always: the context's authorities, never certifi's path

@@ -19,10 +19,11 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from py_vapid import Vapid02
 
+from application.outbound.webhooks import Target
 from events.embedded import free_port
 from tests.support.alerts import PushService, browser_keys
 from tests.support.mail import Inbox
-from workers import alert_channels
+from workers import alert_channels, webhook_delivery
 from workers.alert_channels import ChannelFailed
 
 
@@ -121,3 +122,23 @@ def test_mail_over_smtps_trusts_the_ca_ssl_cert_file_names_and_no_other(tmp_path
         assert [to for to, _ in inbox.messages] == [["bo@example.com"]]
     finally:
         server.stop()
+
+
+def test_push_and_webhook_connections_share_one_trust_store_a_process_for_the_same_ca_settings(monkeypatch):
+    """Loading the system's authorities costs 20-22 ms of CPU, and every delivery connects afresh
+    (a push session, an https webhook, Discord or Slack post): the context is made once for the
+    same SSL_CERT_FILE and SSL_CERT_DIR (bench/alerts_speed.py's push rate), afresh when they change."""
+    made = []
+    real = ssl.create_default_context
+    monkeypatch.setattr(ssl, "create_default_context", lambda: made.append(1) or real())
+    monkeypatch.setenv("SSL_CERT_FILE", f"/nonexistent/ca-{free_port()}.pem")  # settings no call has used yet
+    target = Target("https", "push.example.com", 443, "/p", "127.0.0.1")
+    sessions = [alert_channels.pinned_session(target) for _ in range(3)]
+    adapters = [s.get_adapter("https://push.example.com") for s in sessions]
+    connections = [webhook_delivery._PinnedTLS(target) for _ in range(3)]
+    contexts = {id(a.poolmanager.connection_pool_kw["ssl_context"]) for a in adapters}
+    contexts |= {id(c._context) for c in connections}  # type: ignore[attr-defined]
+    assert (len(made), len(contexts)) == (1, 1)
+    monkeypatch.delenv("SSL_CERT_FILE")
+    alert_channels.pinned_session(target)
+    assert len(made) <= 2  # other settings: their own context (made here unless an earlier call had)
