@@ -92,6 +92,7 @@ def test_the_expert_judges_its_best_plans_after_the_others_next_turns(monkeypatc
             del self.score
 
     monkeypatch.setattr(expert.Expert, "reply_score", recording)
+    monkeypatch.setattr(expert, "REPLY", 1.0)  # 0 by default: docs/bots.md
     choose(state, seat, "expert", random.Random(7), iterations=1)
     assert len(judged_after_replies) == expert.WORLDS * min(expert.REFINE, expert.REPLIES)
     assert all(final.turn.seat == seat and final.turn.number == state.turn.number + 2 for final in judged_after_replies)
