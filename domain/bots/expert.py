@@ -41,10 +41,6 @@ TEMPERATURE = 12.0
 #: Weight of the same chance as the trained value model (``value.win_probabilities``) judges it.
 #: 0: at 20 it lost far more often than without it (docs/bots.md, "The expert").
 MODEL_CHANCE = 0.0
-#: Others' crystals are hidden (they read 0), so the chance above credits each rival with this
-#: share of the crystals the expert itself held when the decision began: a guess that the
-#: others saved about as much, so that it does not think itself further ahead than it is.
-RIVAL_CRYSTALS = 0.0
 #: Weight of what the other seats' next turns (each by the default policy, in the same worlds)
 #: change in the end of the ``REPLIES`` best refined plans: a plan that leaves a rival a
 #: building to complete, or a majority to take, is worth what that turn takes from it.
@@ -62,13 +58,12 @@ class Expert(planner.Planner):
     def __init__(self, seat: int, clock: planner.Clock) -> None:
         super().__init__(seat, clock)
         self.their_outlooks: dict[int, mcts.Outlook] = {}  #: each other seat's, for their replies
-        self.rivals_saved = 0.0  #: the crystals each rival is guessed to hold unseen
 
     def score(self, before_end: Game, discards: tuple[str, ...], final: Game) -> float:
         judged = super().score(before_end, discards, final)
         self.clock.check()
         if CHANCE:
-            judged += CHANCE * heuristic_chance(final, self.seat, self.rivals_saved)
+            judged += CHANCE * heuristic_chance(final, self.seat)
         if MODEL_CHANCE:
             judged += MODEL_CHANCE * value_model.win_probabilities(final, self.seat)[self.seat]
         return judged
@@ -98,13 +93,13 @@ class Expert(planner.Planner):
         return max(self.plan_score(after, second) for second in mcts.candidates(after, self.seat))
 
 
-def heuristic_chance(state: Game, seat: int, rivals_saved: float = 0.0) -> float:
+def heuristic_chance(state: Game, seat: int) -> float:
     """``seat``'s chance of finishing first as a softmax of the seats' ``heuristic.value`` on its
     observation (others' crystals unseen): a win counts as certain, unlike a lead in points."""
     seen = observe(state, seat)
     if seen.result is not None:
         return 1.0 / len(seen.result.winners) if seat in seen.result.winners else 0.0
-    scores = [(value(seen, s) + (s != seat) * rivals_saved) / TEMPERATURE for s in range(seen.options.players)]
+    scores = [value(seen, s) / TEMPERATURE for s in range(seen.options.players)]
     top = max(scores)
     weights = [math.exp(x - top) for x in scores]
     return weights[seat] / sum(weights)
@@ -123,7 +118,6 @@ def choose(
 ) -> cmd.Command:
     """The first command of the best plan on average over ``WORLDS`` worlds, within ``budget``."""
     expert = Expert(seat, planner.Clock(CAP_SHARE * budget, clock))
-    expert.rivals_saved = RIVAL_CRYSTALS * observation.players[seat].crystals
     worlds = [determinize(observation, rng) for _ in range(WORLDS)]
     options = mcts.candidates(worlds[0], seat)  # the seat's own hand and the table: the same in every world
     reset = next(c for c in options if isinstance(c, cmd.EndTurn))
