@@ -36,7 +36,8 @@ REFINE = 3  #: first commands (the best by their one-command plans) searched two
 #: Weight of the seat's own chance of finishing first (0..1), in heuristic points, as the
 #: heuristic sees it: the softmax across the seats of ``heuristic.value`` on the seat's
 #: observation, ``TEMPERATURE`` points per e-fold of odds (value.py's provisional link).
-CHANCE = 20.0
+#: 40 since session 3 (20 before; docs/bots.md, "The expert").
+CHANCE = 40.0
 TEMPERATURE = 12.0
 #: Weight of the same chance as the trained value model (``value.win_probabilities``) judges it.
 #: 0: at 20 it lost far more often than without it (docs/bots.md, "The expert").
