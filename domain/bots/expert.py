@@ -10,7 +10,8 @@ judges the end of each plan as the planner does (its position, the outlook, less
 rival's public position) plus ``CHANCE`` times its chance of finishing first, a softmax of the
 seats' positions, and ``MODEL_CHANCE`` times the same chance as the trained value model judges it
 (``value.win_probabilities``; 0, for it made the expert weaker), and plays the first command of
-the best plan on average over the worlds.
+the best plan on average over the worlds. With ``REPLY`` (0: it did not help) the best refined
+plans are judged again after the other seats' next turns, each by the default policy.
 
 Its budget is a hard cap by the clock, as the planner's (at ``CAP_SHARE`` of it): past it, the best first command judged in
 every world is played (the Reset at worst); ``budget=math.inf`` weighs every plan (a replay).
@@ -35,11 +36,18 @@ REFINE = 3  #: first commands (the best by their one-command plans) searched two
 #: Weight of the seat's own chance of finishing first (0..1), in heuristic points, as the
 #: heuristic sees it: the softmax across the seats of ``heuristic.value`` on the seat's
 #: observation, ``TEMPERATURE`` points per e-fold of odds (value.py's provisional link).
-CHANCE = 20.0
+#: 40 since session 3 (20 before; docs/bots.md, "The expert").
+CHANCE = 40.0
 TEMPERATURE = 12.0
 #: Weight of the same chance as the trained value model (``value.win_probabilities``) judges it.
 #: 0: at 20 it lost far more often than without it (docs/bots.md, "The expert").
 MODEL_CHANCE = 0.0
+#: Weight of what the other seats' next turns (each by the default policy, in the same worlds)
+#: change in the end of the ``REPLIES`` best refined plans: a plan that leaves a rival a
+#: building to complete, or a majority to take, is worth what that turn takes from it.
+#: 0: at 1.0 it won no more often, for a quarter more CPU (docs/bots.md, "The expert").
+REPLY = 0.0
+REPLIES = 3
 #: The search stops at this share of the budget: what comes after the valuation under way when
 #: the cap passes (and observing, dealing the worlds) stays inside the budget.
 CAP_SHARE = 0.95
@@ -47,6 +55,10 @@ CAP_SHARE = 0.95
 
 class Expert(planner.Planner):
     """One decision's plans: the planner's, with the value model added to each turn's end."""
+
+    def __init__(self, seat: int, clock: planner.Clock) -> None:
+        super().__init__(seat, clock)
+        self.their_outlooks: dict[int, mcts.Outlook] = {}  #: each other seat's, for their replies
 
     def score(self, before_end: Game, discards: tuple[str, ...], final: Game) -> float:
         judged = super().score(before_end, discards, final)
@@ -56,6 +68,23 @@ class Expert(planner.Planner):
         if MODEL_CHANCE:
             judged += MODEL_CHANCE * value_model.win_probabilities(final, self.seat)[self.seat]
         return judged
+
+    def reply_score(self, world: Game, first: cmd.Command) -> float:
+        """The end of the plan that starts with ``first`` (then the default policy), judged
+        after every other seat has played its next turn by the default policy."""
+        after = greedy.apply(world, first)
+        if isinstance(first, cmd.EndTurn):
+            before_end, discards, final = world, first.discards, after
+        else:
+            before_end, discards, final = self.finish_turn(after)
+        state = final
+        for _ in range(state.options.players - 1):
+            if state.finished or state.turn is None or state.turn.seat == self.seat:
+                break
+            seat = state.turn.seat
+            outlook = self.their_outlooks.setdefault(seat, planner.CheckedOutlook(self.clock))
+            state = self.play_turn(state, seat, outlook)[2]
+        return self.score(before_end, discards, state)
 
     def deeper_score(self, world: Game, first: cmd.Command) -> float:
         """The best plan that starts with ``first``: each second command, then the default policy."""
@@ -118,4 +147,18 @@ def choose(
             refined.append((_mean(expert.deeper_score, worlds, command), command))
         except planner.OutOfTime:
             return best
-    return max(refined, key=lambda sc: sc[0])[1] if refined else best
+    refined.sort(key=lambda sc: -sc[0])
+    best = refined[0][1]
+    if not REPLY:
+        return best
+    plain = {command: score for score, command in judged}
+    replied: list[tuple[float, cmd.Command]] = []
+    for score, command in refined[:REPLIES]:
+        if not expert.clock.may_start():
+            return best
+        try:
+            taken = _mean(expert.reply_score, worlds, command) - plain[command]
+        except planner.OutOfTime:
+            return best
+        replied.append((score + REPLY * taken, command))
+    return max(replied, key=lambda sc: sc[0])[1]

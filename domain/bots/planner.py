@@ -65,8 +65,11 @@ class Planner:
     def finish_turn(self, state: Game) -> tuple[Game, tuple[str, ...], Game]:
         """``mcts``'s default policy with the clock kept: walk to the best tile in reach,
         contribute greedily there, then the Reset."""
-        seat = self.seat
-        state = mcts.walk_to_best(state, seat, self.outlook)
+        return self.play_turn(state, self.seat, self.outlook)
+
+    def play_turn(self, state: Game, seat: int, outlook: mcts.Outlook) -> tuple[Game, tuple[str, ...], Game]:
+        """``seat``'s turn by the default policy (any seat's: the expert plays the others' too)."""
+        state = mcts.walk_to_best(state, seat, outlook)
         for _ in range(mcts.MAX_DEPTH):
             if not mcts.my_turn(state, seat):
                 return state, (), state

@@ -66,8 +66,33 @@ def test_the_expert_plays_for_its_chance_of_finishing_first(monkeypatch):
 
     monkeypatch.setattr(expert.value_model, "win_probabilities", odds)
     monkeypatch.setattr(expert, "MODEL_CHANCE", 10_000.0)
+    monkeypatch.setattr(expert, "REPLY", 0.0)  # the odds above read the end of the expert's own turn
     assert isinstance(choose(state, seat, "expert", random.Random(0), iterations=1), cmd.EndTurn)
 
 
 def test_the_worker_records_the_experts_cap_in_its_commands_meta():
     assert set(BUDGETS) == set(LEVELS) and BUDGETS["expert"] == PLANNER_BUDGET
+
+
+def test_the_expert_judges_its_best_plans_after_the_others_next_turns(monkeypatch):
+    """The refined plans' ends are judged again once every other seat has played its next
+    turn by the default policy, in the same worlds: the state judged is the expert's next turn."""
+    state, seat = a_state_with_many_plans()
+    judged_after_replies = []
+    reply_score = expert.Expert.reply_score
+
+    def recording(self, world, first):
+        score = self.score
+        self.score = lambda before_end, discards, final: (
+            judged_after_replies.append(final) or score(before_end, discards, final)
+        )
+        try:
+            return reply_score(self, world, first)
+        finally:
+            del self.score
+
+    monkeypatch.setattr(expert.Expert, "reply_score", recording)
+    monkeypatch.setattr(expert, "REPLY", 1.0)  # 0 by default: docs/bots.md
+    choose(state, seat, "expert", random.Random(7), iterations=1)
+    assert len(judged_after_replies) == expert.WORLDS * min(expert.REFINE, expert.REPLIES)
+    assert all(final.turn.seat == seat and final.turn.number == state.turn.number + 2 for final in judged_after_replies)
