@@ -16,7 +16,6 @@ import functools
 import http.client
 import json
 import logging
-import os
 import socket
 import ssl
 import time
@@ -69,11 +68,12 @@ def system_trust() -> ssl.SSLContext:
     of CPU, and every https delivery (a webhook, Discord, Slack, Web Push) connects afresh. The
     worker imports this module before it forks its work-horses, which inherit the context; a
     changed CA file is read when the worker starts again."""
-    return _trust(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR"))
+    paths = ssl.get_default_verify_paths()  # (OpenSSL reads SSL_CERT_FILE and SSL_CERT_DIR there)
+    return _trust(paths.cafile, paths.capath)
 
 
 @functools.cache
-def _trust(cert_file: str | None, cert_dir: str | None) -> ssl.SSLContext:
+def _trust(cafile: str | None, capath: str | None) -> ssl.SSLContext:
     return ssl.create_default_context()
 
 
