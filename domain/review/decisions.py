@@ -20,6 +20,8 @@ import random
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
+from typing import TypeVar
 
 from .. import commands as cmd
 from ..bots import greedy, mcts
@@ -29,6 +31,7 @@ from ..bots.value import win_probabilities
 from ..errors import CommandError
 from ..state import Game
 
+Option = TypeVar("Option", bound=cmd.Command)  #: a kind of command the options are (a Reset's: EndTurn)
 PLAYED = "played"  #: the key of the turn as played among the plans
 
 
@@ -49,22 +52,9 @@ def judge_turn(state: Game, played: Sequence[cmd.Command], dealers: Sequence[ran
     choosing, costing = halves(state, seat, dealers)
     planner = Planner(seat, Clock(math.inf, time.perf_counter))
     options = mcts.candidates(choosing[0], seat)
-    if len(options) > limit:
-        screened = {c: _plan(planner, choosing[0], c) or 0.0 for c in options}
-        options = sorted(options, key=lambda c: -screened[c])[:limit]
-
-    def chances(worlds: Sequence[Game]) -> dict[object, float]:
-        found: dict[object, list[float]] = {}
-        for world in worlds:
-            mine = _played(world, played)
-            if mine is None:
-                continue  # the turn as played is not legal in this world: not comparable there
-            found.setdefault(PLAYED, []).append(mine)
-            for c in options:
-                found.setdefault(c, []).append(_plan(planner, world, c) or 0.0)
-        return {k: sum(v) / len(v) for k, v in found.items()}
-
-    return verdict(chances, choosing, costing, played[0])
+    return verdict(
+        choosing, costing, played[0], options, limit, lambda world: _played(world, played), partial(_plan, planner)
+    )
 
 
 def halves(state: Game, seat: int, dealers: Sequence[random.Random]) -> tuple[list[Game], list[Game]]:
@@ -77,13 +67,33 @@ def halves(state: Game, seat: int, dealers: Sequence[random.Random]) -> tuple[li
 
 
 def verdict(
-    chances: Callable[[Sequence[Game]], dict[object, float]],
     choosing: Sequence[Game],
     costing: Sequence[Game],
     played: cmd.Command,
+    options: Sequence[Option],
+    limit: int,
+    as_played: Callable[[Game], float | None],
+    instead: Callable[[Game, Option], float | None],
 ) -> Judged:
-    """The best option chosen by its mean ``chances`` in ``choosing`` (the one played on a
-    tie), and costed against the one played (``PLAYED``) in ``costing``, never below 0."""
+    """The best of ``options`` (screened to ``limit`` by ``instead`` in the first choosing world)
+    and the decision as played (``PLAYED``, judged by ``as_played``; a world where it is not
+    legal is left out), chosen by their mean chances in ``choosing`` (the one played on a tie)
+    and costed against each other in ``costing``, never below 0; ``played``: its command."""
+    if len(options) > limit:
+        screened = {c: instead(choosing[0], c) or 0.0 for c in options}
+        options = sorted(options, key=lambda c: -screened[c])[:limit]
+
+    def chances(worlds: Sequence[Game]) -> dict[object, float]:
+        found: dict[object, list[float]] = {}
+        for world in worlds:
+            mine = as_played(world)
+            if mine is None:
+                continue  # not legal in this world: not comparable there
+            found.setdefault(PLAYED, []).append(mine)
+            for c in options:
+                found.setdefault(c, []).append(instead(world, c) or 0.0)
+        return {k: sum(v) / len(v) for k, v in found.items()}
+
     chosen = chances(choosing)
     if len(chosen) <= 1:
         return Judged(0.0, played)

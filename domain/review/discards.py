@@ -22,7 +22,7 @@ from ..decide import MAX_DISCARDS
 from ..errors import CommandError
 from ..peoples import CARDS
 from ..state import Game
-from .decisions import PLAYED, Judged, halves, verdict
+from .decisions import Judged, halves, verdict
 
 
 def judge_discards(state: Game, played: cmd.EndTurn, dealers: Sequence[random.Random], limit: int) -> Judged:
@@ -32,22 +32,7 @@ def judge_discards(state: Game, played: cmd.EndTurn, dealers: Sequence[random.Ra
     choosing, costing = halves(state, seat, dealers)
     mine = _kinds(played.discards)
     options = [cmd.EndTurn(seat, d) for d in choices(state.players[seat].hand) if _kinds(d) != mine]
-    if len(options) > limit:
-        screened = {c: _after_draw(choosing[0], c) or 0.0 for c in options}
-        options = sorted(options, key=lambda c: -screened[c])[:limit]
-
-    def chances(worlds: Sequence[Game]) -> dict[object, float]:
-        found: dict[object, list[float]] = {}
-        for world in worlds:
-            kept = _after_draw(world, played)
-            if kept is None:
-                continue
-            found.setdefault(PLAYED, []).append(kept)
-            for c in options:
-                found.setdefault(c, []).append(_after_draw(world, c) or 0.0)
-        return {k: sum(v) / len(v) for k, v in found.items()}
-
-    return verdict(chances, choosing, costing, played)
+    return verdict(choosing, costing, played, options, limit, lambda world: _after_draw(world, played), _after_draw)
 
 
 def choices(hand: Sequence[str]) -> list[tuple[str, ...]]:

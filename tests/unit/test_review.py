@@ -23,13 +23,12 @@ from domain.bots import choose
 from domain.bots.observation import observe
 from domain.bots.value import MODEL_VERSION
 from domain.commands import Move, TakeBack
-from domain.peoples import CANONICAL_DECK
 from domain.review import NotReviewable, review_game, review_seed
 from domain.review.decisions import judge_turn
 from domain.review.luck import drawn_instead
 from domain.review.replay import replay
-from domain.scenario import Position, scenario_game
 from events.serialization import payload
+from tests.support.review_games import short_opening
 
 
 def play(opening: list[ev.Event], level: str, seed: int) -> list[ev.Event]:
@@ -46,19 +45,6 @@ def short_game(seed: int = 5) -> list[ev.Event]:
     """Two greedy bots from a position four offerings each into the game, with 20 crystals:
     a whole game (moves, contributions, draws, offerings, the end) in about 90 events."""
     return play(short_opening(seed), "greedy", seed)
-
-
-def short_opening(seed: int = 5) -> list[ev.Event]:
-    deck = list(CANONICAL_DECK)
-    random.Random(seed).shuffle(deck)
-    position = Position(
-        hands=(tuple(deck[:8]), tuple(deck[8:16])),
-        figures=("courtyard", "courtyard"),
-        crystals=(20, 20),
-        scales=(0, 0),
-        obelisk=(0, 1, 0, 1, 0, 1, 0, 1),
-    )
-    return scenario_game(Options(2), seed.to_bytes(8, "big"), position)
 
 
 @pytest.fixture(scope="module")

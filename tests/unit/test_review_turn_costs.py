@@ -9,33 +9,19 @@ from collections.abc import Callable
 
 import pytest
 
-from domain import Options, decide, evolve, fold
 from domain import commands as cmd
+from domain import decide, evolve, fold
 from domain import events as ev
 from domain.bots import choose, greedy
 from domain.bots.planner import Clock, Planner
-from domain.peoples import CANONICAL_DECK, CARDS
+from domain.peoples import CARDS
 from domain.review import review_game, review_seed
 from domain.review.decisions import judge_turn
 from domain.review.discards import choices, judge_discards
-from domain.scenario import Position, scenario_game
 from domain.state import Game
+from tests.support.review_games import short_opening
 
 SAMPLES, CANDIDATES = 2, 3  #: few worlds and plans: the claims hold for any number
-
-
-def opening(seed: int) -> list[ev.Event]:
-    """Two seats in the Courtyard with eight cards each and 20 crystals: a short whole game."""
-    deck = list(CANONICAL_DECK)
-    random.Random(seed).shuffle(deck)
-    position = Position(
-        hands=(tuple(deck[:8]), tuple(deck[8:16])),
-        figures=("courtyard", "courtyard"),
-        crystals=(20, 20),
-        scales=(0, 0),
-        obelisk=(0, 1, 0, 1, 0, 1, 0, 1),
-    )
-    return scenario_game(Options(2), seed.to_bytes(8, "big"), position)
 
 
 def dealers(events: list[ev.Event], version: int, what: str = "turn") -> list[random.Random]:
@@ -96,7 +82,7 @@ def worst_reset(events: list[ev.Event], state: Game) -> cmd.EndTurn:
 def played_by_plan(reset: Callable[[list[ev.Event], Game], cmd.EndTurn], monkeypatch: pytest.MonkeyPatch) -> dict:
     """Seat 0 plays, each turn, the plan the review itself finds best in the worlds it deals
     for that turn, then the Reset ``reset`` chooses; greedy plays seat 1. The game's review."""
-    events, rnd = opening(11), random.Random(11)
+    events, rnd = short_opening(11), random.Random(11)
     while not (state := fold(events)).finished:
         seat = state.turn.seat
         if seat == 0:
@@ -138,7 +124,7 @@ def test_the_discards_a_reset_may_choose_are_each_kind_once():
 def test_ending_the_turn_at_once_beside_a_building_costs_chances():
     """From the Courtyard with eight cards, a building in reach: ending the turn at once gives
     away chances the review can see, and its better command is not another Reset."""
-    events = opening(11)
+    events = short_opening(11)
     state = fold(events)
     seat = state.turn.seat
     judged = judge_turn(state, [cmd.EndTurn(seat)], dealers(events, state.version), CANDIDATES)
