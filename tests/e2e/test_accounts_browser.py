@@ -56,7 +56,7 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
         or len(phone.query_selector_all("#log li")) > before
     )
     # played over the play socket, which the session signed in (the page's own origin)
-    assert traffic.commands() == ["end_turn"] and traffic.answers("result") and traffic.posted == []
+    assert traffic.commands() == ["end_turn"] and traffic.heard_answers(phone, "result", 1) and traffic.posted == []
     assert errors == []
 
 

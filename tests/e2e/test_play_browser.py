@@ -231,7 +231,8 @@ def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, br
     assert traffic.commands() == ["move", "take_back"] and traffic.posted == [], (traffic.sent, traffic.posted)
     keys = [frame["idempotency_key"] for frame in traffic.sent]
     assert len(set(keys)) == 2 and all(frame["command"]["expected_version"] for frame in traffic.sent)
-    assert [answer["id"] for answer in traffic.answers("result")] == [frame["id"] for frame in traffic.sent]
+    answers = traffic.heard_answers(mover, "result", len(traffic.sent))
+    assert [answer["id"] for answer in answers] == [frame["id"] for frame in traffic.sent]
     assert watched.sent == watched.heard == [] and errors == []
 
 

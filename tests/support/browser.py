@@ -71,6 +71,16 @@ class Traffic:
     def answers(self, kind: str) -> list[dict]:
         return [frame for frame in self.heard if frame["type"] == kind]
 
+    def heard_answers(self, page, kind: str, count: int, timeout: float = 10.0) -> list[dict]:
+        """The answers of ``kind`` once ``count`` have come (within ``timeout`` s). The page may show
+        a move from its event stream before its socket's answer: Playwright hands a frame to
+        ``framereceived`` only while a call of the test waits on it, so the test waits here."""
+        deadline = time.monotonic() + timeout
+        while len(self.answers(kind)) < count:
+            assert time.monotonic() < deadline, f"{count} {kind} answers not heard within {timeout} s: {self.heard}"
+            page.wait_for_timeout(50)
+        return self.answers(kind)
+
 
 def settled(page, server: str, game: str) -> None:
     """Wait until the page's log shows every event so far. The stream's opening burst arrives
