@@ -369,6 +369,23 @@ class Accounts:
         if span is not None:  # a person on vacation: their clock in this game waits too
             Clocks(self.store).set_away(game, seat, span)
 
+    def seat_all(self, game: str, holders: dict[int, str]) -> None:
+        """Keep each seat of a game just made in its account (``holders``: seat to account), the
+        seats not kept yet only. Every maker of a game under a chosen id calls it after the game,
+        made now or found made: a maker killed between the game and its seats leaves them to the
+        next one (a retried start, the next worker). A game no longer in Redis (moved to the
+        archive, swept) and a deleted account are left alone."""
+        if not holders or not self.client.exists(keys.stream(game)):
+            return
+        with self.client.pipeline(transaction=False) as pipe:
+            for seat, account in holders.items():
+                pipe.hget(keys.seat_accounts(game), str(seat))
+                pipe.exists(keys.account(account))
+            found = pipe.execute()
+        for (seat, account), kept, exists in zip(holders.items(), found[::2], found[1::2]):
+            if exists and kept is None:
+                self.add_seat(account, game, seat)
+
     def seat_in(self, account: str, game: str) -> int | None:
         found = self.client.hget(keys.account_seats(account), game)
         return None if found is None else int(found)

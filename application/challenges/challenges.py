@@ -313,11 +313,14 @@ class Challenges:
 
     def _start(self, found: dict[str, Any]) -> None:
         """Make the accepted challenge's game under the id its acceptance chose; a second call
-        finds it made."""
+        finds it made, and keeps the seats the first one did not."""
         game = found["game"]
-        if self.client.exists(keys.stream(game)):
-            return
         people = (found["from"], found["to"])
+        if not self.client.exists(keys.stream(game)):
+            self._make_game(found, game, people)
+        self.accounts.seat_all(game, {seat: p["account"] for seat, p in enumerate(people)})
+
+    def _make_game(self, found: dict[str, Any], game: str, people: tuple[dict[str, Any], ...]) -> None:
         options = found["options"]
         origin = {"challenge": found["id"], **({"rematch_of": found["rematch_of"]} if found["rematch_of"] else {})}
         self.service.create(
@@ -330,8 +333,6 @@ class Challenges:
             origin=origin,
             game=game,
         )
-        for seat, p in enumerate(people):
-            self.accounts.add_seat(p["account"], game, seat)
 
     def _tell(self, found: dict[str, Any], kind: str, accounts: list[str]) -> None:
         news = {account: [challenge_news(kind, found, account)] for account in accounts}

@@ -277,10 +277,14 @@ class Tables:
             raise NotAllowed("you cannot join this open game")
 
     def _start(self, doc: dict[str, Any]) -> None:
-        """Make the table's game under the id its last join chose; a second call finds it made."""
+        """Make the table's game under the id its last join chose; a second call finds it made
+        (and maybe moved to the archive since), and keeps the seats the first one did not."""
         game = doc["game"]
-        if self.store.version(game):  # made (and maybe moved to the archive since)
-            return
+        if not self.store.version(game):
+            self._make_game(doc, game)
+        self.accounts.seat_all(game, {i: s["account"] for i, s in enumerate(doc["seats"]) if s.get("account")})
+
+    def _make_game(self, doc: dict[str, Any], game: str) -> None:
         options = doc["options"]
         seats = [SeatSpec(s["kind"], s["name"], s.get("level"), account=s.get("account")) for s in doc["seats"]]
         self.service.create(
@@ -293,9 +297,6 @@ class Tables:
             origin={"open_game": doc["id"]},
             game=game,
         )
-        for i, s in enumerate(doc["seats"]):
-            if s.get("account"):
-                self.accounts.add_seat(s["account"], game, i)
 
     # -- reading --------------------------------------------------------------------------
 

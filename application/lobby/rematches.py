@@ -100,21 +100,39 @@ class Rematches:
         }
 
     def _start(self, old: str, new: str, seats: list[dict[str, Any]], accepted: dict[int, dict[str, Any]]) -> None:
-        """Make the rematch under its chosen id; a second call finds it made."""
-        if self.store.version(new):  # made (and maybe moved to the archive since)
-            return
+        """Make the rematch under its chosen id; a second call finds it made (and maybe moved to
+        the archive since), and keeps the seats the first one did not. The invites to its open
+        seats are chosen and kept before the game is made, so a maker killed in between leaves the
+        next one the same invites to make it with."""
+        if not self.store.version(new):
+            self._make_game(old, new, seats, accepted)
+        self.accounts.seat_all(
+            new, {seat: taken["account"] for seat, taken in accepted.items() if taken.get("account")}
+        )
+
+    def _make_game(self, old: str, new: str, seats: list[dict[str, Any]], accepted: dict[int, dict[str, Any]]) -> None:
+        # a seat no one joined in the old game is open in the new one: its invite goes to the
+        # old game's seats, to pass on (else no one could ever take it)
+        key = keys.rematch(old)
+        chosen = {str(s["seat"]): secrets.token_urlsafe(24) for s in seats if s["kind"] == "open"}
+        self.store.durably(key, lambda c: c.hsetnx(key, INVITES, json.dumps(chosen)))
+        invites = json.loads(text(self.client.hget(key, INVITES)))
         state = self.service.state(old)
         settings = self.service.settings(old)
         specs = []
         for s in seats:
             taken = accepted.get(s["seat"], {})
-            kind = "open" if s["kind"] == "open" else s["kind"]
+            if s["kind"] == "open":
+                specs.append(SeatSpec("open", s.get("name"), invite=digest(invites[str(s["seat"])])))
+                continue
             specs.append(
-                SeatSpec(kind, s.get("name"), s.get("level"), account=taken.get("account"), token=taken.get("token"))
+                SeatSpec(
+                    s["kind"], s.get("name"), s.get("level"), account=taken.get("account"), token=taken.get("token")
+                )
             )
         o = state.options
         layout = Layout.STANDARD if o.layout is Layout.EXPLICIT else o.layout  # a scenario's rematch is drawn afresh
-        made = self.service.create(
+        self.service.create(
             Options(o.players, Edition(o.edition), o.expansion, layout),
             specs,
             turn_deadline=settings.get("turn_deadline"),
@@ -124,11 +142,3 @@ class Rematches:
             origin={"rematch_of": old},
             game=new,
         )
-        for seat, taken in accepted.items():
-            if taken.get("account"):
-                self.accounts.add_seat(taken["account"], new, seat)
-        # a seat no one joined in the old game is open in the new one: its invite goes to the
-        # old game's seats, to pass on (else no one could ever take it)
-        invites = {str(s["seat"]): s["invite"] for s in made.seats if s.get("invite")}
-        key = keys.rematch(old)
-        self.store.durably(key, lambda c: c.hsetnx(key, INVITES, json.dumps(invites)))

@@ -154,12 +154,16 @@ class Rounds:
             self.tournaments.client.zrem(keys.account_tournaments(after["creator"]["account"], "created"), after["id"])
 
     def _make(self, doc: dict[str, Any], number: int, table: dict[str, Any]) -> None:
-        """The table's game, made once under its id, each seat its entrant's."""
+        """The table's game, made once under its id, each seat its entrant's (kept in their
+        accounts even when a killed worker made the game and not the seats)."""
         game = table["game"]
-        if self.service.store.version(game):
-            return
         entrants = {e["id"]: e for e in doc["entrants"]}
         seated = [entrants[player] for player in table["players"]]
+        if not self.service.store.version(game):
+            self._make_game(doc, number, game, seated)
+        self.accounts.seat_all(game, {seat: e["account"] for seat, e in enumerate(seated) if e["account"]})
+
+    def _make_game(self, doc: dict[str, Any], number: int, game: str, seated: list[dict[str, Any]]) -> None:
         seats = [
             SeatSpec("bot", e["name"], e["level"]) if e["level"] else SeatSpec("human", e["name"], account=e["account"])
             for e in seated
@@ -175,9 +179,6 @@ class Rounds:
             origin={"tournament": doc["id"], "round": number},
             game=game,
         )
-        for seat, e in enumerate(seated):
-            if e["account"]:
-                self.accounts.add_seat(e["account"], game, seat)
 
     # -- a game's end --------------------------------------------------------------------------
 

@@ -11,6 +11,7 @@ from itertools import combinations
 import pytest
 from redis.cluster import RedisCluster
 
+from application.accounts.account_service import Accounts
 from application.accounts.bot_accounts import BotAccounts
 from application.people.relations import NotAllowed
 from application.refusals import Forbidden
@@ -198,6 +199,35 @@ def test_a_round_half_made_when_its_worker_died_is_made_once_by_the_next_claim(p
         assert c.service.store.version(table["game"]) >= 1
         assert {c.accounts.seat_in(p, table["game"]) for p in table["players"]} == {0, 1}
     assert {p for t in again[0]["tables"] for p in t["players"]} == set(people)
+
+
+def test_a_worker_killed_between_a_tables_game_and_its_seats_leaves_the_seats_to_the_next_claim(parts, monkeypatch):
+    """The kill drill below, made certain: the job dies once the first table's game is made and
+    before its first seat is kept in its person's account. The next claim finds the game made and
+    keeps its seats (AccountService.seat_all): each person's game is in their account."""
+    c, work = parts
+    maker, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
+    people = [account(c, f"S{i}") for i in range(4)]
+    for person in people:
+        c.tournaments.join(made["id"], person)
+    start_now(c, made["id"])
+    kept = Accounts.add_seat
+
+    def dies(self, account, game, seat):
+        raise RuntimeError("the worker died here")
+
+    monkeypatch.setattr(Accounts, "add_seat", dies)
+    with pytest.raises(RuntimeError):
+        c.rounds.advance(made["id"])
+    (half,) = c.tournaments.get(made["id"])["rounds"]
+    first = half["tables"][0]
+    assert c.service.store.version(first["game"]) and c.accounts.seat_in(first["players"][0], first["game"]) is None
+    monkeypatch.setattr(Accounts, "add_seat", kept)
+    work.due()
+    (whole,) = c.tournaments.get(made["id"])["rounds"]
+    assert whole["made"]
+    for table in whole["tables"]:
+        assert [c.accounts.seat_in(p, table["game"]) for p in table["players"]] == [0, 1]
 
 
 def test_a_withdrawal_plays_the_game_out_by_the_clock_and_ends_the_pairings(parts):
