@@ -8,26 +8,49 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const bearer = (token) => (token ? { Authorization: `Bearer ${token}` } : {});
 
 /** One call: {ok, status, body, problem, etag}. A 429 is waited out as told and sent again
- * (``retries`` times; a command keeps its Idempotency-Key, so it is still played at most once). */
+ * (``retries`` times; a command keeps its Idempotency-Key, so it is still played at most once).
+ * No answer at all (a dropped connection, a network gone) is never thrown: a read is sent again
+ * a second later (``retries`` times), and then, as a write at once, answered with the problem
+ * ``offline`` (status 0), so that a page keeps going (its event stream resumes by itself). */
 export async function api(method, path, body, token, headers = {}, retries = 2) {
-  const response = await fetch(path, {
-    method,
-    headers: {
-      ...(body === undefined ? {} : { "Content-Type": "application/json" }),
-      ...bearer(token),
-      ...headers,
-    },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      headers: {
+        ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+        ...bearer(token),
+        ...headers,
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    if (retries > 0 && (method === "GET" || method === "HEAD")) {
+      await sleep(1000);
+      return api(method, path, body, token, headers, retries - 1);
+    }
+    const problem = { status: 0, code: "offline", detail: String(error?.message ?? error) };
+    return { ok: false, status: 0, body: null, problem, etag: null };
+  }
   if (response.status === 429 && retries > 0) {
     const seconds = Number(response.headers.get("Retry-After") || "1");
     await sleep(Math.min(seconds, 30) * 1000);
     return api(method, path, body, token, headers, retries - 1);
   }
   const text = await response.text();
-  const parsed = text ? JSON.parse(text) : null;
+  const parsed = json(text);
   const problem = response.ok ? null : problemOf(response.status, parsed);
   return { ok: response.ok, status: response.status, body: parsed, problem, etag: response.headers.get("ETag") };
+}
+
+/** An answer's JSON; null for none, or for what is not this service's JSON (a proxy's error
+ * page): then the status alone says it. */
+function json(text) {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** A refusal is its problem document (RFC 9457), worded by the page from its code (i18n.js explain). */

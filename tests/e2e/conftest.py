@@ -156,8 +156,16 @@ def store_backend(request) -> Iterator[dict[str, str]]:
             primary.flushall()
 
 
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Mark a test whose call failed, for its service's teardown to show the service's logs."""
+    outcome = yield
+    if call.when == "call" and outcome.get_result().failed:
+        item.call_failed = True
+
+
 @pytest.fixture
-def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
+def start_service(request, tmp_path, store_backend) -> Iterator[Callable[..., str]]:
     """Start the whole service as the README says (``python -m cli.bluemoon``: gunicorn with
     the Procfile's settings, a turn worker and a delivery worker, the embedded Redis); ``env`` adds variables.
     ``review_workers``: none unless asked (``reviewing_server``): a review is seconds of CPU for each
@@ -203,6 +211,9 @@ def start_service(tmp_path, store_backend) -> Iterator[Callable[..., str]]:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGTERM)
             proc.wait(60)  # bluemoon: up to 15 s for its children, then up to 15 s for Redis
+    if getattr(request.node, "call_failed", False):  # a failure seen in CI is read from its report
+        for log in logs:
+            print(f"--- {log.name}, its last 6000 characters ---\n{log.read_text(errors='replace')[-6000:]}")
 
 
 @pytest.fixture

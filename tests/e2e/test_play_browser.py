@@ -278,6 +278,33 @@ def test_browser_a_move_whose_socket_drops_is_sent_again_over_rest_with_its_key_
     assert errors == [], errors
 
 
+@pytest.mark.own_store  # what it tests is the page's transport, not the store
+def test_browser_a_page_whose_first_reads_get_no_answer_reads_again_and_comes_up_whole(server, browser):  # noqa: F811
+    """A phone's connection drops as the page opens: its first read of the catalogue and of the
+    game get no answer at all (aborted, as a lost network aborts them). The page reads each again
+    a second later and comes up whole: the board with the seat's moves, the chat to write in.
+    (Before, the first lost read threw out of the page's start: a page with nothing on it.)"""
+    errors: list[str] = []
+    game, tokens, first = two_humans_over_http(server)
+    page = page_with_errors(browser, errors)
+    dropped: list[str] = []
+
+    def once(route) -> None:
+        path = route.request.url.split("?")[0].removeprefix(server)
+        if path in dropped:
+            route.continue_()
+        else:
+            dropped.append(path)
+            route.abort("internetdisconnected")
+
+    page.route(re.compile(rf"/(catalogue|games/{game})$"), once)
+    page.goto(f"{server}/play/{game}#token={tokens[first]}")
+    page.wait_for_selector("#board g.target.step")
+    page.wait_for_selector("#chat-form")
+    assert sorted(dropped) == ["/catalogue", f"/games/{game}"]
+    assert all("ERR_INTERNET_DISCONNECTED" in e for e in errors), errors  # the lost reads, and nothing else
+
+
 def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, browser):  # noqa: F811
     """The watcher's stream is cut (its reconnections fail) while the other seat moves and ends
     the turn; once the network is back, the page resumes with Last-Event-ID and shows every

@@ -38,10 +38,24 @@ def browser(_chromium):
 
 
 def page_with_errors(browser, errors: list[str], **options):
+    """A page whose console errors and uncaught exceptions are put in ``errors``. Those, its
+    failed requests and its answers of 400 or more are printed too, with the time: pytest shows
+    them with a test that failed (a CI run's only trace of a page that stalled)."""
     page = browser.new_context(**options).new_page()
-    page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
-    page.on("pageerror", lambda e: errors.append(str(e)))
+
+    def error(text: str) -> None:
+        errors.append(text)
+        _trace(page, text)
+
+    page.on("console", lambda m: error(m.text) if m.type == "error" else None)
+    page.on("pageerror", lambda e: error(str(e)))
+    page.on("requestfailed", lambda r: _trace(page, f"{r.method} {r.url} failed: {r.failure}"))
+    page.on("response", lambda r: _trace(page, f"{r.request.method} {r.url} {r.status}") if r.status >= 400 else None)
     return page
+
+
+def _trace(page, text: str) -> None:
+    print(f"{time.strftime('%H:%M:%S')} page {id(page):x}: {text}")
 
 
 class Traffic:
