@@ -166,16 +166,22 @@ def test_a_swiss_of_bots_is_paired_played_and_finished_and_its_results_stay(part
     )
 
 
+def _started_with_four(c, prefix: str) -> tuple[dict, list[str]]:
+    """A one-round Swiss at tables of two with four people entered, due to start now."""
+    _, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
+    people = [account(c, f"{prefix}{i}") for i in range(4)]
+    for person in people:
+        c.tournaments.join(made["id"], person)
+    start_now(c, made["id"])
+    return made, people
+
+
 def test_a_round_half_made_when_its_worker_died_is_made_once_by_the_next_claim(parts, monkeypatch):
     """The pairing's swap names every table's game; a job that dies after making the first of
     them (here: raises) leaves the step due now, and the next claim makes the others: one game a
     table, one pairing a round."""
     c, work = parts
-    maker, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
-    people = [account(c, f"P{i}") for i in range(4)]
-    for person in people:
-        c.tournaments.join(made["id"], person)
-    start_now(c, made["id"])
+    made, people = _started_with_four(c, "P")
     made_games: list[str] = []
     real_make = c.rounds._make
 
@@ -206,11 +212,7 @@ def test_a_worker_killed_between_a_tables_game_and_its_seats_leaves_the_seats_to
     before its first seat is kept in its person's account. The next claim finds the game made and
     keeps its seats (AccountService.seat_all): each person's game is in their account."""
     c, work = parts
-    maker, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
-    people = [account(c, f"S{i}") for i in range(4)]
-    for person in people:
-        c.tournaments.join(made["id"], person)
-    start_now(c, made["id"])
+    made, people = _started_with_four(c, "S")
     kept = Accounts.add_seat
 
     def dies(self, account, game, seat):
