@@ -31,6 +31,7 @@ from typing import Any
 
 from application import settings
 from application.background.work import WORK
+from domain.review.review import EARLIEST_METHOD
 from events import keys
 from events.outbox import Outbox, now_ms
 from events.redis_store import RedisStore, text
@@ -83,7 +84,12 @@ class Reviews:
             archive = self.store.moved(game)
             parts = archive.parts(game) if archive is not None else None
             found = parts.get("review") if parts else None
-        return None if found is None else dict(json.loads(text(found)))
+        if found is None:
+            return None
+        record = dict(json.loads(text(found)))
+        if record.get("review"):  # one kept before reviews named their method
+            record["review"] = {"method": EARLIEST_METHOD, **record["review"]}
+        return record
 
     def pending(self, game: str) -> bool:
         """Whether the game's review is asked for and not yet recorded."""

@@ -28,6 +28,11 @@ SAMPLES = 12  #: worlds each turn is judged in (half choose the best plan, half 
 CANDIDATES = 10  #: whole-turn plans judged in every world per turn (the best screened, plus the one played)
 DRAW_SAMPLES = 32  #: alternative draws each draw is compared with
 MISTAKES = 3  #: the costliest decisions named per seat
+#: How the review judges, beside its model: 1 costed each turn's commands alone; 2 (2026-11-28)
+#: costs a Reset's discards too, as a decision of their own. A review names it (``method``): one
+#: kept from an earlier method came from earlier code, and only that code gives its numbers again.
+METHOD = 2
+EARLIEST_METHOD = 1  #: the method of a kept review that names none (computed before methods were named)
 DIGITS = 4  #: decimals of the chances written out
 
 
@@ -76,7 +81,14 @@ def review_game(
             (draw.version, draw_luck(draw, generator(f"draw/{draw.version}"), draws))
         )
     seats = [_seat(game, s, costs.get(s, []), lucks.get(s, [])) for s in range(game.states[-1].options.players)]
-    return {"model": MODEL_VERSION, "seed": seed, "version": len(events), "samples": samples, "seats": seats}
+    return {
+        "model": MODEL_VERSION,
+        "method": METHOD,
+        "seed": seed,
+        "version": len(events),
+        "samples": samples,
+        "seats": seats,
+    }
 
 
 def _seat(

@@ -65,6 +65,14 @@ class SeatReview(Schema):
 
 class Review(Schema):
     model = fields.String(required=True, metadata={"description": "The value model's version that judged it."})
+    method = Whole(
+        required=True,
+        metadata={
+            "description": "How it judged, beside the model: 1 costed each turn's commands alone; 2 also costs "
+            "a Reset's discards, as a decision of their own. `bluemoon-review` computes the current method; "
+            "a review of an earlier one is given again only by the code of its time."
+        },
+    )
     seed = fields.String(required=True, metadata={"description": "The review's seed (hex), derived from the game's."})
     version = Whole(required=True, metadata={"description": "The game's last version."})
     samples = Whole(

@@ -179,3 +179,17 @@ def test_the_move_does_not_wait_for_a_pending_review_which_is_then_computed_from
     assert _run_job(api, game) == "reviewed"
     assert api.get(f"/games/{game}/review").json["status"] == "done"
     assert 0 < components.client.ttl(keys.review(game)) <= settings.REVIEW_KEPT_SECONDS.read()
+
+
+def test_a_review_kept_before_reviews_named_their_method_is_shown_as_the_first_method(api):
+    """Reviews kept before the Reset's discards were costed name no method: they are method 1,
+    which ``bluemoon-review`` (method 2) would not give again, so the answer says so."""
+    game, _ = ended_by_one_offering(api)
+    _run_job(api, game)
+    client = api.app.extensions["bluemoon"].client
+    record = json.loads(client.get(keys.review(game)))
+    assert record["review"]["method"] == 2
+    del record["review"]["method"]
+    client.set(keys.review(game), json.dumps(record))
+    shown = api.get(f"/games/{game}/review").json["review"]
+    assert shown["method"] == 1 and shown["seats"] == record["review"]["seats"]

@@ -27,6 +27,7 @@ from domain.review import NotReviewable, review_game, review_seed
 from domain.review.decisions import judge_turn
 from domain.review.luck import drawn_instead
 from domain.review.replay import replay
+from domain.review.review import METHOD
 from events.serialization import payload
 from tests.support.review_games import short_opening
 
@@ -92,6 +93,7 @@ def test_a_review_is_the_same_computed_twice_and_through_the_command(game, revie
     seed = bytes.fromhex(game[0].seed)
     assert reviewed["seed"] == review_seed(seed, MODEL_VERSION) != review_seed(seed, "another-model")
     assert (reviewed["model"], reviewed["version"], reviewed["samples"]) == (MODEL_VERSION, len(game), 1)
+    assert reviewed["method"] == METHOD == 2  # a Reset's discards costed: tests/unit/test_review_turn_costs.py
 
 
 def test_an_unfinished_game_is_refused_for_its_seed_is_not_revealed(game, tmp_path):
