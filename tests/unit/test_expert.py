@@ -104,7 +104,7 @@ def test_the_expert_judges_its_best_plans_after_the_others_next_turns(monkeypatc
 def test_the_expert_may_weigh_its_plans_against_the_mean_of_the_best_placed_rivals(monkeypatch):
     """``LEADERS`` 1 is the planner's best rival alone; more replaces it by the mean public
     position of that many best-placed rivals, at the planner's rival weight."""
-    *_, state = states(4, Edition.CMON, False, seed=2, turns=4)
+    *_, state = states(4, Edition.CMON, False, seed=3, turns=12)
     seat = state.turn.seat
     positions = sorted((value(state, s, 0.0) for s in range(4) if s != seat), reverse=True)
     assert positions[0] > positions[1], "a position where the second rival differs"
