@@ -3,16 +3,13 @@ and steered by the value model's chance of finishing first."""
 
 from __future__ import annotations
 
-import math
 import random
-import time
 
 import pytest
 
-from domain import Edition, decide
 from domain import commands as cmd
-from domain.bots import LEVELS, PLANNER_BUDGET, choose, expert, greedy, planner
-from domain.bots.heuristic import value
+from domain import decide
+from domain.bots import LEVELS, PLANNER_BUDGET, choose, expert, greedy
 from domain.bots.observation import observe
 from tests.support.bot_states import SETTINGS, SteppingClock, a_state_with_many_plans, states
 from workers.turn_jobs import BUDGETS
@@ -99,22 +96,3 @@ def test_the_expert_judges_its_best_plans_after_the_others_next_turns(monkeypatc
     choose(state, seat, "expert", random.Random(7), iterations=1)
     assert len(judged_after_replies) == expert.WORLDS * min(expert.REFINE, expert.REPLIES)
     assert all(final.turn.seat == seat and final.turn.number == state.turn.number + 2 for final in judged_after_replies)
-
-
-def test_the_expert_may_weigh_its_plans_against_the_mean_of_the_best_placed_rivals(monkeypatch):
-    """``LEADERS`` 1 is the planner's best rival alone; more replaces it by the mean public
-    position of that many best-placed rivals, at the planner's rival weight."""
-    *_, state = states(4, Edition.CMON, False, seed=3, turns=12)
-    seat = state.turn.seat
-    positions = sorted((value(state, s, 0.0) for s in range(4) if s != seat), reverse=True)
-    assert positions[0] > positions[1], "a position where the second rival differs"
-    assert expert.leaders(state, seat, 1) == planner.rivals(state, seat) == positions[0]
-    assert expert.leaders(state, seat, 2) == pytest.approx(sum(positions[:2]) / 2)
-    assert expert.leaders(state, seat, 5) == pytest.approx(sum(positions) / 3)
-    judge = expert.Expert(seat, planner.Clock(math.inf, time.perf_counter))
-    monkeypatch.setattr(expert, "CHANCE", 0.0)
-    alone = judge.score(state, (), state)
-    monkeypatch.setattr(expert, "LEADERS", 2)
-    assert judge.score(state, (), state) == pytest.approx(
-        alone + planner.RIVALS * (positions[0] - sum(positions[:2]) / 2)
-    )
