@@ -48,10 +48,6 @@ MODEL_CHANCE = 0.0
 #: 0: at 1.0 it won no more often, for a quarter more CPU (docs/bots.md, "The expert").
 REPLY = 0.0
 REPLIES = 3
-#: How many of the best-placed rivals the plan's end is weighed against (their mean public
-#: position, at the planner's ``RIVALS`` weight): 1 is the planner's, the best one alone. More
-#: counts a gift to the second rival too, which only games of three or four can give.
-LEADERS = 1
 #: The search stops at this share of the budget: what comes after the valuation under way when
 #: the cap passes (and observing, dealing the worlds) stays inside the budget.
 CAP_SHARE = 0.95
@@ -67,8 +63,6 @@ class Expert(planner.Planner):
     def score(self, before_end: Game, discards: tuple[str, ...], final: Game) -> float:
         judged = super().score(before_end, discards, final)
         self.clock.check()
-        if LEADERS > 1:  # the planner's best rival, replaced by the mean of the best ones
-            judged += planner.RIVALS * (planner.rivals(final, self.seat) - leaders(final, self.seat, LEADERS))
         if CHANCE:
             judged += CHANCE * heuristic_chance(final, self.seat)
         if MODEL_CHANCE:
@@ -98,13 +92,6 @@ class Expert(planner.Planner):
         if isinstance(first, cmd.EndTurn) or not mcts.my_turn(after, self.seat):
             return self.plan_score(world, first)
         return max(self.plan_score(after, second) for second in mcts.candidates(after, self.seat))
-
-
-def leaders(state: Game, seat: int, count: int) -> float:
-    """The mean public position of the ``count`` best-placed other seats (as ``planner.rivals``)."""
-    positions = sorted((value(state, s, 0.0) for s in range(state.options.players) if s != seat), reverse=True)
-    best = positions[:count]
-    return sum(best) / len(best) if best else 0.0
 
 
 def heuristic_chance(state: Game, seat: int) -> float:
