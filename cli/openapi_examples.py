@@ -30,10 +30,12 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from application.games.log_review import review_log
 from application.review.computation import computed
 from application.review.reviews import Reviews
+from events.outbox import now_ms
 from service.app import create_app
 from workers import webhook_delivery as deliveries
 from workers.person_stream_jobs import write_now
 from workers.rating_jobs import rate_now
+from workers.tournament_jobs import apply_now
 from workers.turn_jobs import play
 
 from .soft_authenticator import SoftPasskey
@@ -235,6 +237,7 @@ def _session() -> dict[str, dict[str, Any]]:
     _searches(call, refused, http, found, player)  # late: its requests draw ids, which would change the others'
     tournament = _tournaments(call, refused, http, found)  # last, for the same reason
     _review(call, found, service, workers, finished)  # after them: its requests draw ids too
+    _tournament_news(http, found, app.extensions["bluemoon"], workers)  # after them all, for the same reason
     refused("playSocket", "GET", f"/games/{game}/socket", None, mover)  # a plain GET: no WebSocket to open
     found["playSocket"] = {"request": None, "response": None}
     for operation, problem in problems.items():
@@ -654,6 +657,34 @@ def _tournaments(call: Any, refused: Any, http: Any, found: dict[str, Any]) -> s
     text = http.get("/tournaments-page").get_data(as_text=True)
     found["tournamentsPage"] = {"request": None, "response": "\n".join(text.splitlines()[:3]) + "\n…"}
     return str(made["id"])
+
+
+def _tournament_news(http: Any, found: dict[str, Any], components: Any, workers: _Workers) -> None:
+    """Mia, Ned and Ola play a one-round Swiss at tables of two: one sits it out (a bye), the others'
+    game is played out at the round's deadline, and its end is told; Mia's second tournament, which
+    nobody else joins, is cancelled at its start. Each type of their news is its example."""
+    people = _people_signed_in(http, "tournament news", "mia@example.com", "ned@example.com", "ola@example.com")
+    auth = [{"Authorization": f"Bearer {token}"} for token in people]
+    asked = {"name": "Quick Swiss", "kind": "swiss", "table_size": 2, "rounds": 1, "starts": "2031-06-01T18:00:00Z"}
+    swiss = http.post("/tournaments", json={**asked, "round_seconds": 3600}, headers=auth[0]).get_json()["id"]
+    lone = http.post("/tournaments", json={**asked, "name": "Lonely Cup"}, headers=auth[0]).get_json()["id"]
+    for headers in auth:
+        http.post(f"/tournaments/{swiss}/join", headers=headers)
+    http.post(f"/tournaments/{lone}/join", headers=auth[0])
+    for tournament, field in ((swiss, "starts"), (lone, "starts"), (swiss, "deadline")):  # as time would
+        raw, doc = components.tournaments.document(tournament)
+        if field == "starts":
+            doc = {**doc, "starts": now_ms() - 1}
+        else:
+            doc = {**doc, "rounds": [{**doc["rounds"][0], "deadline": now_ms() - 1}]}
+        components.tournaments.documents.swap(raw, doc)
+        while components.service.dispatch() or workers.handed["tournament"]:  # its steps, as the workers run them
+            for claim in workers.handed.pop("tournament", []):
+                apply_now(components, claim.name, claim.payload)
+    _write_news(components, workers)
+    for headers in auth:
+        for event in http.get("/me/events?after=0", headers=headers).get_json()["events"]:
+            found["personEvents"].setdefault(event["type"], event)
 
 
 def _challenges(call: Any, refused: Any, http: Any, found: dict[str, Any], components: Any, workers: _Workers) -> str:

@@ -17,7 +17,11 @@ seat, the turn's deadline, the finishing order. The item types, in the order one
 - ``challenge.received`` (to the challenged person), ``challenge.accepted`` and
   ``challenge.declined`` (to the challenger), ``challenge.cancelled`` (to the challenged person) and
   ``challenge.expired`` (to both): a challenge's news, its item's ``game`` the challenge's id
-  (application/challenges/).
+  (application/challenges/);
+- ``tournament.bye`` (the entrant with a bye in a round: no game, so no ``game.started``),
+  ``tournament.cancelled`` (each entrant not withdrawn, when too few joined by its start) and
+  ``tournament.finished`` (each entrant, withdrawn too, with their place in the final standings):
+  a tournament's news, its item's ``game`` the tournament's id (application/tournaments/rounds.py).
 """
 
 from __future__ import annotations
@@ -44,6 +48,7 @@ CHALLENGE_TYPES = (
     "challenge.cancelled",
     "challenge.expired",
 )
+TOURNAMENT_TYPES = ("tournament.bye", "tournament.cancelled", "tournament.finished")
 TYPES = (
     "open_game.filled",
     "game.started",
@@ -52,6 +57,7 @@ TYPES = (
     "rating.changed",
     "rematch.offered",
     *CHALLENGE_TYPES,
+    *TOURNAMENT_TYPES,
 )
 
 
@@ -179,3 +185,16 @@ def challenge_news(kind: str, challenge: dict[str, Any], told: str) -> News:
         "game": challenge["game"],
     }
     return News(f"challenge.{kind}", challenge["id"], now(), data)
+
+
+def tournament_news(kind: str, doc: dict[str, Any], round_: int | None = None, place: int | None = None) -> News:
+    """A tournament's ``tournament.<kind>``: its name, and the bye's round, the reason it was
+    cancelled or the person's final place."""
+    data = {
+        "tournament": doc["id"],
+        "name": doc["name"],
+        "round": round_,
+        "reason": doc.get("reason") if kind == "cancelled" else None,
+        "place": place,
+    }
+    return News(f"tournament.{kind}", doc["id"], now(), data)

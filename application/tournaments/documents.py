@@ -73,11 +73,11 @@ def round_over(round_: dict[str, Any]) -> bool:
 def next_due(doc: dict[str, Any]) -> int | None:
     """When the tournament's next step is due (epoch ms), None when nothing more ever is: its
     start; then, in each round, its games to make (now), its deadline, and once every game has
-    ended, the next round (now)."""
+    ended, the next round (now); once it ended, its people's news (now) until told."""
     if doc["status"] == OPEN:
         return int(doc["starts"])
     if doc["status"] != RUNNING:
-        return None
+        return 0 if doc.get("told") is False else None  # its people's news, due once it ended
     round_ = current_round(doc)
     if round_ is None or not round_["made"] or round_over(round_):
         return 0

@@ -20,6 +20,10 @@ A round starts when the last game of the previous round ends, or at its deadline
 (``round_seconds`` after its start) once its unfinished games were played out. A person who made
 no move of their own in their game of a round is counted a no-show (their turns were all played
 by the clock); the rule (domain/tournaments/) withdraws them after two.
+
+Its people's news (application/person_stream/news.py) are outbox entries named by the round or the
+end: a round's byes are written before the swap that marks its games made, and the swap that ends
+the tournament marks it ``told: False``, so its step stays due until the end's news are written.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from application import settings
 from application.admin.game_ending import PlayTurn, end
 from application.games.game_service import GameService, SeatSpec
 from application.lobby.ratings import BOT
+from application.person_stream.entries import entries
+from application.person_stream.news import tournament_news
 from application.tournaments import pairing
 from application.tournaments.documents import (
     CANCELLED,
@@ -48,6 +54,7 @@ from domain import Edition, Layout, Options
 from domain.standings import places
 from events import keys
 from events.outbox import now_ms
+from events.person_streams import News
 from events.serialization import now
 
 
@@ -95,12 +102,15 @@ class Rounds:
                 return None
             playing = [e for e in doc["entrants"] if not e["withdrawn"]]
             if len(playing) < doc["min_players"]:
-                return {**doc, "status": CANCELLED, "ended": now(), "reason": "too_few_players"}
+                return {**doc, "status": CANCELLED, "ended": now(), "reason": "too_few_players", "told": False}
             ratings = self.tournaments.ratings  # each entrant's rating as it is at the start ranks them throughout
             rated = [
                 {**e, "rating": ratings.current(e["account"] or f"{BOT}{e['level']}").shown} for e in doc["entrants"]
             ]
             return {**doc, "status": RUNNING, "entrants": rated}
+        if doc.get("told") is False:  # ended, its people not told yet (a document made before has no key)
+            self._tell_end(doc)
+            return {**doc, "told": True}
         if doc["status"] != RUNNING:
             return None
         round_ = current_round(doc)
@@ -113,7 +123,7 @@ class Rounds:
             number = len(doc["rounds"]) + 1
             paired = pairing.pair(doc) if number <= pairing.rounds_in(doc) else None
             if paired is None:
-                return {**doc, "status": FINISHED, "ended": now(), "reason": None}
+                return {**doc, "status": FINISHED, "ended": now(), "reason": None, "told": False}
             tables, byes = paired
             new = {
                 "number": number,
@@ -136,6 +146,7 @@ class Rounds:
                     time.sleep(pause / 1000)  # the kill drill's moment: a round half made
                 if withdrawn & set(table["players"]):  # withdrew while it was being made
                     ask_end(self.service, doc["id"], table["game"])
+            self._tell_byes(doc, round_)
             return self._with_round(doc, {**round_, "made": True})
         if round_["deadline"] <= at and not round_["overdue"]:
             for table in round_["tables"]:
@@ -152,6 +163,37 @@ class Rounds:
         """What a swap leaves to do outside the document: the creator's place freed at the start."""
         if before["status"] == OPEN and after["status"] != OPEN:
             self.tournaments.client.zrem(keys.account_tournaments(after["creator"]["account"], "created"), after["id"])
+
+    # -- the people's news (application/person_stream/news.py) ------------------------------------
+
+    def _tell_byes(self, doc: dict[str, Any], round_: dict[str, Any]) -> None:
+        """Each bye of the round, to its entrant's account: written before the swap that marks the
+        round made, under names of the round's own, so a repeat writes nothing twice."""
+        accounts = {e["id"]: e["account"] for e in doc["entrants"] if e["account"]}
+        news = {
+            accounts[p]: [tournament_news("bye", doc, round_=round_["number"])] for p in round_["byes"] if p in accounts
+        }
+        self._tell(doc["id"], f"bye-{round_['number']}", news)
+
+    def _tell_end(self, doc: dict[str, Any]) -> None:
+        """The end, to each entrant's account: a cancellation to those not withdrawn, a finish to
+        all, with their place in the final standings."""
+        if doc["status"] == CANCELLED:
+            told = [e["account"] for e in doc["entrants"] if e["account"] and not e["withdrawn"]]
+            self._tell(doc["id"], "cancelled", {a: [tournament_news("cancelled", doc)] for a in told})
+            return
+        place = {line["player"]: line["place"] for line in pairing.standings(doc)}
+        news = {
+            e["account"]: [tournament_news("finished", doc, place=place.get(e["id"]))]
+            for e in doc["entrants"]
+            if e["account"]
+        }
+        self._tell(doc["id"], "finished", news)
+
+    def _tell(self, tournament_id: str, what: str, news: dict[str, list[News]]) -> None:
+        for write in entries(tournament_id, what, news):
+            self.service.outbox.add(write.name, write.payload or "", write.due_ms)
+            self.service.dispatch(write.name)
 
     def _make(self, doc: dict[str, Any], number: int, table: dict[str, Any]) -> None:
         """The table's game, made once under its id, each seat its entrant's (kept in their

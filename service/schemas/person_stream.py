@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from marshmallow import Schema, fields, validate
 
-from application.person_stream.news import CHALLENGE_TYPES, TYPES
+from application.person_stream.news import CHALLENGE_TYPES, TOURNAMENT_TYPES, TYPES
 
 from .common import Flag, Whole
 from .games import SeatInfo
@@ -110,6 +110,21 @@ class PersonChallenge(Schema):
     game = _game_id("The game, once accepted, else null.")
 
 
+class PersonTournament(Schema):
+    """A tournament's news (the item's `game` is the tournament's id, `GET /tournaments/{tournament}`):
+    `tournament.bye` (you sit out a round: no game, a bye), `tournament.cancelled` (too few joined by
+    its start; to each entrant not withdrawn), `tournament.finished` (to each entrant, with their
+    place in the final standings)."""
+
+    tournament = fields.String(required=True, metadata={"description": "The tournament's id."})
+    name = fields.String(required=True, metadata={"description": "Its name."})
+    round = Whole(required=True, allow_none=True, metadata={"description": "The bye's round, else null."})
+    reason = fields.String(required=True, allow_none=True, metadata={"description": "Why it was cancelled, else null."})
+    place = Whole(
+        required=True, allow_none=True, metadata={"description": "Your place in the final standings, else null."}
+    )
+
+
 #: Each type's data.
 PERSON_EVENT_DATA: dict[str, type[Schema]] = {
     "open_game.filled": PersonOpenGameFilled,
@@ -119,6 +134,7 @@ PERSON_EVENT_DATA: dict[str, type[Schema]] = {
     "rating.changed": PersonRatingChanged,
     "rematch.offered": PersonRematchOffered,
     **dict.fromkeys(CHALLENGE_TYPES, PersonChallenge),
+    **dict.fromkeys(TOURNAMENT_TYPES, PersonTournament),
 }
 assert tuple(PERSON_EVENT_DATA) == TYPES, "one schema for each type the stream tells"
 

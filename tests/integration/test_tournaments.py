@@ -131,13 +131,23 @@ def test_an_account_has_at_most_its_quota_of_tournaments_waiting_to_start(parts,
 
 def test_a_tournament_short_of_its_minimum_at_its_start_is_cancelled(parts):
     c, work = parts
-    maker, made = _made(c, min_players=3)
-    c.tournaments.join(made["id"], account(c, "Ann"))
+    maker, made = _made(c, min_players=4)
+    ann, bot, left = account(c, "Ann"), account(c, "Bo"), account(c, "Left")
+    BotAccounts(c.store).convert(bot, 0, [], [])
+    for person in (ann, bot, left):
+        c.tournaments.join(made["id"], person)
+    c.tournaments.leave(made["id"], left)
     c.tournaments.add_bot(made["id"], maker, "random")
     start_now(c, made["id"])
     work.due()
     found = c.tournaments.get(made["id"])
     assert (found["status"], found["reason"], found["rounds"]) == ("cancelled", "too_few_players", [])
+    for person in (ann, bot):  # each entrant with an account (a bot account too), once
+        assert [(e["type"], e["game"], e["data"]) for e in _tournament_news(c, person)] == [
+            ("tournament.cancelled", made["id"], {"tournament": made["id"], "name": made["name"], "round": None,
+                                                  "reason": "too_few_players", "place": None})
+        ]  # fmt: skip
+    assert _tournament_news(c, left) == [] and _tournament_news(c, maker) == []
     with pytest.raises(TournamentClosed):
         c.tournaments.join(made["id"], account(c, "Late"))
     assert not c.client.zscore(keys.outbox_of(step_name(made["id"]))[1], step_name(made["id"]))
@@ -426,3 +436,82 @@ def test_a_round_robin_plays_its_schedule_and_a_withdrawn_players_partner_has_a_
     assert [len(r["byes"]) for r in found["rounds"]] == [0, 0, 1], "round 3: the withdrawn player's partner"
     assert len({frozenset(t["players"]) for r in found["rounds"] for t in r["tables"]}) == 5
     assert all(people[0] not in t["players"] for t in found["rounds"][2]["tables"])
+
+
+def _tournament_news(c, person: str) -> list[dict]:
+    """The person's tournament news, oldest first (application/person_stream/news.py)."""
+    return [e.document() for e in c.person_streams.read(person, 0, 500) if e.type.startswith("tournament.")]
+
+
+def _past_the_deadline(c, work, tournament: str) -> None:
+    """The round's deadline passes (as time would): its unfinished games are played out by the clock."""
+    raw, doc = c.tournaments.document(tournament)
+    rounds = [*doc["rounds"][:-1], {**doc["rounds"][-1], "deadline": int(time.time() * 1000) - 1}]
+    assert c.tournaments.documents.swap(raw, {**doc, "rounds": rounds})
+    work.due()
+
+
+def _odd_swiss(c, prefix: str) -> tuple[str, dict, list[str]]:
+    """A one-round Swiss at tables of two of two people and a bot account, started: its maker (not
+    entered), the tournament and its entrants."""
+    maker, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
+    people = [account(c, f"{prefix}{i}") for i in range(3)]
+    BotAccounts(c.store).convert(people[2], 0, [], [])  # told like a person: it has an account
+    for person in people:
+        c.tournaments.join(made["id"], person)
+    start_now(c, made["id"])
+    return maker, made, people
+
+
+def test_a_bye_and_the_finish_are_told_to_each_entrant_once_and_to_nobody_else(parts):
+    """Three entrants at tables of two: one sits the round out, and hears it (no game tells them);
+    at the end each entrant hears their place in the final standings, once. The tournament's
+    maker, not entered, hears nothing."""
+    c, work = parts
+    maker, made, people = _odd_swiss(c, "B")
+    work.due()
+    (round_,) = c.tournaments.get(made["id"])["rounds"]
+    (bye,) = round_["byes"]
+    for person in people:
+        told = [(e["type"], e["game"], e["data"]["round"]) for e in _tournament_news(c, person)]
+        assert told == ([("tournament.bye", made["id"], 1)] if person == bye else [])
+    _past_the_deadline(c, work, made["id"])
+    found = c.tournaments.get(made["id"])
+    assert found["status"] == "finished"
+    place = {line["player"]: line["place"] for line in found["standings"]}
+    for person in people:
+        finished = [e for e in _tournament_news(c, person) if e["type"] == "tournament.finished"]
+        assert [(e["game"], e["data"]) for e in finished] == [
+            (made["id"], {"tournament": made["id"], "name": made["name"], "round": None, "reason": None,
+                          "place": place[person]})
+        ]  # fmt: skip
+    assert _tournament_news(c, maker) == []
+
+
+def test_a_worker_killed_while_telling_the_finish_leaves_it_to_the_next_claim_told_once(parts, monkeypatch):
+    """The swap that finishes the tournament keeps its step due until its people are told: a job
+    that dies after writing the first person's news (here: raises) leaves the rest to the next
+    claim, and nobody hears it twice."""
+    c, work = parts
+    _, made, people = _odd_swiss(c, "K")
+    work.due()
+    real_add = c.service.outbox.add
+    added: list[str] = []
+
+    def dies_after_one(name, payload, due_ms):
+        if ":finished:" in name:
+            if added:
+                raise RuntimeError("the worker died here")
+            added.append(name)
+        return real_add(name, payload, due_ms)
+
+    monkeypatch.setattr(c.service.outbox, "add", dies_after_one)
+    with pytest.raises(RuntimeError):
+        _past_the_deadline(c, work, made["id"])
+    assert c.tournaments.get(made["id"])["status"] == "finished" and len(added) == 1
+    monkeypatch.setattr(c.service.outbox, "add", real_add)
+    work.due()
+    for person in people:
+        assert [e["type"] for e in _tournament_news(c, person) if e["type"] == "tournament.finished"] == [
+            "tournament.finished"
+        ]
