@@ -27,6 +27,7 @@ from flask import Flask, Response, current_app
 from marshmallow import Schema, fields, validate
 from werkzeug.exceptions import BadRequest
 from wsproto.events import TextMessage
+from wsproto.utilities import LocalProtocolError
 
 from application.games.codec import command_from_json, dumps
 from application.refusals import Forbidden, PreconditionRequired
@@ -109,9 +110,15 @@ class PlaySocket:
         )
 
     def send(self, message: dict[str, Any]) -> None:
-        """One message, written whole (the answers and the follower's pushes share the socket)."""
+        """One message, written whole (the answers and the follower's pushes share the socket).
+        A client gone meanwhile (closed, or its connection dropped while its answer was made) ends
+        the socket as any close does (``ConnectionClosed``), not as a server error."""
         with self._lock:
-            self.ws.sock.sendall(self.ws.ws.send(TextMessage(data=dumps(message).decode())))
+            try:
+                self.ws.sock.sendall(self.ws.ws.send(TextMessage(data=dumps(message).decode())))
+            except (LocalProtocolError, OSError) as gone:
+                self.ws.connected = False
+                raise simple_websocket.ConnectionClosed() from gone
 
     def serve(self, version: int, finished: bool) -> Response:
         # nothing is sent before the client speaks: a client may read its handshake's answer and a
