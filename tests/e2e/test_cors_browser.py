@@ -9,6 +9,8 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
+from tests.support.host_network import host_network
+
 #: it drives a real Chromium against the whole service; what it tests is the page, not the store, so on the embedded Redis only
 #: (``own_store``): the play, lobby, accounts and people tests run on the cluster too
 pytestmark = [pytest.mark.slow, pytest.mark.own_store]
@@ -60,7 +62,7 @@ def test_a_page_on_another_origin_plays_through_the_api_in_a_real_browser(server
     from playwright.sync_api import sync_playwright
 
     errors: list[str] = []
-    with sync_playwright() as p:
+    with host_network(alone=False), sync_playwright() as p:  # as the browser fixture holds it
         browser = p.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
         page = browser.new_page()
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)

@@ -17,6 +17,7 @@ import pytest
 
 from events.embedded import free_port
 from tests.e2e.conftest import call, wait_until
+from tests.support.host_network import host_network
 from tests.support.shared_folders import node_tools
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,9 +33,10 @@ def browser(_chromium):
     from a browser as fresh as a new launch."""
     launched = _chromium()
     assert launched.contexts == []
-    yield launched
-    for context in launched.contexts:
-        context.close()
+    with host_network(alone=False):  # not while the containers' test changes the host's interfaces
+        yield launched
+        for context in launched.contexts:
+            context.close()
 
 
 def page_with_errors(browser, errors: list[str], **options):
