@@ -375,13 +375,16 @@ class Accounts:
         made now or found made: a maker killed between the game and its seats leaves them to the
         next one (a retried start, the next worker). A game no longer in Redis (moved to the
         archive, swept) and a deleted account are left alone."""
-        if not holders or not self.client.exists(keys.stream(game)):
+        if not holders:
             return
-        with self.client.pipeline(transaction=False) as pipe:
+        with self.client.pipeline(transaction=False) as pipe:  # one round trip: makers call it on every read
+            pipe.exists(keys.stream(game))
             for seat, account in holders.items():
                 pipe.hget(keys.seat_accounts(game), str(seat))
                 pipe.exists(keys.account(account))
-            found = pipe.execute()
+            live, *found = pipe.execute()
+        if not live:
+            return
         for (seat, account), kept, exists in zip(holders.items(), found[::2], found[1::2]):
             if exists and kept is None:
                 self.add_seat(account, game, seat)

@@ -336,9 +336,7 @@ class Challenges:
 
     def _tell(self, found: dict[str, Any], kind: str, accounts: list[str]) -> None:
         news = {account: [challenge_news(kind, found, account)] for account in accounts}
-        for write in entries(found["id"], kind, news):
-            self.service.outbox.add(write.name, write.payload or "", write.due_ms)
-            self.service.dispatch(write.name)
+        self.service.hand_on(entries(found["id"], kind, news))
 
     def _release_pair(self, found: dict[str, Any]) -> None:
         """The pair's place is free again, if this challenge holds it (a compare-and-delete)."""

@@ -532,6 +532,13 @@ class GameService:
             if write.payload is not None and write.due_ms <= due_by and WORK.of(write.name).at_once:
                 self.dispatch(write.name)
 
+    def hand_on(self, writes: list[OutboxWrite]) -> None:
+        """Write outbox entries made outside an append (a person's news, named so that a repeat
+        names the same entry) and hand each on now."""
+        for write in writes:
+            self.outbox.add(write.name, write.payload or "", write.due_ms)
+            self.dispatch(write.name)
+
     def dispatch(self, name: str | None = None) -> int:
         """Hand due outbox entries (only ``name``, if given) to the workers; returns how many."""
         return self.dispatcher.dispatch(name)

@@ -70,9 +70,7 @@ class Rematches:
         """A ``rematch.offered`` for each person the rematch still waits for, handed on now."""
         settings = self.service.settings(game)
         offered = rematch_offered(game, seat, status, settings["seats"], settings["accounts"])
-        for write in entries(game, f"rematch-{seat}", {account: [news] for account, news in offered.items()}):
-            self.service.outbox.add(write.name, write.payload or "", write.due_ms)
-            self.service.dispatch(write.name)
+        self.service.hand_on(entries(game, f"rematch-{seat}", {account: [news] for account, news in offered.items()}))
 
     def status(self, game: str, seat: int | None) -> dict[str, Any]:
         """Who has accepted, who is awaited, and the new game once every person has accepted;

@@ -191,9 +191,7 @@ class Rounds:
         self._tell(doc["id"], "finished", news)
 
     def _tell(self, tournament_id: str, what: str, news: dict[str, list[News]]) -> None:
-        for write in entries(tournament_id, what, news):
-            self.service.outbox.add(write.name, write.payload or "", write.due_ms)
-            self.service.dispatch(write.name)
+        self.service.hand_on(entries(tournament_id, what, news))
 
     def _make(self, doc: dict[str, Any], number: int, table: dict[str, Any]) -> None:
         """The table's game, made once under its id, each seat its entrant's (kept in their
