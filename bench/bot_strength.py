@@ -68,7 +68,8 @@ def apply_tweaks(tweaks: list[str]) -> None:
         target = importlib.import_module(f"domain.bots.{module}")
         if not hasattr(target, constant):
             raise SystemExit(f"unknown constant {name}")
-        setattr(target, constant, type(getattr(target, constant))(value))
+        kind = type(getattr(target, constant))
+        setattr(target, constant, value.lower() in ("1", "true") if kind is bool else kind(value))
 
 
 def play(job: tuple[int, int, str, int, str, str, float, int, bool]) -> Outcome:

@@ -17,6 +17,7 @@ from .errors import IllegalCommand, InvalidCommand
 from .evolve import evolve
 from .payment import check_hoax, value_of
 from .peoples import CARDS, DRAGON_OF, Card, Colour
+from .scales import scale_awards
 from .state import EndReason, Game, Phase, Turn
 
 DRAGON_MOVE_STEPS = 3
@@ -276,14 +277,7 @@ def _draw(tx: _Transaction, seat: int, n: int, aside: bool) -> None:
 def _score_scales(tx: _Transaction) -> None:
     """The supply ran out: score golden scales (R8)."""
     players = tx.game.players
-    most = max(p.scales for p in players)
-    top = [p.seat for p in players if p.scales == most]
-    awards: list[tuple[int, int | None]] = []
-    for p in players:
-        if p.seat in top:
-            awards.append((p.seat, 6 if len(top) == 1 else 3))
-        elif p.scales >= 3:
-            awards.append((p.seat, 3))
+    awards: list[tuple[int, int | None]] = list(scale_awards([p.scales for p in players]))
     returned = tuple(seat for seat, _ in awards)
     kept = sum(p.scales for p in players if p.seat not in returned)
     tx.emit(ev.ScalesScored(tuple(awards), returned, tx.game.options.scale_supply - kept))

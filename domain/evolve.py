@@ -11,6 +11,7 @@ from .catalogue import BUILDINGS, COURTYARD
 from .city import City
 from .options import Edition, Layout, Options
 from .peoples import Dragon
+from .scales import scale_awards
 from .state import EndReason, Game, Phase, Player, Result, Site, Turn
 from .state import copy_with as replace
 
@@ -158,9 +159,14 @@ def _contributed(g: Game, e: ev.ContributionMade) -> Game:
     return replace(g, sites=sites, turn=_turn(g, scales_given=True))
 
 
+_CATALOGUE_REWARDS = frozenset({"majority", "construction", "neighbourhood"})  #: Rewarded reasons
+
+
 def _rewarded(g: Game, e: ev.Rewarded) -> Game:
     p = g.players[e.seat]
     changes: dict[str, Any] = {"scales": p.scales + e.scales}
+    if e.reason in _CATALOGUE_REWARDS:  # the amount is printed on the public tile
+        changes["counted"] = p.counted + getattr(BUILDINGS[e.source], e.reason).crystals
     if e.crystals:
         changes["crystals"] = p.crystals + e.crystals
     return replace(g, players=_player(g, e.seat, **changes), scale_supply=max(0, g.scale_supply - e.scales))
@@ -181,6 +187,8 @@ def _scored(g: Game, e: ev.ScalesScored) -> Game:
     players = list(g.players)
     for seat, crystals in e.crystals:
         players[seat] = replace(players[seat], crystals=players[seat].crystals + (crystals or 0))
+    for seat, crystals in scale_awards([p.scales for p in g.players]):  # public: scale counts are
+        players[seat] = replace(players[seat], counted=players[seat].counted + crystals)
     for seat in e.returned:
         players[seat] = replace(players[seat], scales=0)
     return replace(g, players=tuple(players), scale_supply=e.supply)
@@ -192,7 +200,13 @@ def _offered(g: Game, e: ev.OfferingMade) -> Game:
     obelisk[e.space] = e.seat
     spent = (e.pillar,) if e.pillar else ()
     g = _discard_from_hand(
-        g, e.seat, spent, crystals=p.crystals - e.cost, markers=p.markers - 1, offerings=p.offerings + 1
+        g,
+        e.seat,
+        spent,
+        crystals=p.crystals - e.cost,
+        counted=p.counted - e.cost,
+        markers=p.markers - 1,
+        offerings=p.offerings + 1,
     )
     assert g.turn is not None
     turn = replace(

@@ -44,6 +44,10 @@ class Player:
     scales: int = 0
     markers: int = 10  #: markers in supply, not on the board
     offerings: int = 0
+    #: Crystals as every seat can count them from public events (R16 hides the total, not its
+    #: parts): catalogue rewards and scale awards, less offerings' costs. A given position's
+    #: crystals (P15) are private, so a scenario's count starts at 0 and may read low.
+    counted: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,9 @@ from domain.options import Edition, Layout, Options
 from domain.peoples import Dragon
 from domain.state import EndReason, Game, Phase, Player, Result, Site, Turn
 
-SNAPSHOT_SCHEMA = (
-    5  #: 3: the turn's starting state (P17); 4: the take-backs of the turn; 5: the setup's given parts (P9)
-)
+#: 3: the turn's starting state (P17); 4: the take-backs of the turn; 5: the setup's given
+#: parts (P9); 6: each seat's publicly counted crystals
+SNAPSHOT_SCHEMA = 6
 
 
 def encode_state(g: Game) -> str:
@@ -29,7 +29,7 @@ def _document(g: Game) -> dict[str, Any]:
         "commitment": g.commitment,
         "sites": {b: [list(s.markers), s.reconstructed] for b, s in g.sites.items()},
         "players": [
-            [p.seat, p.position, list(p.hand), list(p.aside), p.crystals, p.scales, p.markers, p.offerings]
+            [p.seat, p.position, list(p.hand), list(p.aside), p.crystals, p.scales, p.markers, p.offerings, p.counted]
             for p in g.players
         ],
         "dragons": {d.value: at for d, at in g.dragons.items()},
@@ -75,7 +75,9 @@ def _game(d: dict[str, Any]) -> Game:
         seed=d["seed"],
         commitment=d["commitment"],
         sites={b: Site(b, tuple(m), r) for b, (m, r) in d["sites"].items()},
-        players=tuple(Player(s, pos, tuple(h), tuple(a), c, sc, m, o) for s, pos, h, a, c, sc, m, o in d["players"]),
+        players=tuple(
+            Player(s, pos, tuple(h), tuple(a), c, sc, m, o, n) for s, pos, h, a, c, sc, m, o, n in d["players"]
+        ),
         dragons={Dragon(k): v for k, v in d["dragons"].items()},
         obelisk=tuple(d["obelisk"]),
         scale_supply=d["scale_supply"],

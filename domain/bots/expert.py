@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable
 
 from .. import commands as cmd
-from ..state import Game
+from ..state import Game, copy_with
 from . import greedy, mcts, planner
 from . import value as value_model
 from .heuristic import value
@@ -48,6 +48,10 @@ MODEL_CHANCE = 0.0
 #: 0: at 1.0 it won no more often, for a quarter more CPU (docs/bots.md, "The expert").
 REPLY = 0.0
 REPLIES = 3
+#: Whether the worlds give each other seat the crystals the table counted (``Player.counted``:
+#: the catalogue's rewards and the scale awards, less offerings' costs, all public) instead of
+#: 0, so that a rival's next offering, and its lead, show in the plans' ends.
+COUNT = True
 #: The search stops at this share of the budget: what comes after the valuation under way when
 #: the cap passes (and observing, dealing the worlds) stays inside the budget.
 CAP_SHARE = 0.95
@@ -96,14 +100,22 @@ class Expert(planner.Planner):
 
 def heuristic_chance(state: Game, seat: int) -> float:
     """``seat``'s chance of finishing first as a softmax of the seats' ``heuristic.value`` on its
-    observation (others' crystals unseen): a win counts as certain, unlike a lead in points."""
-    seen = observe(state, seat)
+    observation (others' crystals as counted, or 0): a win counts as certain, unlike a lead in points."""
+    seen = counted(observe(state, seat), seat)
     if seen.result is not None:
         return 1.0 / len(seen.result.winners) if seat in seen.result.winners else 0.0
     scores = [value(seen, s) / TEMPERATURE for s in range(seen.options.players)]
     top = max(scores)
     weights = [math.exp(x - top) for x in scores]
     return weights[seat] / sum(weights)
+
+
+def counted(observation: Game, seat: int) -> Game:
+    """The observation with each other seat's crystals as the table counted them (``COUNT``)."""
+    if not COUNT:
+        return observation
+    players = tuple(p if p.seat == seat else copy_with(p, crystals=max(0, p.counted)) for p in observation.players)
+    return copy_with(observation, players=players)
 
 
 def _mean(score: Callable[[Game, cmd.Command], float], worlds: list[Game], command: cmd.Command) -> float:
@@ -119,6 +131,7 @@ def choose(
 ) -> cmd.Command:
     """The first command of the best plan on average over ``WORLDS`` worlds, within ``budget``."""
     expert = Expert(seat, planner.Clock(CAP_SHARE * budget, clock))
+    observation = counted(observation, seat)
     worlds = [determinize(observation, rng) for _ in range(WORLDS)]
     options = mcts.candidates(worlds[0], seat)  # the seat's own hand and the table: the same in every world
     reset = next(c for c in options if isinstance(c, cmd.EndTurn))
