@@ -52,6 +52,9 @@ REPLIES = 3
 #: the catalogue's rewards and the scale awards, less offerings' costs, all public) instead of
 #: 0, so that a rival's next offering, and its lead, show in the plans' ends.
 COUNT = True
+#: The planner's weight of the best-placed rival's position (``planner.RIVALS``) in games of
+#: three or four: beating one rival of three gains less than beating the only one.
+MANY_RIVALS = planner.RIVALS
 #: The search stops at this share of the budget: what comes after the valuation under way when
 #: the cap passes (and observing, dealing the worlds) stays inside the budget.
 CAP_SHARE = 0.95
@@ -131,6 +134,8 @@ def choose(
 ) -> cmd.Command:
     """The first command of the best plan on average over ``WORLDS`` worlds, within ``budget``."""
     expert = Expert(seat, planner.Clock(CAP_SHARE * budget, clock))
+    if observation.options.players > 2:
+        expert.rivals_weight = MANY_RIVALS
     observation = counted(observation, seat)
     worlds = [determinize(observation, rng) for _ in range(WORLDS)]
     options = mcts.candidates(worlds[0], seat)  # the seat's own hand and the table: the same in every world

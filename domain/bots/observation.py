@@ -1,8 +1,9 @@
 """What a bot may know: its seat's observation, and guesses consistent with it.
 
 ``observe`` keeps only what the seat may see (R16): other hands, cards others keep aside and
-the deck become one pool of unseen cards in a canonical order, others' crystals become 0, and
-the seed and the turn's starting state (P17) are dropped. Two states that differ only in hidden information observe the same.
+the deck become one pool of unseen cards in a canonical order, others' crystals become 0 (their
+``counted`` crystals, public, stay: the expert deals them into its worlds), and the seed and the
+turn's starting state (P17) are dropped. Two states that differ only in hidden information observe the same.
 ``determinize`` deals the unseen pool at random into the hidden places, so a bot can look
 ahead with ``decide`` in a world that could be the real one.
 """
