@@ -39,6 +39,8 @@ REFINE = 3  #: first commands (the best by their one-command plans) searched two
 #: 40 since session 3 (20 before; docs/bots.md, "The expert").
 CHANCE = 40.0
 TEMPERATURE = 12.0
+#: The same in games of three or four (docs/bots.md, "Fifth session").
+MANY_TEMPERATURE = 12.0
 #: Weight of the same chance as the trained value model (``value.win_probabilities``) judges it.
 #: 0: at 20 it lost far more often than without it (docs/bots.md, "The expert").
 MODEL_CHANCE = 0.0
@@ -52,9 +54,6 @@ REPLIES = 3
 #: the catalogue's rewards and the scale awards, less offerings' costs, all public) instead of
 #: 0, so that a rival's next offering, and its lead, show in the plans' ends.
 COUNT = True
-#: The planner's weight of the best-placed rival's position (``planner.RIVALS``) in games of
-#: three or four: beating one rival of three gains less than beating the only one.
-MANY_RIVALS = planner.RIVALS
 #: The search stops at this share of the budget: what comes after the valuation under way when
 #: the cap passes (and observing, dealing the worlds) stays inside the budget.
 CAP_SHARE = 0.95
@@ -107,7 +106,8 @@ def heuristic_chance(state: Game, seat: int) -> float:
     seen = counted(observe(state, seat), seat)
     if seen.result is not None:
         return 1.0 / len(seen.result.winners) if seat in seen.result.winners else 0.0
-    scores = [value(seen, s) / TEMPERATURE for s in range(seen.options.players)]
+    temperature = TEMPERATURE if seen.options.players == 2 else MANY_TEMPERATURE
+    scores = [value(seen, s) / temperature for s in range(seen.options.players)]
     top = max(scores)
     weights = [math.exp(x - top) for x in scores]
     return weights[seat] / sum(weights)
@@ -134,8 +134,6 @@ def choose(
 ) -> cmd.Command:
     """The first command of the best plan on average over ``WORLDS`` worlds, within ``budget``."""
     expert = Expert(seat, planner.Clock(CAP_SHARE * budget, clock))
-    if observation.options.players > 2:
-        expert.rivals_weight = MANY_RIVALS
     observation = counted(observation, seat)
     worlds = [determinize(observation, rng) for _ in range(WORLDS)]
     options = mcts.candidates(worlds[0], seat)  # the seat's own hand and the table: the same in every world

@@ -57,7 +57,6 @@ class Planner:
     def __init__(self, seat: int, clock: Clock) -> None:
         self.seat, self.clock = seat, clock
         self.outlook = CheckedOutlook(clock)
-        self.rivals_weight = RIVALS  #: the expert weighs the rivals by the number of players
 
     def judge(self, state: Game, seat: int) -> float:
         self.clock.check()
@@ -86,7 +85,7 @@ class Planner:
     def score(self, before_end: Game, discards: tuple[str, ...], final: Game) -> float:
         """``mcts``'s end-of-turn score less ``RIVALS`` times the best rival's position."""
         mine = mcts.turn_score(before_end, discards, final, self.seat, self.outlook)
-        return mine - self.rivals_weight * rivals(final, self.seat)
+        return mine - RIVALS * rivals(final, self.seat)
 
     def plan_score(self, world: Game, first: cmd.Command) -> float:
         """The end-of-turn score of playing ``first`` and then the default policy."""

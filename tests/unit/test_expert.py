@@ -11,6 +11,7 @@ from domain import commands as cmd
 from domain import decide
 from domain.bots import LEVELS, PLANNER_BUDGET, choose, expert, greedy
 from domain.bots.observation import observe
+from domain.state import copy_with
 from tests.support.bot_states import SETTINGS, SteppingClock, a_state_with_many_plans, states
 from workers.turn_jobs import BUDGETS
 
@@ -96,3 +97,24 @@ def test_the_expert_judges_its_best_plans_after_the_others_next_turns(monkeypatc
     choose(state, seat, "expert", random.Random(7), iterations=1)
     assert len(judged_after_replies) == expert.WORLDS * min(expert.REFINE, expert.REPLIES)
     assert all(final.turn.seat == seat and final.turn.number == state.turn.number + 2 for final in judged_after_replies)
+
+
+def test_the_experts_worlds_give_other_seats_the_crystals_the_table_counted_never_their_hidden_total(
+    monkeypatch,
+):
+    state, seat = a_state_with_many_plans()
+    rival = (seat + 1) % state.options.players
+    players = list(state.players)
+    players[rival] = copy_with(players[rival], crystals=99, counted=7)  # 99 hidden, 7 counted in public
+    state = copy_with(state, players=tuple(players))
+    dealt = []
+    real = expert.determinize
+    monkeypatch.setattr(expert, "determinize", lambda seen, rng: dealt.append(real(seen, rng)) or dealt[-1])
+    choose(state, seat, "expert", random.Random(3), iterations=1)
+    assert len(dealt) == expert.WORLDS
+    assert {world.players[rival].crystals for world in dealt} == {7}
+    assert {world.players[seat].crystals for world in dealt} == {state.players[seat].crystals}
+    monkeypatch.setattr(expert, "COUNT", False)
+    dealt.clear()
+    choose(state, seat, "expert", random.Random(3), iterations=1)
+    assert {world.players[rival].crystals for world in dealt} == {0}
