@@ -17,7 +17,9 @@ same games, but for mcts, whose search depends on the clock unless ``--iteration
 ``--ratings PATH`` also rates the levels as players (openskill's Plackett-Luce, its defaults)
 from the games' finishing orders, in seed order, and writes them with the commands that made
 them; ``--ratings-from PATH`` starts from an earlier file, so that several matchups chain into
-one. application/lobby/bot_ratings.json, the bots' starting ratings, is made so (docs/bots.md).
+one. ``--forget LEVEL`` drops a level's earlier rating, so that a level whose play changed is
+rated afresh by the games that follow. application/lobby/bot_ratings.json, the bots' starting
+ratings, is made so (docs/bots.md).
 """
 
 from __future__ import annotations
@@ -196,13 +198,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="1 plays in this process")
     parser.add_argument("--ratings", type=Path, help="rate the levels from these games and write them here (JSON)")
     parser.add_argument("--ratings-from", type=Path, help="start the ratings from this earlier --ratings file")
+    parser.add_argument(
+        "--forget", action="append", default=[], help="with --ratings-from: rate this level afresh (repeatable)"
+    )
     args = parser.parse_args(argv)
     if args.ratings_from and not args.ratings:
         parser.error("--ratings-from needs --ratings")
+    if args.forget and not args.ratings_from:
+        parser.error("--forget needs --ratings-from")
     ratings: dict[str, LevelRating] = {}
     runs: list[str] = []
     if args.ratings_from:
         ratings, runs = load_ratings(args.ratings_from)  # read before the games: it may be the file written after
+        for level in args.forget:
+            ratings.pop(level, None)
     given = args.levels.split(",")
     seats = tuple((given * args.players)[: args.players])
     jobs = []

@@ -114,3 +114,20 @@ def test_games_with_a_level_in_several_seats_are_skipped_and_unfinished_ones_ign
     games = [_game(0, ("random", "random"), True, (1, 2)), _game(1, ("greedy", "random"), False, ())]
     assert rate_games(ratings, games) == (0, 1)
     assert ratings == {"greedy": LevelRating(30.0, 5.0, 7)}
+
+
+def test_a_forgotten_level_is_rated_afresh_from_the_games_that_follow(chained, tmp_path):
+    """``--forget random``: the chained file's random starts at openskill's prior again, greedy
+    goes on from its earlier rating."""
+    earlier = tmp_path / "earlier.json"
+    earlier.write_text(json.dumps(chained["first"]))
+    out = tmp_path / "out.json"
+    tiny = ["--players", "2", "--levels", "greedy,random", "--workers", "1"]
+    argv = ["--games", "2", "--seed", "2", *tiny, "--ratings", str(out), "--ratings-from", str(earlier)]
+    played: list[GameResult] = []
+    _simulate([*argv, "--forget", "random"], played)
+    written = json.loads(out.read_text())["levels"]
+    assert written["random"]["games"] == sum(g.finished for g in played)  # its earlier games forgotten
+    assert written["greedy"]["games"] == chained["first"]["levels"]["greedy"]["games"] + written["random"]["games"]
+    with pytest.raises(SystemExit):
+        simulate.main(["--games", "1", *tiny, "--forget", "random"])  # nothing to forget from
