@@ -40,7 +40,7 @@ REFINE = 3  #: first commands (the best by their one-command plans) searched two
 CHANCE = 40.0
 TEMPERATURE = 12.0
 #: The same in games of three or four (docs/bots.md, "Fifth session").
-MANY_TEMPERATURE = 12.0
+MANY_TEMPERATURE = 6.0
 #: Weight of the same chance as the trained value model (``value.win_probabilities``) judges it.
 #: 0: at 20 it lost far more often than without it (docs/bots.md, "The expert").
 MODEL_CHANCE = 0.0
