@@ -7,11 +7,15 @@ then refines the ``REFINE`` best first commands by searching their second comman
 command played out by the default policy, the best one kept), so that where the default policy
 would have walked or paid poorly after a good first command, the better follow-up counts. It
 judges the end of each plan as the planner does (its position, the outlook, less the best-placed
-rival's public position) plus ``CHANCE`` times its chance of finishing first, a softmax of the
-seats' positions, and ``MODEL_CHANCE`` times the same chance as the trained value model judges it
+rival's position) plus ``CHANCE`` times its chance of finishing first, a softmax of the seats'
+positions (sharper in games of three or four), and ``MODEL_CHANCE`` times the same chance as the trained value model judges it
 (``value.win_probabilities``; 0, for it made the expert weaker), and plays the first command of
 the best plan on average over the worlds. With ``REPLY`` (0: it did not help) the best refined
 plans are judged again after the other seats' next turns, each by the default policy.
+
+Unlike the planner, it counts the other seats' crystals as the table can (``COUNT``): its worlds
+give each the crystals paid to it in public, less what its offerings cost (``Player.counted``),
+where the planner's read 0; a rival's lead, and its next offering, then show in the plans' ends.
 
 Its budget is a hard cap by the clock, as the planner's (at ``CAP_SHARE`` of it): past it, the best first command judged in
 every world is played (the Reset at worst); ``budget=math.inf`` weighs every plan (a replay).
@@ -39,7 +43,8 @@ REFINE = 3  #: first commands (the best by their one-command plans) searched two
 #: 40 since session 3 (20 before; docs/bots.md, "The expert").
 CHANCE = 40.0
 TEMPERATURE = 12.0
-#: The same in games of three or four (docs/bots.md, "Fifth session").
+#: The same in games of three or four: against three rivals a sharper race to first place
+#: played better (docs/bots.md, "Fifth session").
 MANY_TEMPERATURE = 6.0
 #: Weight of the same chance as the trained value model (``value.win_probabilities``) judges it.
 #: 0: at 20 it lost far more often than without it (docs/bots.md, "The expert").
