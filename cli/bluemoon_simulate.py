@@ -18,7 +18,7 @@ same games, but for mcts, whose search depends on the clock unless ``--iteration
 from the games' finishing orders, in seed order, and writes them with the commands that made
 them; ``--ratings-from PATH`` starts from an earlier file, so that several matchups chain into
 one. ``--forget LEVEL`` drops a level's earlier rating, so that a level whose play changed is
-rated afresh by the games that follow. application/lobby/bot_ratings.json, the bots' starting
+rated afresh by the games that follow, against the other levels' ratings held as they stand. application/lobby/bot_ratings.json, the bots' starting
 ratings, is made so (docs/bots.md).
 """
 
@@ -34,7 +34,7 @@ import shlex
 import sys
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -112,9 +112,13 @@ def ordinal(rating: LevelRating) -> float:
     return float(PlackettLuce().rating(mu=rating.mu, sigma=rating.sigma).ordinal())
 
 
-def rate_games(ratings: dict[str, LevelRating], results: Iterable[GameResult]) -> tuple[int, int]:
+def rate_games(
+    ratings: dict[str, LevelRating], results: Iterable[GameResult], only: Collection[str] = ()
+) -> tuple[int, int]:
     """Update ``ratings`` in place by each finished game, in seed order, every seat one team
-    ranked by its place. Returns (rated, skipped).
+    ranked by its place. Returns (rated, skipped). With ``only``, the other levels' ratings
+    stay as they are: a level rated afresh is measured against them, and a newcomer's early
+    wins do not pull an established level down.
 
     A game with one level in several seats is skipped, not rated: the model rates each player
     once per game, and a level's seats are one player. Rating them as separate teams and then
@@ -134,7 +138,8 @@ def rate_games(ratings: dict[str, LevelRating], results: Iterable[GameResult]) -
         teams = [[model.rating(mu=ratings[lv].mu, sigma=ratings[lv].sigma)] for lv in result.levels]
         updated = model.rate(teams, ranks=list(result.places))
         for level, [after] in zip(result.levels, updated):
-            ratings[level] = LevelRating(after.mu, after.sigma, ratings[level].games + 1)
+            if not only or level in only:
+                ratings[level] = LevelRating(after.mu, after.sigma, ratings[level].games + 1)
         rated += 1
     return rated, skipped
 
@@ -199,7 +204,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ratings", type=Path, help="rate the levels from these games and write them here (JSON)")
     parser.add_argument("--ratings-from", type=Path, help="start the ratings from this earlier --ratings file")
     parser.add_argument(
-        "--forget", action="append", default=[], help="with --ratings-from: rate this level afresh (repeatable)"
+        "--forget",
+        action="append",
+        default=[],
+        help="with --ratings-from: rate this level afresh, the others held as they are (repeatable)",
     )
     args = parser.parse_args(argv)
     if args.ratings_from and not args.ratings:
@@ -274,7 +282,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.ratings:
         for level in seats:
             ratings.setdefault(level, new_rating())
-        rated, skipped = rate_games(ratings, results)
+        rated, skipped = rate_games(ratings, results, only=args.forget)
         command = shlex.join(["bluemoon-simulate", *(sys.argv[1:] if argv is None else argv)])
         save_ratings(args.ratings, ratings, [*runs, command])
         print(

@@ -117,8 +117,8 @@ def test_games_with_a_level_in_several_seats_are_skipped_and_unfinished_ones_ign
 
 
 def test_a_forgotten_level_is_rated_afresh_from_the_games_that_follow(chained, tmp_path):
-    """``--forget random``: the chained file's random starts at openskill's prior again, greedy
-    goes on from its earlier rating."""
+    """``--forget random``: the chained file's random starts at openskill's prior again and is
+    rated against greedy's earlier rating, which stays as it was."""
     earlier = tmp_path / "earlier.json"
     earlier.write_text(json.dumps(chained["first"]))
     out = tmp_path / "out.json"
@@ -128,6 +128,14 @@ def test_a_forgotten_level_is_rated_afresh_from_the_games_that_follow(chained, t
     _simulate([*argv, "--forget", "random"], played)
     written = json.loads(out.read_text())["levels"]
     assert written["random"]["games"] == sum(g.finished for g in played)  # its earlier games forgotten
-    assert written["greedy"]["games"] == chained["first"]["levels"]["greedy"]["games"] + written["random"]["games"]
+    assert written["greedy"] == chained["first"]["levels"]["greedy"]  # held as it stood
+    model = PlackettLuce()
+    greedy, random_level = chained["first"]["levels"]["greedy"], model.rating()
+    for game in sorted(played, key=lambda g: g.seed):
+        if game.finished:
+            teams = {"greedy": [model.rating(mu=greedy["mu"], sigma=greedy["sigma"])], "random": [random_level]}
+            updated = model.rate([teams[level] for level in game.levels], ranks=list(game.places))
+            random_level = updated[game.levels.index("random")][0]
+    assert (written["random"]["mu"], written["random"]["sigma"]) == (random_level.mu, random_level.sigma)
     with pytest.raises(SystemExit):
         simulate.main(["--games", "1", *tiny, "--forget", "random"])  # nothing to forget from
