@@ -18,8 +18,8 @@ same games, but for mcts, whose search depends on the clock unless ``--iteration
 from the games' finishing orders, in seed order, and writes them with the commands that made
 them; ``--ratings-from PATH`` starts from an earlier file, so that several matchups chain into
 one. ``--forget LEVEL`` drops a level's earlier rating, so that a level whose play changed is
-rated afresh by the games that follow, against the other levels' ratings held as they stand. application/lobby/bot_ratings.json, the bots' starting
-ratings, is made so (docs/bots.md).
+rated afresh by the games that follow, against the other levels' ratings held as they stand.
+application/lobby/bot_ratings.json, the bots' starting ratings, is made so (docs/bots.md).
 """
 
 from __future__ import annotations

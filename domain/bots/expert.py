@@ -8,9 +8,9 @@ command played out by the default policy, the best one kept), so that where the 
 would have walked or paid poorly after a good first command, the better follow-up counts. It
 judges the end of each plan as the planner does (its position, the outlook, less the best-placed
 rival's position) plus ``CHANCE`` times its chance of finishing first, a softmax of the seats'
-positions (sharper in games of three or four), and ``MODEL_CHANCE`` times the same chance as the trained value model judges it
-(``value.win_probabilities``; 0, for it made the expert weaker), and plays the first command of
-the best plan on average over the worlds. With ``REPLY`` (0: it did not help) the best refined
+positions (sharper in games of three or four), and ``MODEL_CHANCE`` times the same chance as the
+trained value model judges it (``value.win_probabilities``; 0, for it made the expert weaker),
+and plays the first command of the best plan on average over the worlds. With ``REPLY`` (0: it did not help) the best refined
 plans are judged again after the other seats' next turns, each by the default policy.
 
 Unlike the planner, it counts the other seats' crystals as the table can (``COUNT``): its worlds
@@ -107,8 +107,9 @@ class Expert(planner.Planner):
 
 def heuristic_chance(state: Game, seat: int) -> float:
     """``seat``'s chance of finishing first as a softmax of the seats' ``heuristic.value`` on its
-    observation (others' crystals as counted, or 0): a win counts as certain, unlike a lead in points."""
-    seen = counted(observe(state, seat), seat)
+    observation (others' crystals as the world was dealt them, counted or 0, plus what the plan
+    paid them): a win counts as certain, unlike a lead in points."""
+    seen = observe(state, seat)
     if seen.result is not None:
         return 1.0 / len(seen.result.winners) if seat in seen.result.winners else 0.0
     temperature = TEMPERATURE if seen.options.players == 2 else MANY_TEMPERATURE
