@@ -19,6 +19,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from bench.server import serve
 from tests.e2e.conftest import call
 from tests.support.receiver import Receiver
+from tests.support.stopped import stop
 from tests.support.workers import wait_until
 
 TOKEN = "operator-" + uuid.uuid4().hex
@@ -98,8 +99,7 @@ def test_the_numbers_move_and_one_request_id_finds_the_command_the_bots_reply_an
         workers = workers_of(start_service.started[-1].pid)
         assert len(workers) == 3  # turns, deliveries and reviews
         before = scrape(base)
-        for pid in workers:
-            os.kill(pid, signal.SIGSTOP)
+        stop(workers)  # every thread of each: a dispatcher awake at the signal would claim the delivery
         unblock(
             store_backend.get("QUEUE_URL")
             or f"redis://127.0.0.1:{(tmp_path / 'redis-0' / 'embedded.port').read_text()}"

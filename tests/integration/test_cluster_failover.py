@@ -168,13 +168,16 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
     time.sleep(2)
     if fault == CUT_OFF:
         stale = standbys[0]
-        os.kill(stale.process.pid, signal.SIGSTOP)
+        stop([stale.process.pid])
         stopped_at = faults["its replica stopped and cut off"] = time.monotonic()
         with redis.Redis(port=victim.port) as primary:
             primary.execute_command("CLIENT KILL TYPE replica")  # its link dropped, as a network reset drops it
         time.sleep(3)  # play goes on: the primary alone holds what it takes now
     killed = victim.process
-    os.kill(killed.pid, signal.SIGSTOP if fault == "SIGSTOP for 5 s" else signal.SIGKILL)
+    if fault == "SIGSTOP for 5 s":
+        stop([killed.pid])
+    else:
+        os.kill(killed.pid, signal.SIGKILL)
     killed_at = faults["the primary killed or stopped"] = time.monotonic()
     if fault == "SIGSTOP for 5 s":
         threading.Timer(5, os.kill, (killed.pid, signal.SIGCONT)).start()

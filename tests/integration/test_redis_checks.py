@@ -16,6 +16,7 @@ from application.redis_checks import LiveCheck, UnsafeRedis, refuse_unsafe_redis
 from events.embedded import EmbeddedRedis
 from service.app import create_app
 from tests.conftest import start_cluster, until
+from tests.support.stopped import stop
 
 
 @pytest.fixture
@@ -134,7 +135,7 @@ def test_a_fresh_clusters_replicas_are_all_checked_and_readyz_names_a_primary_th
             "detail": "appendonly yes, appendfsync everysec or always, maxmemory-policy noeviction on all 6 nodes",
         }
         replica = nodes[4]  # node 1's
-        os.kill(replica.process.pid, signal.SIGSTOP)
+        stop([replica.process.pid])
         try:
             clients[1].execute_command("CLIENT KILL TYPE replica")
             ready = probe.get("/readyz")

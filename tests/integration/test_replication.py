@@ -18,6 +18,7 @@ from events.embedded import EmbeddedRedis
 from events.store import Appended
 from service.app import create_app
 from tests.api.client import CheckedClient
+from tests.support.stopped import stop
 
 
 @pytest.fixture
@@ -75,7 +76,7 @@ def test_an_acknowledged_command_is_on_the_replica_and_an_unconfirmed_one_is_ret
     version = first.get_json()["version"]
     assert on_replica.xlen(keys.stream(game)) == version  # acknowledged: the replica has it already
 
-    os.kill(replica.process.pid, signal.SIGSTOP)  # the replica stops answering
+    stop([replica.process.pid])  # the replica stops answering
     refused = _move(api, game, tokens[1], version, "two")
     assert refused.status_code == 503 and refused.headers["Retry-After"]
     assert "not yet confirmed by a replica" in refused.get_json()["detail"]
@@ -103,7 +104,7 @@ def test_a_primary_whose_replica_is_cut_off_takes_no_write_until_it_is_back(api,
         created.get_json()["version"],
     )
     on_primary = redis.Redis.from_url(primary.url)
-    os.kill(replica.process.pid, signal.SIGSTOP)
+    stop([replica.process.pid])
     on_primary.execute_command("CLIENT KILL TYPE replica")  # its link dropped, as a network reset drops it
     monkeypatch.setattr(redis_store, "REPLICAS_RECHECK", 0.0)  # it looks at them at every write, not once a second
     refused = _move(api, game, tokens[0], version, "one")
@@ -132,7 +133,7 @@ def test_the_retry_of_an_unconfirmed_command_is_not_acknowledged_while_no_replic
         [s["token"] for s in created.get_json()["seats"]],
         created.get_json()["version"],
     )
-    os.kill(replica.process.pid, signal.SIGSTOP)  # still connected (ROLE lists it), but confirms nothing
+    stop([replica.process.pid])  # still connected (ROLE lists it), but confirms nothing
     refused = _move(api, game, tokens[0], version, "one")
     assert refused.status_code == 503 and refused.headers["Retry-After"]
     on_primary = redis.Redis.from_url(primary.url)
