@@ -154,8 +154,9 @@ def play() -> None:
     end_turn = next(command for command in legal["commands"] if command["type"] == "end_turn")
     status, played = call("POST", f"/games/{gid}/commands", end_turn, **auth, **{"If-Match": f'"{version}"'})
     assert status in (200, 201), (status, played)
-    _, view = call("GET", f"/games/{gid}", **auth)
-    ours = int(view["version"])  # our turn's end: what follows is the bot's, played by the worker
+    # our turn's end, as the command's answer says: what follows is the bot's, played by the worker (a
+    # later read of the game may come after the bot's reply already, and then wait for a turn of ours)
+    ours = int(played["version"])
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         status, events = call("GET", f"/games/{gid}/events?after={ours}&wait=10", **auth)
