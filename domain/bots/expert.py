@@ -43,6 +43,8 @@ REFINE = 3  #: first commands (the best by their one-command plans) searched two
 #: 40 since session 3 (20 before; docs/bots.md, "The expert").
 CHANCE = 40.0
 TEMPERATURE = 12.0
+#: ``CHANCE`` in games of three or four.
+MANY_CHANCE = 40.0
 #: The same in games of three or four: against three rivals a sharper race to first place
 #: played better (docs/bots.md, "Fifth session").
 MANY_TEMPERATURE = 6.0
@@ -74,8 +76,9 @@ class Expert(planner.Planner):
     def score(self, before_end: Game, discards: tuple[str, ...], final: Game) -> float:
         judged = super().score(before_end, discards, final)
         self.clock.check()
-        if CHANCE:
-            judged += CHANCE * heuristic_chance(final, self.seat)
+        weight = CHANCE if final.options.players == 2 else MANY_CHANCE
+        if weight:
+            judged += weight * heuristic_chance(final, self.seat)
         if MODEL_CHANCE:
             judged += MODEL_CHANCE * value_model.win_probabilities(final, self.seat)[self.seat]
         return judged
