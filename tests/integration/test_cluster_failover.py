@@ -29,6 +29,7 @@ from events.embedded import EmbeddedRedis
 from service.app import create_app
 from tests.api.client import CheckedClient
 from tests.conftest import start_cluster, until
+from tests.support import stopped
 from tests.support.workers import Workers, assert_each_bot_command_applied_once_at_its_version
 
 CUT_OFF = "its replica stopped and cut off, then SIGKILL"
@@ -168,14 +169,14 @@ def test_a_primary_killed_or_stopped_mid_play_loses_no_acknowledged_command(clus
     time.sleep(2)
     if fault == CUT_OFF:
         stale = standbys[0]
-        stop([stale.process.pid])
+        stopped.stop([stale.process.pid])
         stopped_at = faults["its replica stopped and cut off"] = time.monotonic()
         with redis.Redis(port=victim.port) as primary:
             primary.execute_command("CLIENT KILL TYPE replica")  # its link dropped, as a network reset drops it
         time.sleep(3)  # play goes on: the primary alone holds what it takes now
     killed = victim.process
     if fault == "SIGSTOP for 5 s":
-        stop([killed.pid])
+        stopped.stop([killed.pid])
     else:
         os.kill(killed.pid, signal.SIGKILL)
     killed_at = faults["the primary killed or stopped"] = time.monotonic()
