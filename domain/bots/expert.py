@@ -43,7 +43,8 @@ REFINE = 3  #: first commands (the best by their one-command plans) searched two
 #: 40 since session 3 (20 before; docs/bots.md, "The expert").
 CHANCE = 40.0
 TEMPERATURE = 12.0
-#: ``CHANCE`` in games of three or four.
+#: ``CHANCE`` in games of three or four. 40: at 80 the expert won 34.5% of 600 four-player games
+#: against three planners, no more than at 40 (docs/bots.md, "Sixth session").
 MANY_CHANCE = 40.0
 #: The same in games of three or four: against three rivals a sharper race to first place
 #: played better (docs/bots.md, "Fifth session").
