@@ -7,18 +7,20 @@ then refines the ``REFINE`` best first commands by searching their second comman
 command played out by the default policy, the best one kept), so that where the default policy
 would have walked or paid poorly after a good first command, the better follow-up counts. It
 judges the end of each plan as the planner does (its position, the outlook, less the best-placed
-rival's position) plus ``CHANCE`` times its chance of finishing first, a softmax of the seats'
-positions (sharper in games of three or four), and ``MODEL_CHANCE`` times the same chance as the
-trained value model judges it (``value.win_probabilities``; 0, for it made the expert weaker),
-and plays the first command of the best plan on average over the worlds. With ``REPLY`` (0: it did not help) the best refined
+rival's position) plus ``CHANCE`` (``MANY_CHANCE`` in games of three or four) times its chance
+of finishing first, a softmax of the seats' positions (sharper in games of three or four), and
+``MODEL_CHANCE`` times the same chance as the trained value model judges it
+(``value.win_probabilities``; 0, for it made the expert weaker), and plays the first command of
+the best plan on average over the worlds. With ``REPLY`` (0: it did not help) the best refined
 plans are judged again after the other seats' next turns, each by the default policy.
 
 Unlike the planner, it counts the other seats' crystals as the table can (``COUNT``): its worlds
 give each the crystals paid to it in public, less what its offerings cost (``Player.counted``),
 where the planner's read 0; a rival's lead, and its next offering, then show in the plans' ends.
 
-Its budget is a hard cap by the clock, as the planner's (at ``CAP_SHARE`` of it): past it, the best first command judged in
-every world is played (the Reset at worst); ``budget=math.inf`` weighs every plan (a replay).
+Its budget is a hard cap by the clock, as the planner's (at ``CAP_SHARE`` of it): past it, the
+best first command judged in every world is played (the Reset at worst); ``budget=math.inf``
+weighs every plan (a replay).
 """
 
 from __future__ import annotations
