@@ -147,5 +147,20 @@ def refuse_unsafe_redis(url: str, replicas: int = 0) -> dict[str, Any]:
     return result
 
 
+def check_at_boot(url: str, replicas: int = 0) -> dict[str, Any]:
+    """``refuse_unsafe_redis`` for a web worker, which gunicorn may start again at any time: one
+    started while Redis is down boots unchecked (its /readyz says 503 until Redis answers, then
+    LiveCheck checks it) rather than failing to load, which would stop gunicorn and every worker
+    with it. An unsafe Redis that answers is still refused."""
+    try:
+        return refuse_unsafe_redis(url, replicas)
+    except (redis.ConnectionError, redis.TimeoutError, RedisClusterException) as error:
+        log.warning("Redis at %s did not answer the start's check (%s); checking it once it does", url, error)
+        return {
+            "status": "unchecked",
+            "detail": f"Redis did not answer when this process started ({type(error).__name__})",
+        }
+
+
 class UnsafeRedis(RuntimeError):
     """Redis is configured so that it may lose or evict games."""

@@ -14,7 +14,7 @@ from werkzeug.exceptions import RequestURITooLarge
 
 from application import settings
 from application.background.rq_handoff import RQHandoff
-from application.redis_checks import LiveCheck, refuse_unsafe_redis
+from application.redis_checks import LiveCheck, check_at_boot
 from application.refusals import NotFound
 from application.telemetry import request_ids
 from application.telemetry.error_reports import start_reporting
@@ -109,7 +109,7 @@ def create_app(config: dict[str, Any] | None = None) -> Flask:
     app.extensions["readiness"] = Readiness({"the game store": client.ping, "the job queue's Redis": queue_client.ping})
     if app.config["REDIS_CLIENT"] is None:  # a real Redis: refuse one that may lose games
         replicas = components.store.replicas
-        first = refuse_unsafe_redis(components.url, replicas)
+        first = check_at_boot(components.url, replicas)
         app.extensions["redis_check"] = LiveCheck(components.client, replicas, first)
     else:
         app.extensions["redis_check"] = lambda: {"status": "unknown", "detail": "a client given by the caller (tests)"}

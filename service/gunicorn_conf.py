@@ -31,6 +31,10 @@ worker_connections = 15_000
 timeout = 60  #: a worker that stops answering gunicorn's heartbeat this long is restarted
 graceful_timeout = 10  #: requests get this long to finish on a restart (open streams end at once)
 keepalive = 5
+#: no control socket (gunicorn 25.1+): nothing here runs ``gunicornc``, and its default path is one
+#: per user, so each gunicorn started takes it from the last; it is a thread in the master that
+#: every worker's fork stops and starts again
+control_socket_disable = True
 limit_request_line = 0  #: no limit here: the app answers an over-long URL with a 414 problem document
 #: the cyclic garbage collector's thresholds in a worker (Python's are 700, 10, 10). With
 #: thousands of watchers the heap holds millions of live objects, and a full collection walks

@@ -107,6 +107,52 @@ def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_l
 
 
 @pytest.mark.slow
+@pytest.mark.own_store  # a Redis of its own, to take away and bring back
+def test_web_workers_started_again_while_redis_is_down_boot_and_answer_503(start_service, tmp_path):
+    """Slow: gunicorn starts a worker again whenever one dies. One started while Redis is down
+    must boot and answer 503 problems: a worker that fails to load the app makes gunicorn stop
+    altogether (its port refuses connections, and bluemoon, restarting it into the same outage,
+    gives up after --give-up tries)."""
+    port = free_port()
+    store = tmp_path / "outage-redis"
+    server = EmbeddedRedis(store, port=port)
+    base = start_service(REDIS_URL=server.url)
+    status, created = call(base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
+    assert status == 201
+    time.sleep(1.2)  # past the append-only file's one-second fsync
+    master = next(p for p in _children(start_service.started[-1].pid) if "gunicorn" in _cmdline(Path(f"/proc/{p}")))
+    killed = _children(master)
+    assert len(killed) == 2
+    assert len(list(Path(f"/proc/{master}/task").iterdir())) == 1  # no control socket's thread
+
+    server.stop()
+    for pid in killed:
+        os.kill(pid, signal.SIGKILL)
+    booted = wait_until(
+        lambda: len(fresh := set(_children(master)) - set(killed)) == 2 and fresh, 30, "gunicorn to start two workers"
+    )
+    status, headers, body = wait_until(
+        lambda: (answer := raw(base, f"/games/{created['game']}"))[0] == 503 and answer, 30, "a 503 from a new worker"
+    )
+    assert headers["Content-Type"] == "application/problem+json" and body["code"] == "unavailable"
+    assert raw(base, "/readyz")[0] == 503
+    assert _children(start_service.started[-1].pid).count(master) == 1  # the same gunicorn, never stopped
+    assert set(_children(master)) == booted  # and its new workers stayed up
+
+    server = EmbeddedRedis(store, port=port)
+    try:
+        wait_until(lambda: raw(base, "/readyz")[0] == 200, 30, "/readyz to recover")
+        status, _, view = raw(base, f"/games/{created['game']}")
+        assert status == 200 and view["version"] == created["version"]
+    finally:
+        server.stop()
+
+
+def _children(pid: int) -> list[int]:
+    return [int(child) for child in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+
+
+@pytest.mark.slow
 @pytest.mark.own_store  # the embedded Redis, which the supervisor restarts
 def test_bluemoon_restarts_a_killed_embedded_redis_server_and_its_games_survive(start_service, tmp_path):
     """Slow: it kills the embedded redis-server and waits for the supervisor's restart."""
