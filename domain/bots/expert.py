@@ -60,6 +60,13 @@ MODEL_CHANCE = 0.0
 #: 0: at 1.0 it won no more often, for a quarter more CPU (docs/bots.md, "The expert").
 REPLY = 0.0
 REPLIES = 3
+#: How the other seats' next turns are played for ``REPLY``: ``"default"`` (the default policy)
+#: or ``"planner"`` (each command the planner's choice from that seat's observation of the
+#: world, about 8 ms each: their own level, where the race for the last offering is decided).
+REPLY_BY = "default"
+#: Whether the replies are weighed only in the race for the last offering: once some seat is
+#: one offering from winning (their cost is then spent where it can change who wins).
+REPLY_IN_RACE = False
 #: Whether the worlds give each other seat the crystals the table counted (``Player.counted``:
 #: the catalogue's rewards and the scale awards, less offerings' costs, all public) instead of
 #: 0, so that a rival's next offering, and its lead, show in the plans' ends.
@@ -72,9 +79,10 @@ CAP_SHARE = 0.95
 class Expert(planner.Planner):
     """One decision's plans: the planner's, with the value model added to each turn's end."""
 
-    def __init__(self, seat: int, clock: planner.Clock) -> None:
+    def __init__(self, seat: int, clock: planner.Clock, rng: random.Random | None = None) -> None:
         super().__init__(seat, clock)
         self.their_outlooks: dict[int, mcts.Outlook] = {}  #: each other seat's, for their replies
+        self.rng = rng or random.Random(0)  #: the planner's worlds when it plays another seat's turn
 
     def score(self, before_end: Game, discards: tuple[str, ...], final: Game) -> float:
         judged = super().score(before_end, discards, final)
@@ -99,9 +107,25 @@ class Expert(planner.Planner):
             if state.finished or state.turn is None or state.turn.seat == self.seat:
                 break
             seat = state.turn.seat
-            outlook = self.their_outlooks.setdefault(seat, planner.CheckedOutlook(self.clock))
-            state = self.play_turn(state, seat, outlook)[2]
+            if REPLY_BY == "planner":
+                state = self.planned_turn(state, seat)
+            else:
+                outlook = self.their_outlooks.setdefault(seat, planner.CheckedOutlook(self.clock))
+                state = self.play_turn(state, seat, outlook)[2]
         return self.score(before_end, discards, state)
+
+    def planned_turn(self, state: Game, seat: int) -> Game:
+        """``seat``'s turn in this world as the planner plays it: each command its choice from
+        the seat's observation, within what is left of this decision's cap."""
+        for _ in range(mcts.MAX_DEPTH):
+            if not mcts.my_turn(state, seat):
+                break
+            self.clock.check()
+            left = self.clock.cap - self.clock.now()
+            seen = observe(copy_with(state, unseen=()), seat)  # the world, as that seat sees it
+            command = planner.choose(seen, seat, self.rng, budget=left, clock=self.clock.now)
+            state = greedy.apply(state, command)
+        return state
 
     def deeper_score(self, world: Game, first: cmd.Command) -> float:
         """The best plan that starts with ``first``: each second command, then the default policy."""
@@ -125,6 +149,11 @@ def heuristic_chance(state: Game, seat: int) -> float:
     return weights[seat] / sum(weights)
 
 
+def racing(state: Game) -> bool:
+    """Some seat is one offering from winning."""
+    return any(p.offerings >= state.options.offerings_to_win - 1 for p in state.players)
+
+
 def counted(observation: Game, seat: int) -> Game:
     """The observation with each other seat's crystals as the table counted them (``COUNT``)."""
     if not COUNT:
@@ -145,7 +174,8 @@ def choose(
     clock: Callable[[], float] = time.perf_counter,
 ) -> cmd.Command:
     """The first command of the best plan on average over ``WORLDS`` worlds, within ``budget``."""
-    expert = Expert(seat, planner.Clock(CAP_SHARE * budget, clock))
+    their_rng = random.Random(rng.random()) if REPLY and REPLY_BY == "planner" else None  # the defaults draw as before
+    expert = Expert(seat, planner.Clock(CAP_SHARE * budget, clock), their_rng)
     observation = counted(observation, seat)
     worlds = [determinize(observation, rng) for _ in range(WORLDS)]
     options = mcts.candidates(worlds[0], seat)  # the seat's own hand and the table: the same in every world
@@ -177,7 +207,7 @@ def choose(
             return best
     refined.sort(key=lambda sc: -sc[0])
     best = refined[0][1]
-    if not REPLY:
+    if not REPLY or (REPLY_IN_RACE and not racing(observation)):
         return best
     plain = {command: score for score, command in judged}
     replied: list[tuple[float, cmd.Command]] = []

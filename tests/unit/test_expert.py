@@ -99,6 +99,31 @@ def test_the_expert_judges_its_best_plans_after_the_others_next_turns(monkeypatc
     assert all(final.turn.seat == seat and final.turn.number == state.turn.number + 2 for final in judged_after_replies)
 
 
+def test_replies_by_the_planner_play_each_other_seats_turn_by_its_choices_from_its_own_view(monkeypatch):
+    """``REPLY_BY`` planner: the other seat's next turn in each world is the planner's choices,
+    each made from that seat's observation of the world (the expert's hand hidden from it);
+    ``REPLY_IN_RACE``: none before some seat is one offering from winning."""
+    state, seat = a_state_with_many_plans()
+    asked = []
+    real = expert.planner.choose
+
+    def recording(observation, chooser, rng, **caps):
+        asked.append((chooser, set(observation.players[seat].hand)))
+        return real(observation, chooser, rng, **caps)
+
+    monkeypatch.setattr(expert.planner, "choose", recording)
+    monkeypatch.setattr(expert, "REPLY", 1.0)
+    monkeypatch.setattr(expert, "REPLY_BY", "planner")
+    choose(state, seat, "expert", random.Random(7), iterations=1)
+    assert asked and all(chooser == 1 - seat and hand == {"?"} for chooser, hand in asked)
+
+    asked.clear()
+    monkeypatch.setattr(expert, "REPLY_IN_RACE", True)
+    assert not expert.racing(state)
+    choose(state, seat, "expert", random.Random(7), iterations=1)
+    assert asked == []
+
+
 def test_the_experts_worlds_give_other_seats_the_crystals_the_table_counted_never_their_hidden_total(
     monkeypatch,
 ):
