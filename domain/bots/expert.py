@@ -12,7 +12,9 @@ of finishing first, a softmax of the seats' positions (sharper in games of three
 ``MODEL_CHANCE`` times the same chance as the trained value model judges it
 (``value.win_probabilities``; 0, for it made the expert weaker), and plays the first command of
 the best plan on average over the worlds. With ``REPLY`` (0: it did not help) the best refined
-plans are judged again after the other seats' next turns, each by the default policy.
+plans are judged again after the other seats' next turns, each by the default policy; with
+``RACE``, in a game of three or four once some seat is one offering from winning, after their
+next turns as the planner plays them.
 
 Unlike the planner, it counts the other seats' crystals as the table can (``COUNT``): its worlds
 give each the crystals paid to it in public, less what its offerings cost (``Player.counted``),
@@ -25,6 +27,7 @@ weighs every plan (a replay).
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import time
@@ -60,13 +63,14 @@ MODEL_CHANCE = 0.0
 #: 0: at 1.0 it won no more often, for a quarter more CPU (docs/bots.md, "The expert").
 REPLY = 0.0
 REPLIES = 3
-#: How the other seats' next turns are played for ``REPLY``: ``"default"`` (the default policy)
-#: or ``"planner"`` (each command the planner's choice from that seat's observation of the
-#: world, about 8 ms each: their own level, where the race for the last offering is decided).
-REPLY_BY = "default"
-#: Whether the replies are weighed only in the race for the last offering: once some seat is
-#: one offering from winning (their cost is then spent where it can change who wins).
-REPLY_IN_RACE = False
+#: In games of three or four, once some seat is one offering from winning (``racing``), the
+#: weight of the same replies with each other seat's turn played as the planner plays it (each
+#: command its choice from that seat's view of the world, about 8 ms each) instead of by the
+#: default policy: the race for the last offering is decided by the rivals' own plans, and a
+#: plan that hands one of them the crystals, or the obelisk space, it needs shows there.
+#: 0 until confirmed: a screen won 28 of 57 four-player games where the defaults won 19
+#: (docs/bots.md, "Seventh session").
+RACE = 0.0
 #: Whether the worlds give each other seat the crystals the table counted (``Player.counted``:
 #: the catalogue's rewards and the scale awards, less offerings' costs, all public) instead of
 #: 0, so that a rival's next offering, and its lead, show in the plans' ends.
@@ -94,9 +98,10 @@ class Expert(planner.Planner):
             judged += MODEL_CHANCE * value_model.win_probabilities(final, self.seat)[self.seat]
         return judged
 
-    def reply_score(self, world: Game, first: cmd.Command) -> float:
+    def reply_score(self, world: Game, first: cmd.Command, planned: bool = False) -> float:
         """The end of the plan that starts with ``first`` (then the default policy), judged
-        after every other seat has played its next turn by the default policy."""
+        after every other seat has played its next turn by the default policy (``planned``:
+        as the planner plays it)."""
         after = greedy.apply(world, first)
         if isinstance(first, cmd.EndTurn):
             before_end, discards, final = world, first.discards, after
@@ -107,7 +112,7 @@ class Expert(planner.Planner):
             if state.finished or state.turn is None or state.turn.seat == self.seat:
                 break
             seat = state.turn.seat
-            if REPLY_BY == "planner":
+            if planned:
                 state = self.planned_turn(state, seat)
             else:
                 outlook = self.their_outlooks.setdefault(seat, planner.CheckedOutlook(self.clock))
@@ -174,7 +179,8 @@ def choose(
     clock: Callable[[], float] = time.perf_counter,
 ) -> cmd.Command:
     """The first command of the best plan on average over ``WORLDS`` worlds, within ``budget``."""
-    their_rng = random.Random(rng.random()) if REPLY and REPLY_BY == "planner" else None  # the defaults draw as before
+    race = RACE if observation.options.players > 2 and racing(observation) else 0.0
+    their_rng = random.Random(rng.random()) if race else None  # without the race, the same draws as before
     expert = Expert(seat, planner.Clock(CAP_SHARE * budget, clock), their_rng)
     observation = counted(observation, seat)
     worlds = [determinize(observation, rng) for _ in range(WORLDS)]
@@ -207,16 +213,18 @@ def choose(
             return best
     refined.sort(key=lambda sc: -sc[0])
     best = refined[0][1]
-    if not REPLY or (REPLY_IN_RACE and not racing(observation)):
+    weight = race or REPLY
+    if not weight:
         return best
+    replies = functools.partial(expert.reply_score, planned=True) if race else expert.reply_score
     plain = {command: score for score, command in judged}
     replied: list[tuple[float, cmd.Command]] = []
     for score, command in refined[:REPLIES]:
         if not expert.clock.may_start():
             return best
         try:
-            taken = _mean(expert.reply_score, worlds, command) - plain[command]
+            taken = _mean(replies, worlds, command) - plain[command]
         except planner.OutOfTime:
             return best
-        replied.append((score + REPLY * taken, command))
+        replied.append((score + weight * taken, command))
     return max(replied, key=lambda sc: sc[0])[1]

@@ -7,9 +7,9 @@ import random
 
 import pytest
 
+from domain import Edition, decide
 from domain import commands as cmd
-from domain import decide
-from domain.bots import LEVELS, PLANNER_BUDGET, choose, expert, greedy
+from domain.bots import LEVELS, PLANNER_BUDGET, choose, expert, greedy, mcts
 from domain.bots.observation import observe
 from domain.state import copy_with
 from tests.support.bot_states import SETTINGS, SteppingClock, a_state_with_many_plans, states
@@ -99,11 +99,21 @@ def test_the_expert_judges_its_best_plans_after_the_others_next_turns(monkeypatc
     assert all(final.turn.seat == seat and final.turn.number == state.turn.number + 2 for final in judged_after_replies)
 
 
-def test_replies_by_the_planner_play_each_other_seats_turn_by_its_choices_from_its_own_view(monkeypatch):
-    """``REPLY_BY`` planner: the other seat's next turn in each world is the planner's choices,
-    each made from that seat's observation of the world (the expert's hand hidden from it);
-    ``REPLY_IN_RACE``: none before some seat is one offering from winning."""
-    state, seat = a_state_with_many_plans()
+def a_four_player_race():
+    """The first position of a four-player game in which some seat is one offering from winning
+    and the seat to play has more first commands than the expert refines."""
+    return next(
+        s
+        for s in states(4, Edition.CMON, False, seed=3, turns=400)
+        if expert.racing(s) and len(mcts.candidates(s, s.turn.seat)) > expert.REFINE
+    )
+
+
+def test_in_the_race_the_replies_are_each_other_seats_turn_as_the_planner_plays_it_from_its_own_view(monkeypatch):
+    """``RACE``: once some seat of a game of four is one offering from winning, each other seat's
+    next turn in each world is the planner's choices, each from that seat's observation of the
+    world (the expert's hand hidden from it), every other seat in turn; before the race, and in
+    games of two, none."""
     asked = []
     real = expert.planner.choose
 
@@ -112,16 +122,21 @@ def test_replies_by_the_planner_play_each_other_seats_turn_by_its_choices_from_i
         return real(observation, chooser, rng, **caps)
 
     monkeypatch.setattr(expert.planner, "choose", recording)
-    monkeypatch.setattr(expert, "REPLY", 1.0)
-    monkeypatch.setattr(expert, "REPLY_BY", "planner")
+    monkeypatch.setattr(expert, "RACE", 1.0)
+    state = a_four_player_race()
+    seat = state.turn.seat
     choose(state, seat, "expert", random.Random(7), iterations=1)
-    assert asked and all(chooser == 1 - seat and hand == {"?"} for chooser, hand in asked)
+    assert {chooser for chooser, _ in asked} == {0, 1, 2, 3} - {seat}
+    assert all(hand == {"?"} for _, hand in asked)
 
-    asked.clear()
-    monkeypatch.setattr(expert, "REPLY_IN_RACE", True)
-    assert not expert.racing(state)
-    choose(state, seat, "expert", random.Random(7), iterations=1)
-    assert asked == []
+    for state, seat in (a_state_with_many_plans(), *((s, s.turn.seat) for s in [_before_the_race()])):
+        asked.clear()
+        choose(state, seat, "expert", random.Random(7), iterations=1)
+        assert asked == []
+
+
+def _before_the_race():
+    return next(s for s in states(4, Edition.CMON, False, seed=3, turns=400) if s.turn.number == 40)
 
 
 def test_the_experts_worlds_give_other_seats_the_crystals_the_table_counted_never_their_hidden_total(
