@@ -15,7 +15,9 @@ through psycopg 3 in production (``postgresql+psycopg://...``).
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -93,7 +95,7 @@ class Archive:
         if self.engine.dialect.name == "sqlite":
             sa.event.listen(self.engine, "connect", _sqlite_pragmas)
         try:
-            METADATA.create_all(self.engine)
+            _create_tables(self.engine)
         except SQLAlchemyError as error:
             cause = getattr(error, "orig", None) or error  # the driver's own words, when it has some
             raise ArchiveUnavailable(
@@ -222,9 +224,42 @@ class Archive:
         self.engine.dispose()
 
 
+WAL_WAIT = 30.0  #: seconds a new SQLite archive may take to be switched to WAL while others open it
+#: the advisory lock (a number of this application's choosing) that creating the tables takes on PostgreSQL
+SCHEMA_LOCK = 0x626C75656D6F6F6E  # "bluemoon"
+
+
+def _create_tables(engine: sa.Engine) -> None:
+    """The tables and indexes this archive lacks, safe when every web and job worker opens a new
+    archive at the same moment (they all do as they start). Checking, then creating, as
+    ``create_all`` does, fails there: two processes both find no table and the second CREATE
+    fails ("already exists"). ``IF NOT EXISTS`` is one atomic statement in SQLite; PostgreSQL's
+    is not safe against a concurrent one of the same name (the second fails on its catalogue's
+    unique index), so there the creators also take a lock, held to the transaction's end."""
+    with engine.begin() as connection:
+        if engine.dialect.name == "postgresql":
+            connection.execute(sa.text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK})
+        for table in METADATA.sorted_tables:
+            connection.execute(sa.schema.CreateTable(table, if_not_exists=True))
+            for index in sorted(table.indexes, key=lambda i: i.name or ""):
+                connection.execute(sa.schema.CreateIndex(index, if_not_exists=True))
+
+
 def _sqlite_pragmas(connection: Any, _record: Any) -> None:
-    """WAL: readers never wait for the mover's write, and a commit is on disk when it returns."""
+    """WAL: readers never wait for the mover's write, and a commit is on disk when it returns.
+    The file keeps WAL once set. Setting it needs the file to itself, and SQLite answers "database
+    is locked" at once, busy timeout or not, while another process opens the new file too (every
+    worker does as it starts): so it is tried again, for up to WAL_WAIT seconds."""
     cursor = connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
+    deadline = time.monotonic() + WAL_WAIT
+    while True:
+        try:
+            if cursor.execute("PRAGMA journal_mode").fetchone()[0].lower() != "wal":
+                cursor.execute("PRAGMA journal_mode=WAL")
+            break
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.close()

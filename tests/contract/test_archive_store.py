@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import fakeredis
 import pytest
@@ -14,7 +15,7 @@ import sqlalchemy as sa
 
 from events.archive import GAMES, Archive, ArchivedGame, ArchiveUnavailable
 from service.app import create_app
-from tests.support.postgres import free_port
+from tests.support.postgres import database, free_port
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
@@ -117,3 +118,42 @@ def test_the_supervisor_and_the_worker_refuse_to_start_on_a_wrong_archive(progra
     ran = subprocess.run([sys.executable, "-m", program], env=env, capture_output=True, text=True, timeout=60)
     assert ran.returncode == 2, ran.stderr
     assert "ARCHIVE_URL" in ran.stderr and "not a database URL" in ran.stderr and "Traceback" not in ran.stderr
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgresql"])
+def test_processes_starting_together_on_a_new_database_all_open_the_archive(dialect, request, tmp_path):
+    """The web workers and the job workers start at once on a new database (compose up, CI
+    2026-11-29): each created the tables it did not find, and two CREATE TABLEs of one name at
+    once failed ("already exists"; on PostgreSQL a duplicate ``pg_type`` key), which stopped a web
+    worker from booting and gunicorn with it. Eight openers at once on five new databases: all
+    open it (with ``create_all``, 126 of 160 SQLite openers and 7 of the first 8 PostgreSQL ones
+    failed)."""
+    for round_ in range(5):
+        if dialect == "sqlite":
+            url = f"sqlite:///{tmp_path / f'archive-{round_}.sqlite3'}"
+        else:
+            url = database(request.getfixturevalue("postgres_url"), f"archive_race_{round_}")
+        failures = _open_together(url, 8)
+        assert failures == [], failures
+
+
+def _open_together(url: str, openers: int) -> list[str]:
+    """Open the archive at ``url`` from ``openers`` threads at the same moment: what failed."""
+    start, failures, opened = threading.Barrier(openers), [], []
+
+    def open_it() -> None:
+        start.wait()
+        try:
+            opened.append(Archive(url))
+        except ArchiveUnavailable as error:
+            failures.append(str(error))
+
+    threads = [threading.Thread(target=open_it) for _ in range(openers)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(60)
+    for archive in opened:
+        archive.close()
+    assert len(opened) + len(failures) == openers
+    return failures

@@ -40,13 +40,30 @@ class Reader:
         self.service = build(url).service
 
 
+@pytest.fixture
+def redis_server(tmp_path):
+    """Starts the test's own Redis (again, on the same port and files, after an outage); each
+    one is stopped at the end, whatever the test did, so that a failure leaves none running."""
+    started: list[EmbeddedRedis] = []
+    port = free_port()
+
+    def start() -> EmbeddedRedis:
+        started.append(EmbeddedRedis(tmp_path / "outage-redis", port=port))
+        return started[-1]
+
+    yield start
+    for server in started:
+        server.stop()
+
+
 @pytest.mark.slow
 @pytest.mark.own_store  # a Redis of its own, to take away and bring back
-def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_lost_or_doubled(start_service, tmp_path):
+def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_lost_or_doubled(
+    start_service, redis_server
+):
     """Slow: it stops Redis for 10 s and waits for the service to heal."""
-    port = free_port()
-    store = tmp_path / "outage-redis"
-    server = EmbeddedRedis(store, port=port)
+    server = redis_server()
+    port = server.port
     base = start_service(REDIS_URL=server.url, BOT_STEP_DELAY="1")
     created = against_greedy(base)
     game, token = created["game"], created["seats"][0]["token"]
@@ -78,44 +95,39 @@ def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_l
     assert status == 503 and headers["Content-Type"] == "application/problem+json"
     time.sleep(max(0.0, 10 - (time.monotonic() - down_at)))
 
-    server = EmbeddedRedis(store, port=port)  # Redis returns, its append-only file replayed
-    try:
-        back_at = time.monotonic()
-        wait_until(lambda: raw(base, "/readyz")[0] == 200, 30, "/readyz to recover")
-        view = wait_until(
-            lambda: (v := raw(base, f"/games/{game}"))[0] == 200 and v[2]["turn"]["seat"] == 0 and v[2],
-            30,
-            "the bot's turn to be played after the outage",
-        )
-        assert time.monotonic() - back_at < 30
-        reader = Reader(server.url)
-        stored = reader.service.store.read(game)
-        assert len(stored) >= acknowledged  # nothing acknowledged was lost
-        assert [s.actor for s in stored if s.type == "TurnEnded"] == ["0", "bot:greedy"]  # nor doubled
-        assert_each_bot_command_applied_once_at_its_version(reader.service, game)
-        status, again = call(
-            base,
-            "POST",
-            f"/games/{game}/commands",
-            {"type": "end_turn", "discards": []},
-            token=token,
-            headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": "ana-2"},
-        )
-        assert status == 200 and again["view"]["turn"]["seat"] == 1
-    finally:
-        server.stop()
+    server = redis_server()  # Redis returns, its append-only file replayed
+    back_at = time.monotonic()
+    wait_until(lambda: raw(base, "/readyz")[0] == 200, 30, "/readyz to recover")
+    view = wait_until(
+        lambda: (v := raw(base, f"/games/{game}"))[0] == 200 and v[2]["turn"]["seat"] == 0 and v[2],
+        30,
+        "the bot's turn to be played after the outage",
+    )
+    assert time.monotonic() - back_at < 30
+    reader = Reader(server.url)
+    stored = reader.service.store.read(game)
+    assert len(stored) >= acknowledged  # nothing acknowledged was lost
+    assert [s.actor for s in stored if s.type == "TurnEnded"] == ["0", "bot:greedy"]  # nor doubled
+    assert_each_bot_command_applied_once_at_its_version(reader.service, game)
+    status, again = call(
+        base,
+        "POST",
+        f"/games/{game}/commands",
+        {"type": "end_turn", "discards": []},
+        token=token,
+        headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": "ana-2"},
+    )
+    assert status == 200 and again["view"]["turn"]["seat"] == 1
 
 
 @pytest.mark.slow
 @pytest.mark.own_store  # a Redis of its own, to take away and bring back
-def test_web_workers_started_again_while_redis_is_down_boot_and_answer_503(start_service, tmp_path):
+def test_web_workers_started_again_while_redis_is_down_boot_and_answer_503(start_service, redis_server):
     """Slow: gunicorn starts a worker again whenever one dies. One started while Redis is down
     must boot and answer 503 problems: a worker that fails to load the app makes gunicorn stop
     altogether (its port refuses connections, and bluemoon, restarting it into the same outage,
     gives up after --give-up tries)."""
-    port = free_port()
-    store = tmp_path / "outage-redis"
-    server = EmbeddedRedis(store, port=port)
+    server = redis_server()
     base = start_service(REDIS_URL=server.url)
     status, created = call(base, "POST", "/games", {"seats": [{"kind": "human"}, {"kind": "human"}]})
     assert status == 201
@@ -139,13 +151,10 @@ def test_web_workers_started_again_while_redis_is_down_boot_and_answer_503(start
     assert _children(start_service.started[-1].pid).count(master) == 1  # the same gunicorn, never stopped
     assert set(_children(master)) == booted  # and its new workers stayed up
 
-    server = EmbeddedRedis(store, port=port)
-    try:
-        wait_until(lambda: raw(base, "/readyz")[0] == 200, 30, "/readyz to recover")
-        status, _, view = raw(base, f"/games/{created['game']}")
-        assert status == 200 and view["version"] == created["version"]
-    finally:
-        server.stop()
+    redis_server()  # Redis returns
+    wait_until(lambda: raw(base, "/readyz")[0] == 200, 30, "/readyz to recover")
+    status, _, view = raw(base, f"/games/{created['game']}")
+    assert status == 200 and view["version"] == created["version"]
 
 
 def _children(pid: int) -> list[int]:
