@@ -31,6 +31,18 @@ def raw(base: str, path: str) -> tuple[int, dict[str, str], dict]:
         return error.code, dict(error.headers), json.loads(error.read())
 
 
+def _end_turn(base: str, game: str, token: str, version: int, key: str) -> tuple[int, dict]:
+    """The seat's Reset with no discards, at ``version``, under the idempotency key ``key``."""
+    return call(
+        base,
+        "POST",
+        f"/games/{game}/commands",
+        {"type": "end_turn", "discards": []},
+        token=token,
+        headers={"If-Match": f'"{version}"', "Idempotency-Key": key},
+    )
+
+
 class Reader:
     """Reads a game from Redis directly, as an auditor would."""
 
@@ -67,14 +79,7 @@ def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_l
     base = start_service(REDIS_URL=server.url, BOT_STEP_DELAY="1")
     created = against_greedy(base)
     game, token = created["game"], created["seats"][0]["token"]
-    status, played = call(
-        base,
-        "POST",
-        f"/games/{game}/commands",
-        {"type": "end_turn", "discards": []},
-        token=token,
-        headers={"If-Match": f'"{created["version"]}"', "Idempotency-Key": "ana-1"},
-    )
+    status, played = _end_turn(base, game, token, created["version"], "ana-1")
     assert status == 200
     acknowledged = played["version"]
     reader = Reader(server.url)
@@ -109,14 +114,7 @@ def test_a_10_s_redis_outage_answers_503_then_everything_recovers_with_nothing_l
     assert len(stored) >= acknowledged  # nothing acknowledged was lost
     assert [s.actor for s in stored if s.type == "TurnEnded"] == ["0", "bot:greedy"]  # nor doubled
     assert_each_bot_command_applied_once_at_its_version(reader.service, game)
-    status, again = call(
-        base,
-        "POST",
-        f"/games/{game}/commands",
-        {"type": "end_turn", "discards": []},
-        token=token,
-        headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": "ana-2"},
-    )
+    status, again = _end_turn(base, game, token, view["version"], "ana-2")
     assert status == 200 and again["view"]["turn"]["seat"] == 1
 
 
