@@ -258,7 +258,7 @@ def _sqlite_pragmas(connection: Any, _record: Any) -> None:
                 cursor.execute("PRAGMA journal_mode=WAL")
             break
         except sqlite3.OperationalError as error:
-            if "locked" not in str(error) or time.monotonic() > deadline:
+            if error.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
                 raise
             time.sleep(0.02)
     cursor.execute("PRAGMA synchronous=FULL")
