@@ -7,7 +7,7 @@ and the same ``webhook-id``, until the last try marks it failed; a webhook whose
 keep failing, or whose receiver keeps timing out, is disabled. A delivery over its game's or
 account's budget (application/outbound/limits.py) waits for the next minute. A worker killed
 mid-delivery lets the lease run out, and the delivery is claimed and sent again. Every attempt
-is logged for the API.
+is logged for the API, once its outcome has been acted on.
 """
 
 from __future__ import annotations
@@ -176,20 +176,28 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
         "error": error,
         "body": message["body"],  # kept for a redelivery (application/outbound/webhooks.py); never listed
     }
-    with client.pipeline(transaction=False) as pipe:
-        pipe.lpush(keys.webhook_log(game, hook_id), json.dumps(entry))
-        pipe.ltrim(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1)
-        pipe.execute()
-    _count(client, game, hook_id, outcome, timed_out)
     if outcome == "retrying":
         outbox.renew(name, payload, due_ms=now_ms() + int(BACKOFF[tries - 1] * 1000))
-        return outcome
-    outbox.finish(name, payload)
+    else:
+        outbox.finish(name, payload)
+    _count(client, game, hook_id, outcome, timed_out)
+    log_attempt(client, game, hook_id, entry)
     if outcome == "failed":
         log.warning(
             "webhook %s of %s: delivery %s failed after %d tries: %s", hook_id, game, message["id"], tries, error
         )
     return outcome
+
+
+def log_attempt(client: Any, game: str, hook_id: str, entry: dict[str, Any]) -> None:
+    """Show the attempt in the webhook's log: the last step, so what a seat reads there has
+    happened (a failed delivery has left the outbox, and a redelivery asked for on reading it is
+    new work, not undone by this attempt's end; the webhook is counted or disabled). A worker
+    dying just before leaves the attempt out of the log, never the delivery lost or doubled."""
+    with client.pipeline(transaction=False) as pipe:
+        pipe.lpush(keys.webhook_log(game, hook_id), json.dumps(entry))
+        pipe.ltrim(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1)
+        pipe.execute()
 
 
 # KEYS: the game's webhooks. ARGV: webhook id, the attempt's outcome (delivered, retrying or
