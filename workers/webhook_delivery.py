@@ -176,12 +176,10 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
         "error": error,
         "body": message["body"],  # kept for a redelivery (application/outbound/webhooks.py); never listed
     }
-    if outcome == "retrying":
-        outbox.renew(name, payload, due_ms=now_ms() + int(BACKOFF[tries - 1] * 1000))
-    else:
-        outbox.finish(name, payload)
-    _count(client, game, hook_id, outcome, timed_out)
-    log_attempt(client, game, hook_id, entry)
+    due = now_ms() + int(BACKOFF[tries - 1] * 1000) if outcome == "retrying" else None
+    reason = settle(client, name, payload, due, game, hook_id, entry, timed_out)
+    if reason:
+        log.warning("webhook %s of %s disabled: %s in a row", hook_id, game, reason)
     if outcome == "failed":
         log.warning(
             "webhook %s of %s: delivery %s failed after %d tries: %s", hook_id, game, message["id"], tries, error
@@ -189,38 +187,64 @@ def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
     return outcome
 
 
-def log_attempt(client: Any, game: str, hook_id: str, entry: dict[str, Any]) -> None:
-    """Show the attempt in the webhook's log: the last step, so what a seat reads there has
-    happened (a failed delivery has left the outbox, and a redelivery asked for on reading it is
-    new work, not undone by this attempt's end; the webhook is counted or disabled). A worker
-    dying just before leaves the attempt out of the log, never the delivery lost or doubled."""
-    with client.pipeline(transaction=False) as pipe:
-        pipe.lpush(keys.webhook_log(game, hook_id), json.dumps(entry))
-        pipe.ltrim(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1)
-        pipe.execute()
+def settle(
+    client: Any,
+    name: str,
+    payload: str,
+    due: int | None,
+    game: str,
+    hook_id: str,
+    entry: dict[str, Any],
+    timed_out: bool,
+) -> str:
+    """End the attempt in one atomic step (the outbox entry, the webhook's game and its log share
+    a slot): the entry waits until ``due`` for its next try, or (None) leaves the outbox; the
+    webhook counts the attempt, disabled at DISABLE_AFTER failed deliveries or
+    TIMEOUTS_BEFORE_DISABLE timeouts in a row; the log shows it. A seat never reads a state in
+    between: "failed" in the log means the entry is gone, so a redelivery asked for on reading
+    it is new work that this attempt's end cannot remove. Returns why the webhook was disabled
+    now, else ''."""
+    args = [name, payload, "" if due is None else due, hook_id, entry["outcome"], int(timed_out)]
+    args += [DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE, json.dumps(entry), LOG_SIZE]
+    watched = [*keys.outbox_of(name), keys.webhooks(game), keys.webhook_log(game, hook_id)]
+    return text(client.eval(SETTLE, len(watched), *watched, *args))
 
 
-# KEYS: the game's webhooks. ARGV: webhook id, the attempt's outcome (delivered, retrying or
-# failed), 1 if it timed out, DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE. Returns why it disabled the
-# webhook now, else ''. One atomic step, so attempts finishing at once all count.
-COUNT = """
-local raw = redis.call('HGET', KEYS[1], ARGV[1])
+# KEYS: the outbox's payloads, due and tries; the game's webhooks; the webhook's log. ARGV: the
+# entry's name, the payload this attempt worked for, when its next try is due (ms; '' when it is
+# over), webhook id, the outcome (delivered, retrying or failed), 1 if it timed out,
+# DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE, the log entry (JSON), LOG_SIZE. Returns why it
+# disabled the webhook now, else ''. A webhook deleted meanwhile gets no log (deleted with it). The entry is only touched while it holds this payload, as
+# events/outbox.py's RENEW and FINISH are: a newer payload belongs to newer work.
+SETTLE = """
+if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
+  if ARGV[3] == '' then
+    redis.call('HDEL', KEYS[1], ARGV[1])
+    redis.call('ZREM', KEYS[2], ARGV[1])
+    redis.call('HDEL', KEYS[3], ARGV[1])
+  else
+    redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[1])
+  end
+end
+local raw = redis.call('HGET', KEYS[4], ARGV[4])
 if not raw then return '' end
+redis.call('LPUSH', KEYS[5], ARGV[9])
+redis.call('LTRIM', KEYS[5], 0, tonumber(ARGV[10]) - 1)
 local hook = cjson.decode(raw)
-if ARGV[2] == 'failed' then hook['failures'] = (hook['failures'] or 0) + 1 end
-if ARGV[2] == 'delivered' then hook['failures'] = 0 end
-if ARGV[3] == '1' then hook['timeouts'] = (hook['timeouts'] or 0) + 1 else hook['timeouts'] = 0 end
-local reason = nil
-if hook['timeouts'] >= tonumber(ARGV[5]) then reason = 'timeouts'
-elseif (hook['failures'] or 0) >= tonumber(ARGV[4]) then reason = 'failures' end
-if reason and hook['enabled'] ~= false then
+if ARGV[5] == 'failed' then hook['failures'] = (hook['failures'] or 0) + 1 end
+if ARGV[5] == 'delivered' then hook['failures'] = 0 end
+if ARGV[6] == '1' then hook['timeouts'] = (hook['timeouts'] or 0) + 1 else hook['timeouts'] = 0 end
+local reason = ''
+if hook['timeouts'] >= tonumber(ARGV[8]) then reason = 'timeouts'
+elseif (hook['failures'] or 0) >= tonumber(ARGV[7]) then reason = 'failures' end
+if reason ~= '' and hook['enabled'] ~= false then
   hook['enabled'] = false
   hook['disabled_reason'] = reason
-  redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
-  return reason
+else
+  reason = ''
 end
-redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
-return ''
+redis.call('HSET', KEYS[4], ARGV[4], cjson.encode(hook))
+return reason
 """
 
 # KEYS: the game's webhooks. ARGV: webhook id. Counts a delivery deferred for being over budget.
@@ -232,12 +256,3 @@ hook['deferred'] = (hook['deferred'] or 0) + 1
 redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(hook))
 return 1
 """
-
-
-def _count(client: Any, game: str, hook_id: str, outcome: str, timed_out: bool) -> None:
-    """Track deliveries that failed in a row and attempts that timed out in a row; disable the
-    webhook at DISABLE_AFTER of the first or TIMEOUTS_BEFORE_DISABLE of the second."""
-    args = (hook_id, outcome, int(timed_out), DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE)
-    reason = text(client.eval(COUNT, 1, keys.webhooks(game), *args))
-    if reason:
-        log.warning("webhook %s of %s disabled: %s in a row", hook_id, game, reason)

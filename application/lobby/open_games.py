@@ -17,6 +17,7 @@ account (an account becomes one only while seated at no open table, so the note 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -146,7 +147,7 @@ class Tables:
         self._hold(creator, doc["id"], doc["closes"])
         self.store.durably(key, lambda c: c.hsetnx(key, "doc", json.dumps(doc)))
         doc = json.loads(self.client.hget(key, "doc"))  # the first copy's, where two opened it at once
-        self._list(doc)
+        self._show(doc["id"])
         due = int(time.time() * 1000) + sweeps.UNSTARTED_GAME_SECONDS * 1000
         self.client.zadd(keys.LOBBY_UNSTARTED, {doc["id"]: due}, nx=True)
         try:
@@ -208,7 +209,7 @@ class Tables:
         while doc["status"] == "open":
             closed = {**doc, "status": "cancelled", "cancelled": why}
             if self._swapped(table_id, raw, closed):
-                self._unlist(table_id)
+                self._show(table_id)
                 self._release(doc)
                 return closed
             raw, doc = self._read(table_id)
@@ -261,12 +262,10 @@ class Tables:
             joined = {**doc, "seats": seats, **({"status": "started", "game": uuid.uuid4().hex} if full else {})}
             if self._swapped(table_id, raw, joined):
                 break
+        self._show(table_id)
         if full:
-            self._unlist(table_id)
             self._release(joined)
             self._start(joined)
-        else:
-            self._list(joined)
         return joined
 
     def _refuse_if_kept_away(self, doc: dict[str, Any], account: str) -> None:
@@ -333,11 +332,10 @@ class Tables:
         return int(self.client.get(keys.LOBBY_VERSION) or 0)
 
     def _close_overdue(self) -> None:
-        for found in self.client.zrangebyscore(keys.LOBBY_OPEN, 0, int(time.time() * 1000)):
-            try:
-                self.get(text(found))
-            except (NotFound, TableClosed):
-                self._unlist(text(found))
+        for found in map(text, self.client.zrangebyscore(keys.LOBBY_OPEN, 0, int(time.time() * 1000))):
+            with contextlib.suppress(NotFound, TableClosed):
+                self.get(found)
+            self._show(found)  # unlisted unless open (a table a stale write left listed too)
 
     def _read(self, table_id: str) -> tuple[str, dict[str, Any]]:
         raw = self.client.hget(keys.table(table_id), "doc")
@@ -350,6 +348,23 @@ class Tables:
         return bool(
             self.store.durably(key, lambda c: self._swap(keys=[key], args=[before, json.dumps(after)], client=c))
         )
+
+    def _show(self, table_id: str) -> None:
+        """List the table as its document is now, or unlist it once it is not open, and read the
+        document again after: a join or close that changed it meanwhile made the write stale
+        (say, a join that listed its half-full table after the last seat's had unlisted it), so
+        it is written again. The last writer's read-back sees the final document, so the lobby
+        ends up showing it, whatever order the writes landed in."""
+        key = keys.table(table_id)
+        while True:
+            raw = self.client.hget(key, "doc")
+            doc = json.loads(raw) if raw is not None else None
+            if doc is not None and doc["status"] == "open":
+                self._list(doc)
+            else:
+                self._unlist(table_id)
+            if self.client.hget(key, "doc") == raw:
+                return
 
     def _list(self, doc: dict[str, Any]) -> None:
         with self.client.pipeline(transaction=False) as pipe:

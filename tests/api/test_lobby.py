@@ -95,6 +95,47 @@ def test_a_game_not_filled_in_time_is_cancelled_and_its_seats_released(api, monk
     assert api.get("/me/games", headers=auth(ada)).json["games"] == []
 
 
+def test_a_join_that_lists_its_table_after_the_last_seat_started_it_leaves_no_table_in_the_lobby(api, monkeypatch):
+    """Bo's join swaps the document, then Cy and Di fill the table (started, unlisted) before
+    Bo's join writes the lobby: a listing of Bo's half-full document would stay for good, every
+    join on it refused. Checked to fail with the join listing what it wrote."""
+    ada, bo, cy, di = people(api, "ada", "bo", "cy", "di")
+    table = open_game(api, ada, players=4)["id"]
+    lobby = api.app.extensions["bluemoon"].tables
+    swapped, others = lobby._swapped, [account_of(api, late) for late in (cy, di)]
+
+    def others_fill_it_in_between(table_id, before, after):
+        done = swapped(table_id, before, after)
+        monkeypatch.setattr(lobby, "_swapped", swapped)
+        for late in others:
+            lobby.join(table, late)
+        return done
+
+    monkeypatch.setattr(lobby, "_swapped", others_fill_it_in_between)
+    seated = api.post(f"/open-games/{table}/join", headers=auth(bo)).json
+    assert seated["status"] == "open" and seated["free"] == 2  # Bo's answer: the document it wrote
+    assert api.get(f"/open-games/{table}").json["status"] == "started"
+    assert api.get("/open-games").json["open_games"] == []
+    client = api.app.extensions["bluemoon"].store.client
+    assert client.zscore(keys.LOBBY_OPEN, table) is None and not client.hexists(keys.LOBBY_SUMMARIES, table)
+
+
+def test_a_started_table_left_listed_is_unlisted_once_its_time_has_passed(api, monkeypatch):
+    """A listing left by a stale write before the fix above leaves the lobby when its time is up."""
+    ada, bo = people(api, "ada", "bo")
+    monkeypatch.setattr(tables, "OPEN_GAME_SECONDS", 1)
+    table = open_game(api, ada)
+    client = api.app.extensions["bluemoon"].store.client
+    listed = client.hget(keys.LOBBY_SUMMARIES, table["id"])
+    api.post(f"/open-games/{table['id']}/join", headers=auth(bo))
+    client.hset(keys.LOBBY_SUMMARIES, table["id"], listed)  # the stale write
+    client.zadd(keys.LOBBY_OPEN, {table["id"]: json.loads(listed)["closes"]})
+    assert [t["id"] for t in api.get("/open-games").json["open_games"]] == [table["id"]]
+    time.sleep(1.1)
+    assert api.get("/open-games").json["open_games"] == []
+    assert client.zscore(keys.LOBBY_OPEN, table["id"]) is None
+
+
 def _rated(api, table_seats: list[str], bots: tuple[str, ...], reason, winners, points):
     """A rated game from the lobby with these people (and bots), ended with ``points``; rated
     by the rating job as the worker would run it. Returns the game and the recorded ratings."""

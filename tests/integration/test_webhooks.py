@@ -105,7 +105,10 @@ def test_webhook_deliveries_are_signed_redacted_for_the_seat_and_verified_by_sta
     assert [m["version"] for m in events] == list(range(version + 1, after + 1))
     drawn = next(m["data"] for m in events if m["data"]["type"] == "CardsDrawn")
     assert drawn["data"]["seat"] == 0 and drawn["data"]["cards"] is None  # seat 0's cards, hidden from seat 1
-    log = api.get(f"/games/{game}/webhooks/{hook['id']}/deliveries", token=tokens[1]).json["deliveries"]
+    path = f"/games/{game}/webhooks/{hook['id']}/deliveries"  # logged once the worker has read the answer
+    log = wait_until(
+        lambda: len(d := api.get(path, token=tokens[1]).json["deliveries"]) >= len(events) + 1 and d, 20, "the log"
+    )
     assert len(log) == len(receiver.messages()) and {e["outcome"] for e in log} == {"delivered"}
     assert all(e["status"] == 200 and e["ms"] >= 0 for e in log)
 

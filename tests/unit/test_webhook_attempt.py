@@ -1,45 +1,112 @@
-"""One webhook delivery attempt against what a seat does on reading the log (fakeredis; the
-HTTP send replaced by its answer)."""
+"""One webhook delivery attempt against a seat that reads the log after every Redis command of
+it and acts on what it reads (fakeredis; the HTTP send replaced by its answer)."""
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
+from typing import Any
+
 import fakeredis
+import pytest
 
 from application.background.handoff import CallbackHandoff
 from application.games.game_service import SeatSpec
 from application.outbound.webhooks import PREFIX, Webhooks
 from application.wiring import build
 from domain import Options
+from events import keys
 from events.outbox import Outbox
 from workers import webhook_delivery
 
 
-def test_a_redelivery_asked_for_on_reading_failed_in_the_log_is_not_undone_by_the_attempt_ending(monkeypatch):
-    """The log line is the attempt's last step: had the worker finished the outbox entry after
-    it, a redelivery asked for in between would be found "already there", answered 202, and
-    then removed with the failed attempt (a CI run's lost redelivery)."""
+class Watched(fakeredis.FakeRedis):
+    """Calls ``after`` once each command has run (not a pipeline's: call it after those too):
+    whatever a client could do at that moment."""
+
+    after: Callable[[], None] | None = None
+    _inside = False
+
+    def execute_command(self, *args: Any, **options: Any) -> Any:
+        result = super().execute_command(*args, **options)
+        if self.after is not None and not self._inside:
+            self._inside = True
+            try:
+                self.after()
+            finally:
+                self._inside = False
+        return result
+
+
+@pytest.fixture
+def failing_hook(monkeypatch):
+    """A webhook whose test delivery is about to fail its last try: (client, hooks, game, hook, name)."""
     monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "example.test")
     monkeypatch.setattr("socket.getaddrinfo", lambda *a, **k: [(2, 1, 6, "", ("203.0.113.5", 80))])
     monkeypatch.setattr(webhook_delivery, "BACKOFF", ())  # the first try is the last
     monkeypatch.setattr(webhook_delivery, "send", lambda *a: (500, "answered 500", False))
-    client = fakeredis.FakeRedis()
+    client = Watched()
     service = build(client=client, handoff=CallbackHandoff(lambda ticket: None)).service
     game = service.create(Options(2), [SeatSpec("human"), SeatSpec("human")], first_player=0).game
     hooks = Webhooks(service.store)
     hook = hooks.create(game, 1, "http://example.test/hook", ["game.ended"])
     delivery = hooks.test(game, 1, hook["id"], 1)["delivery"]
+    return client, hooks, game, hook["id"], f"{PREFIX}{game}:{delivery}"
+
+
+def _attempt(client, name: str) -> str:
+    outbox = Outbox(client)
+    (claim,) = outbox.claim(name)
+    return webhook_delivery.attempt(client, outbox, claim.name, claim.payload)
+
+
+def test_a_redelivery_asked_for_on_reading_failed_in_the_log_is_not_undone_by_the_attempt_ending(failing_hook):
+    """Had the worker finished the outbox entry after logging "failed", a redelivery asked for in
+    between would be found "already there", answered 202, and removed with the failed attempt
+    (a CI run's lost redelivery)."""
+    client, hooks, game, hook, name = failing_hook
+    delivery = name.rsplit(":", 1)[1]
     redelivered = []
 
-    def log_then_redeliver(*args):
-        log_attempt(*args)
-        redelivered.append(hooks.redeliver(game, 1, hook["id"], delivery))  # the seat reads "failed"
+    def seat_reads_the_log():
+        if not redelivered and [e["outcome"] for e in hooks.log(game, 1, hook)] == ["failed"]:
+            redelivered.append(hooks.redeliver(game, 1, hook, delivery))
 
-    log_attempt = webhook_delivery.log_attempt
-    monkeypatch.setattr(webhook_delivery, "log_attempt", log_then_redeliver)
-    outbox = Outbox(client)
-    (claim,) = outbox.claim(f"{PREFIX}{game}:{delivery}")
-    assert webhook_delivery.attempt(client, outbox, claim.name, claim.payload) == "failed"
-    assert [e["outcome"] for e in hooks.log(game, 1, hook["id"])] == ["failed"] and len(redelivered) == 1
-    assert service.store.outbox_entry(claim.name) is not None  # the redelivery waits for a worker
-    (again,) = outbox.claim(claim.name)
-    assert again.tries == 1  # its own tries, from the first
+    client.after = seat_reads_the_log
+    assert _attempt(client, name) == "failed"
+    client.after = None
+    seat_reads_the_log()
+    assert len(redelivered) == 1
+    assert Outbox(client).claim(name)[0].tries == 1  # the redelivery waits for a worker, its tries anew
+
+
+def test_a_webhook_read_as_disabled_already_logs_the_failure_that_disabled_it(failing_hook):
+    client, hooks, game, hook, name = failing_hook
+    stored = json.loads(client.hget(keys.webhooks(game), hook))
+    client.hset(keys.webhooks(game), hook, json.dumps({**stored, "failures": webhook_delivery.DISABLE_AFTER - 1}))
+    seen = []
+
+    def seat_reads_the_webhook():
+        if not hooks.shown(game, 1, hook)["enabled"]:
+            seen.append([e["outcome"] for e in hooks.log(game, 1, hook)])
+
+    client.after = seat_reads_the_webhook
+    assert _attempt(client, name) == "failed"
+    client.after = None
+    seat_reads_the_webhook()
+    assert seen and all(outcomes == ["failed"] for outcomes in seen)
+    assert hooks.shown(game, 1, hook)["disabled_reason"] == "failures"
+
+
+def test_an_attempt_ending_after_its_webhook_was_deleted_leaves_no_log_behind(failing_hook, monkeypatch):
+    client, hooks, game, hook, name = failing_hook
+    answer = webhook_delivery.send
+
+    def deleted_while_sending(*args):
+        hooks.delete(game, 1, hook)
+        return answer(*args)
+
+    monkeypatch.setattr(webhook_delivery, "send", deleted_while_sending)
+    assert _attempt(client, name) == "failed"
+    assert not client.exists(keys.webhook_log(game, hook)) and not client.exists(keys.webhooks(game))
+    assert Outbox(client).claim(name) == []
