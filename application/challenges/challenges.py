@@ -368,12 +368,13 @@ class Challenges:
         blocked = self.relations.blocked(account)
         listed: dict[str, list[dict[str, Any]]] = {}
         for way, name in (("in", "incoming"), ("out", "outgoing")):
-            ids = [text(i) for i in self.client.zrange(keys.account_challenges(account, way), 0, -1)]
+            index = keys.account_challenges(account, way)
             shown = []
-            for challenge_id in ids:
-                found = self._read(challenge_id)
-                if found is None:
-                    self.client.zrem(keys.account_challenges(account, way), challenge_id)
+            for challenge_id, expires in self.client.zrange(index, 0, -1, withscores=True):
+                found = self._read(text(challenge_id))
+                if found is None:  # gone; or, before its time, still being made (listed first, then written)
+                    if expires <= _ms():
+                        self.client.zrem(index, challenge_id)
                     continue
                 if found["status"] == OPEN and found["expires"] <= _ms():
                     found = self.expire(challenge_id) or found

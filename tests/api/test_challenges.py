@@ -105,6 +105,24 @@ def test_one_open_challenge_per_pair_either_way_and_a_capped_number_per_person(t
     assert components(api).client.get(f"challenge-pair:{min(ann_id, others[2])}:{max(ann_id, others[2])}") is None
 
 
+def test_a_challenge_listed_while_it_is_being_made_stays_in_both_lists(two, monkeypatch):
+    """A challenge is counted in both people's lists before its document is written; Ben's list
+    read in between must not drop it (it would never show, and Ann's limit would count one too
+    few). Checked to fail when a missing document's entry is removed before its time."""
+    api, ann, ben, ann_id, ben_id = two
+    challenges = components(api).challenges
+    hold = challenges._hold
+
+    def lists_read_in_between(doc, at):
+        hold(doc, at)
+        challenges.of(ben_id), challenges.of(ann_id)
+
+    monkeypatch.setattr(challenges, "_hold", lists_read_in_between)
+    sent = challenge(api, ann, ben_id)
+    assert mine(api, ben) == {"incoming": [sent["id"]], "outgoing": []}
+    assert mine(api, ann) == {"incoming": [], "outgoing": [sent["id"]]}
+
+
 def test_decline_with_a_reason_cancel_by_the_author_and_nobody_else_touches_it(two):
     api, ann, ben, ann_id, ben_id = two
     (cal,) = people(api, "cal.other")
