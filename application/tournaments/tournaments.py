@@ -250,20 +250,20 @@ class Tournaments:
         raw, doc = self.document(tournament_id)
         if doc["status"] == OPEN:
             return self.leave(tournament_id, account)
-        if doc["status"] != RUNNING:
-            raise TournamentClosed(f"tournament {tournament_id} is {doc['status']}")
-        entrant = next((e for e in doc["entrants"] if e["account"] == account), None)
-        if entrant is None or entrant["withdrawn"]:
-            raise NotEntered("you are not playing in this tournament")
-        round_ = current_round(doc)
-        for table in round_["tables"] if round_ and round_["made"] else []:
-            if account in table["players"] and table["places"] is None:
-                ask_end(self.service, tournament_id, table["game"])  # first: never forgotten
         while True:
+            if doc["status"] != RUNNING:
+                raise TournamentClosed(f"tournament {tournament_id} is {doc['status']}")
+            entrant = next((e for e in doc["entrants"] if e["account"] == account), None)
+            if entrant is None or entrant["withdrawn"]:
+                raise NotEntered("you are not playing in this tournament")
+            round_ = current_round(doc)
+            for table in round_["tables"] if round_ and round_["made"] else []:
+                if account in table["players"] and table["places"] is None:
+                    ask_end(self.service, tournament_id, table["game"])  # first: never forgotten
             entrants = [{**e, "withdrawn": True} if e["account"] == account else e for e in doc["entrants"]]
-            if self.documents.swap(raw, {**doc, "entrants": entrants}):
+            if self.documents.swap(raw, {**doc, "entrants": entrants}):  # the document the game was read from
                 return self.document(tournament_id)[1]
-            raw, doc = self.document(tournament_id)
+            raw, doc = self.document(tournament_id)  # changed meanwhile (a round made, say): look again
 
     # -- reading -------------------------------------------------------------------------------
 

@@ -26,6 +26,7 @@ from application.tournaments.tournaments import (
     TooManyTournaments,
     TournamentClosed,
     TournamentFull,
+    end_entry_name,
 )
 from application.wiring import build
 from domain.commands import EndTurn
@@ -401,6 +402,36 @@ def test_a_withdrawal_while_the_round_is_being_made_still_plays_that_game_out(pa
     (table,) = found["rounds"][0]["tables"]
     assert c.service.state(table["game"]).finished and table["places"] is not None
     assert found["status"] == "finished"
+
+
+def test_a_withdrawal_that_races_the_round_being_made_plays_the_new_game_out(parts, monkeypatch):
+    """The withdrawal reads the round unmade; the step makes its games before the withdrawal is
+    written (the swap then fails and is tried again): the new game is asked to end all the same.
+    Checked to fail when the games are looked for only in the first read."""
+    c, work = parts
+    maker, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
+    ann, ben = account(c, "Ann"), account(c, "Ben")
+    for person in (ann, ben):
+        c.tournaments.join(made["id"], person)
+    start_now(c, made["id"])
+    real_make = c.rounds._make
+    monkeypatch.setattr(c.rounds, "_make", lambda *_: (_ for _ in ()).throw(RuntimeError("died before the games")))
+    with pytest.raises(RuntimeError):
+        c.rounds.advance(made["id"])
+    monkeypatch.setattr(c.rounds, "_make", real_make)
+    swap = c.tournaments.documents.swap
+
+    def round_made_first(raw, doc):
+        monkeypatch.setattr(c.tournaments.documents, "swap", swap)
+        c.rounds.advance(made["id"])  # the step, between the withdrawal's read and its write
+        return swap(raw, doc)
+
+    monkeypatch.setattr(c.tournaments.documents, "swap", round_made_first)
+    c.tournaments.withdraw(made["id"], ann)
+    (table,) = c.tournaments.get(made["id"])["rounds"][0]["tables"]
+    assert table["game"] and c.store.outbox_entry(end_entry_name(table["game"])) is not None
+    work.due()
+    assert c.service.state(table["game"]).finished
 
 
 def _play_round_by_the_clock(c, work, tournament: str) -> None:
