@@ -83,10 +83,11 @@ return 1
 """
 
 
-# KEYS: payloads, due, tries. ARGV: name, payload, due (ms). Work asked for outside an append (a
-# webhook's test delivery, a redelivery): written unless an entry of that name is there (1), else 0.
+# KEYS: payloads, due, tries. ARGV: name, payload, due (ms), '1' to replace. Work asked for outside
+# an append (a webhook's test delivery, a redelivery): written (1) unless an entry of that name is
+# there and is not to be replaced (0). Its tries start again.
 ADD = """
-if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
+if ARGV[4] ~= '1' and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
@@ -150,9 +151,11 @@ class Outbox:
         """Reschedule the entry with a new payload, if it still holds ``payload``."""
         return bool(self._replace(keys=keys.outbox_of(name), args=[name, payload, new_payload, due_ms]))
 
-    def add(self, name: str, payload: str, due_ms: int) -> bool:
-        """Ask for work outside an append, unless the entry ``name`` is there already (False)."""
-        return bool(self._add(keys=keys.outbox_of(name), args=[name, payload, due_ms]))
+    def add(self, name: str, payload: str, due_ms: int, replace: bool = False) -> bool:
+        """Ask for work outside an append, unless the entry ``name`` is there already (False);
+        with ``replace``, in its place: a job at work on the old payload can then neither renew
+        nor finish the new one."""
+        return bool(self._add(keys=keys.outbox_of(name), args=[name, payload, due_ms, "1" if replace else ""]))
 
     def finish(self, name: str, payload: str) -> bool:
         """The work is done: remove the entry, if it still holds ``payload``."""

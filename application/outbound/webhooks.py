@@ -220,7 +220,9 @@ class Webhooks:
 
     def redeliver(self, game: str, seat: int, hook_id: str, delivery: str) -> dict[str, Any]:
         """Send one delivery of the log again now, the same message (its ``webhook-id`` too, so a
-        receiver that has it already knows it); one still being retried is left to its next try."""
+        receiver that has it already knows it). One still being retried is sent now, its tries
+        starting again: the redelivery is an outbox entry of its own payload (marked by
+        ``redelivery``), which the attempt in flight can neither finish nor put off."""
         hook = self._enabled(game, seat, hook_id)
         sent = (json.loads(v) for v in self.client.lrange(keys.webhook_log(game, hook_id), 0, LOG_SIZE - 1))
         found = next((e for e in sent if e["delivery"] == delivery and "body" in e), None)
@@ -229,7 +231,8 @@ class Webhooks:
         if found["kind"] == CHAT_KIND:  # its words may have been deleted or hidden since: read the room
             raise NotRedelivered(f"a {CHAT_KIND} delivery is not sent again: read the game's chat room instead")
         message = {"webhook": hook["id"], "game": game, "id": delivery, "kind": found["kind"], "body": found["body"]}
-        return self._send(f"{PREFIX}{game}:{delivery}", json.dumps(message, sort_keys=True), hook_id)
+        message["redelivery"] = uuid.uuid4().hex
+        return self._send(f"{PREFIX}{game}:{delivery}", json.dumps(message, sort_keys=True), hook_id, replace=True)
 
     def _enabled(self, game: str, seat: int, hook_id: str) -> dict[str, Any]:
         hook = self.get(game, seat, hook_id)
@@ -237,8 +240,8 @@ class Webhooks:
             raise WebhookDisabled(f"webhook {hook_id} is disabled ({hook.get('disabled_reason')}): enable it first")
         return hook
 
-    def _send(self, name: str, payload: str, hook_id: str) -> dict[str, Any]:
-        Outbox(self.client).add(name, payload, now_ms())
+    def _send(self, name: str, payload: str, hook_id: str, replace: bool = False) -> dict[str, Any]:
+        Outbox(self.client).add(name, payload, now_ms(), replace)
         message = json.loads(payload)
         return {"webhook": hook_id, "delivery": message["id"], "kind": message["kind"]}
 

@@ -154,7 +154,7 @@ def test_webhook(game: str, hook: str, caller: Caller) -> Answer:
     summary="Send one delivery of the webhook's log again now: the same message and `webhook-id`, signed anew.",
     description="Any delivery among the log's last 50 attempts, delivered or failed, goes again through the "
     "delivery path (signature, address check, timeouts, retries, budgets); the receiver knows it by its "
-    "`webhook-id`. One still being retried is left to its next try. A disabled webhook is refused (409 "
+    "`webhook-id`. One still being retried is sent now, its tries starting again. A disabled webhook is refused (409 "
     "`webhook_disabled`): enable it first; so is a chat message's (409 `not_redelivered`: it may have been "
     "deleted since).",
     security=AUTH,

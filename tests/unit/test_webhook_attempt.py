@@ -110,3 +110,25 @@ def test_an_attempt_ending_after_its_webhook_was_deleted_leaves_no_log_behind(fa
     assert _attempt(client, name) == "failed"
     assert not client.exists(keys.webhook_log(game, hook)) and not client.exists(keys.webhooks(game))
     assert Outbox(client).claim(name) == []
+
+
+def test_a_redelivery_asked_for_while_the_last_try_is_in_flight_is_still_sent(failing_hook, monkeypatch):
+    """The seat reads "retrying" and asks again while the last try is being sent: the try fails
+    and ends, and the redelivery (answered 202) must still be waiting. Checked to fail when the
+    redelivery is dropped as "already there"."""
+    client, hooks, game, hook, name = failing_hook
+    delivery = name.rsplit(":", 1)[1]
+    answer = webhook_delivery.send
+
+    def redelivered_while_sending(*args):
+        hooks.redeliver(game, 1, hook, delivery)
+        return answer(*args)
+
+    monkeypatch.setattr(webhook_delivery, "BACKOFF", (0.0,))  # two tries, the second at once
+    assert _attempt(client, name) == "retrying"
+    monkeypatch.setattr(webhook_delivery, "send", redelivered_while_sending)
+    assert _attempt(client, name) == "failed"
+    monkeypatch.setattr(webhook_delivery, "send", lambda *a: (200, None, False))
+    assert _attempt(client, name) == "delivered"  # the redelivery, its first try
+    assert [e["outcome"] for e in hooks.log(game, 1, hook)] == ["delivered", "failed", "retrying"]
+    assert Outbox(client).claim(name) == []
