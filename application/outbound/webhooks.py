@@ -9,6 +9,7 @@ retries. A webhook belongs to one seat and sees only what that seat may see.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import secrets
 import socket
@@ -307,10 +308,17 @@ def chat_deliveries(game: str, hooks: list[dict[str, Any]], message: dict[str, A
     the author's words. Chat is not an event: ``version`` is the game's when it was posted."""
     at = now_ms()
     return [
-        _delivery(game, hook, CHAT_KIND, version, message, at)
+        _delivery(game, hook, CHAT_KIND, version, message, at, message_id=_chat_delivery_id(game, hook, message))
         for hook in hooks
         if hook.get("enabled", True) and hook.get("chat")
     ]
+
+
+def _chat_delivery_id(game: str, hook: dict[str, Any], message: dict[str, Any]) -> str:
+    """The same for one chat message and webhook however often the post is retried (its
+    Idempotency-Key answers the message made first): the outbox holds it once, and a receiver
+    that has it already knows it by its ``webhook-id``."""
+    return "msg_" + hashlib.sha256(f"{game}:{hook['id']}:{message['id']}".encode()).hexdigest()[:32]
 
 
 def _seconds_to_deadline(settings: dict[str, Any], seat: int, at: int) -> int | None:
@@ -320,10 +328,17 @@ def _seconds_to_deadline(settings: dict[str, Any], seat: int, at: int) -> int | 
 
 
 def _delivery(
-    game: str, hook: dict[str, Any], kind: str, version: int, data: dict[str, Any], due: int, name: str | None = None
+    game: str,
+    hook: dict[str, Any],
+    kind: str,
+    version: int,
+    data: dict[str, Any],
+    due: int,
+    name: str | None = None,
+    message_id: str | None = None,
 ) -> OutboxWrite:
     """One message: its id stays the same on every retry (the receiver's idempotency key)."""
-    message = f"msg_{uuid.uuid4().hex}"
+    message = message_id or f"msg_{uuid.uuid4().hex}"
     body = {"type": kind, "game": game, "version": version, "seat": hook["seat"], "data": data}
     payload = {"webhook": hook["id"], "game": game, "id": message, "kind": kind, "body": json.dumps(body)}
     return OutboxWrite(name or f"{PREFIX}{game}:{message}", json.dumps(payload, sort_keys=True), due)

@@ -4,10 +4,15 @@ the end (and the audit unchanged by it), and mutes in the room read and the long
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from application.chat.messages import LONGEST_MESSAGE
+from application.retries import Retries
 from application.settings import CHAT_MESSAGES_PER_MINUTE
+from events import keys
+from events.redis_store import text
 from tests.support.chat import person, seated_game
 from tests.support.games import game_and_tokens
 
@@ -141,6 +146,33 @@ def test_a_message_retried_with_its_idempotency_key_is_kept_once(api):
     assert first.status_code == again.status_code == 201 and first.json == again.json
     assert _post(api, game, "rematch!", ada, headers={"Idempotency-Key": "ask-1"}).status_code == 422
     assert [m["text"] for m in api.get(_room(game), token=bo).json["messages"]] == ["rematch?"]
+
+
+def test_a_message_retried_with_its_idempotency_key_is_delivered_to_a_webhook_under_one_id(api, monkeypatch):
+    """Two copies of one post in flight (each read no answer under its key yet) make the message
+    once, and its webhook delivery once too, not a second under another ``webhook-id``. Checked
+    to fail with a new id each post."""
+    monkeypatch.setenv("WEBHOOK_ALLOW_HOSTS", "203.0.113.9")
+    monkeypatch.setattr(Retries, "answered", lambda self, retry: None)  # the copies overlap
+    game, (ada, bo) = game_and_tokens(api)
+    hook = api.post(
+        f"/games/{game}/webhooks",
+        token=bo,
+        json={"url": "http://203.0.113.9/hook", "events": ["game.ended"], "chat": True},
+    ).json
+    client = api.app.extensions["bluemoon"].store.client
+    payloads = keys.outbox(keys.shard(game))[0]
+
+    def pending() -> list[str]:
+        return sorted(n for n in map(text, client.hkeys(payloads)) if n.startswith(f"wh:{game}:"))
+
+    for _ in range(2):
+        assert _post(api, game, "rematch?", ada, headers={"Idempotency-Key": "ask-2"}).status_code == 201
+    (name,) = pending()
+    payload = json.loads(client.hget(payloads, name))
+    assert payload["webhook"] == hook["id"] and json.loads(payload["body"])["data"]["text"] == "rematch?"
+    _post(api, game, "another", ada)
+    assert len(pending()) == 2
 
 
 def test_chat_goes_on_after_the_end_and_the_audit_verifies_the_game_as_before(api):
