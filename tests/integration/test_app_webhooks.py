@@ -10,6 +10,10 @@ import json
 import pytest
 from standardwebhooks.webhooks import Webhook
 
+from application.outbound.app_webhooks import PREFIX as APP
+from application.person_stream.entries import PREFIX as STREAM
+from events import keys
+from events.redis_store import text
 from tests.support.accounts import OWN, page_of
 from tests.support.oauth import registered, tokens_for
 from tests.support.person_stream import LAST_OFFERING
@@ -51,4 +55,10 @@ def test_a_person_who_allowed_the_app_has_their_news_delivered_signed_to_its_web
     again = ada.post("/games", json=LAST_OFFERING, headers=OWN).json["game"]
     told = lambda: [e for e in ada.get("/me/events?after=0").json["events"] if e["game"] == again]  # noqa: E731
     wait_until(lambda: len(told()) >= 2, 20, "Ada's news of the second game")
+    payloads, store = keys.outbox(keys.shard(again))[0], api.app.config["REDIS_CLIENT"]
+
+    def pending() -> list[str]:  # news are handed on after they are written: wait for that too
+        return [n for n in map(text, store.hkeys(payloads)) if n.startswith((STREAM, APP)) and f":{again}:" in n]
+
+    wait_until(lambda: not pending(), 20, "the news of the second game to be handed on (to no app)")
     assert len(receiver.requests) == before, [json.loads(r["body"])["game"] for r in receiver.requests[before:]]
