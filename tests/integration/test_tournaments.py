@@ -384,21 +384,27 @@ def test_each_persons_next_game_is_on_their_stream_and_their_turn_alerted(parts)
     assert alerted is not None and json.loads(alerted[0])["account"] == table["players"][turn.seat]
 
 
-def test_a_withdrawal_while_the_round_is_being_made_still_plays_that_game_out(parts, monkeypatch):
-    c, work = parts
+def _paired_before_its_games(c, monkeypatch) -> tuple[str, str]:
+    """A running one-round tournament of Ann and Ben whose step died after pairing them, before
+    their game was made: the tournament's id and Ann's account."""
     maker, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
     ann, ben = account(c, "Ann"), account(c, "Ben")
     for person in (ann, ben):
         c.tournaments.join(made["id"], person)
     start_now(c, made["id"])
-    real_make = c.rounds._make
-    monkeypatch.setattr(c.rounds, "_make", lambda *_: (_ for _ in ()).throw(RuntimeError("died before the games")))
-    with pytest.raises(RuntimeError):
-        c.rounds.advance(made["id"])
-    c.tournaments.withdraw(made["id"], ann)  # paired, its game not made yet
-    monkeypatch.setattr(c.rounds, "_make", real_make)
+    with monkeypatch.context() as patched:
+        patched.setattr(c.rounds, "_make", lambda *_: (_ for _ in ()).throw(RuntimeError("died before the games")))
+        with pytest.raises(RuntimeError):
+            c.rounds.advance(made["id"])
+    return made["id"], ann
+
+
+def test_a_withdrawal_while_the_round_is_being_made_still_plays_that_game_out(parts, monkeypatch):
+    c, work = parts
+    made, ann = _paired_before_its_games(c, monkeypatch)
+    c.tournaments.withdraw(made, ann)  # paired, its game not made yet
     work.due()
-    found = c.tournaments.get(made["id"])
+    found = c.tournaments.get(made)
     (table,) = found["rounds"][0]["tables"]
     assert c.service.state(table["game"]).finished and table["places"] is not None
     assert found["status"] == "finished"
@@ -409,26 +415,17 @@ def test_a_withdrawal_that_races_the_round_being_made_plays_the_new_game_out(par
     written (the swap then fails and is tried again): the new game is asked to end all the same.
     Checked to fail when the games are looked for only in the first read."""
     c, work = parts
-    maker, made = _made(c, format={"kind": "swiss", "table_size": 2, "rounds": 1}, turn_deadline=3600)
-    ann, ben = account(c, "Ann"), account(c, "Ben")
-    for person in (ann, ben):
-        c.tournaments.join(made["id"], person)
-    start_now(c, made["id"])
-    real_make = c.rounds._make
-    monkeypatch.setattr(c.rounds, "_make", lambda *_: (_ for _ in ()).throw(RuntimeError("died before the games")))
-    with pytest.raises(RuntimeError):
-        c.rounds.advance(made["id"])
-    monkeypatch.setattr(c.rounds, "_make", real_make)
+    made, ann = _paired_before_its_games(c, monkeypatch)
     swap = c.tournaments.documents.swap
 
     def round_made_first(raw, doc):
         monkeypatch.setattr(c.tournaments.documents, "swap", swap)
-        c.rounds.advance(made["id"])  # the step, between the withdrawal's read and its write
+        c.rounds.advance(made)  # the step, between the withdrawal's read and its write
         return swap(raw, doc)
 
     monkeypatch.setattr(c.tournaments.documents, "swap", round_made_first)
-    c.tournaments.withdraw(made["id"], ann)
-    (table,) = c.tournaments.get(made["id"])["rounds"][0]["tables"]
+    c.tournaments.withdraw(made, ann)
+    (table,) = c.tournaments.get(made)["rounds"][0]["tables"]
     assert table["game"] and c.store.outbox_entry(end_entry_name(table["game"])) is not None
     work.due()
     assert c.service.state(table["game"]).finished
