@@ -8,7 +8,9 @@ from datetime import UTC, datetime, timedelta
 from unittest import mock
 
 import application.games.vacations as vacations
+from application.background.turns import TurnTicket, job_arguments
 from tests.support.accounts import personal_token
+from workers.turn_jobs import play
 
 
 def _days_from_now(days: float) -> str:
@@ -66,3 +68,20 @@ def test_days_given_back_in_a_new_year_go_back_to_the_year_that_paid_them(api):
         assert back["days_left"] == 14 and back["days_per_year"] == 14  # 2027 paid nothing
     with at("2026-12-31T12:00:00+00:00"):
         assert api.get("/me/vacation", token=ada).json["days_left"] == 11  # 2026 paid the 3 days taken
+
+
+def test_a_deadline_job_claimed_before_a_vacation_moved_its_deadline_plays_nothing(api):
+    """The deadline passed and its job was handed on; the person asks for a vacation (answered
+    200) before the job starts: the job finds its ticket replaced and leaves the turn. Checked
+    to fail when the job plays whatever its ticket says."""
+    ada, bo = personal_token(api, "ada@example.com"), personal_token(api, "bo@example.com")
+    game, mover = _game_with_deadline(api, ada, bo)
+    service = api.app.extensions["bluemoon"].service
+    claimed, _ = service.store.outbox_entry(game)
+    ticket = TurnTicket.from_payload(claimed)
+    assert api.put("/me/vacation", json={"until": _days_from_now(2)}, token=mover).status_code == 200
+    assert service.store.outbox_entry(game)[0] != claimed  # its deadline moved
+    version = service.store.version(game)
+    args, kwargs = job_arguments(ticket)
+    assert play(service, *args, **{**kwargs, "payload": claimed}) == "moved"
+    assert service.store.version(game) == version
