@@ -370,8 +370,9 @@ class Challenges:
         for way, name in (("in", "incoming"), ("out", "outgoing")):
             index = keys.account_challenges(account, way)
             shown = []
-            for challenge_id, expires in self.client.zrange(index, 0, -1, withscores=True):
-                found = self._read(text(challenge_id))
+            for member, expires in self.client.zrange(index, 0, -1, withscores=True):
+                challenge_id = text(member)
+                found = self._read(challenge_id)
                 if found is None:  # gone; or, before its time, still being made (listed first, then written)
                     if expires <= _ms():
                         self.client.zrem(index, challenge_id)

@@ -174,6 +174,18 @@ def test_a_challenge_past_its_time_expires_once_and_cannot_be_accepted(two):
     assert mine(api, ben) == {"incoming": [], "outgoing": []}
 
 
+def test_a_challenge_past_its_time_that_its_job_has_not_expired_yet_is_expired_by_a_listing(two, monkeypatch):
+    """The listing reads the ids from the index as Redis gives them (bytes) and expires one past
+    its time on the way: a 500 here once."""
+    api, ann, ben, _, ben_id = two
+    sent = challenge(api, ann, ben_id)
+    later = components(api).challenges._read(sent["id"])["expires"]
+    monkeypatch.setattr(module, "_ms", lambda: later + 1)  # its time is up; the workers are slow
+    assert mine(api, ben) == {"incoming": [], "outgoing": []}
+    assert components(api).challenges._read(sent["id"])["status"] == "expired"
+    assert kinds(news(api, ann)) == ["challenge.expired"]
+
+
 def test_a_challenge_to_a_bot_account_reaches_the_bots_stream_and_its_token_accepts(two):
     api, ann, _, ann_id, _ = two
     robot = bot_token(api, "robot.ch@example.com")
