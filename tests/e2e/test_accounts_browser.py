@@ -54,7 +54,7 @@ def test_browser_a_second_device_signed_in_sees_the_same_games_and_plays_a_turn(
     settled(phone, base, game)
     before = len(phone.query_selector_all("#log li"))
     phone.click("#actions button[data-type=end_turn]")
-    wait_until(phone, f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
+    wait_until(phone, f"document.querySelectorAll('#log li').length > {before}", timeout=30_000)
     # played over the play socket, which the session signed in (the page's own origin)
     assert traffic.heard_answers(phone, "result", 1) and traffic.commands() == ["end_turn"] and traffic.posted == []
     assert "ends the turn" in " ".join(phone.locator("#log li").all_text_contents())

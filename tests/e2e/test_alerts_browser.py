@@ -286,7 +286,7 @@ def test_browser_the_service_worker_shows_a_pushed_turn_alert_and_its_click_open
           self.dispatchEvent(new NotificationEvent("notificationclick", {notification}));
         }"""
     )
-    page.wait_for_url(f"{base}/play/{game}", timeout=10_000)
+    page.wait_for_url(f"{base}/play/{game}", timeout=30_000)
     page.wait_for_selector("#status:has-text('seat')")
     assert page.evaluate("location.hash") == ""  # the account's seat: no token in the address
     assert page.evaluate(PUSHED) == []  # the click closed it

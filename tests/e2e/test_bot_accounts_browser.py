@@ -22,7 +22,7 @@ def test_browser_a_bot_accounts_open_game_is_labelled_and_can_be_hidden(service_
     robo.click("#open-game button[type=submit]")
     robo.wait_for_selector("#open-games button[data-action=cancel]")
     sign_in_by_mail(ada, base, log, "ada@example.com")
-    ada.wait_for_selector("#open-games button[data-action=join]", timeout=10_000)
+    ada.wait_for_selector("#open-games button[data-action=join]", timeout=30_000)
     assert "🤖" in ada.text_content("#open-games li") and "(bot)" in ada.text_content("#open-games li")
     ada.check("#hide-bot-accounts")
     ada.wait_for_selector("#open-games li.muted")  # "No open game": the bot's is hidden

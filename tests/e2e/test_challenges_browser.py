@@ -30,18 +30,18 @@ def test_browser_a_challenge_is_seen_by_the_challenged_accepted_and_both_land_in
     ann.wait_for_selector("#challenges-outgoing li[data-challenge]")
     assert "Challenge sent" in ann.text_content("#challenges form [role=status]")
 
-    ben.wait_for_selector("#challenges-incoming li[data-challenge]", timeout=12_000)  # live: no reload
+    ben.wait_for_selector("#challenges-incoming li[data-challenge]", timeout=30_000)  # live: no reload
     said = ben.text_content("#challenges-incoming li[data-challenge]")
     assert "challenges you" in said and "3-day time bank" in said
     assert serious(ben) == []
     assert ben.evaluate(SMALL) == []
     ben.click("#challenges-incoming li[data-challenge] button.primary")
-    ben.wait_for_url(re.compile(r"/play/[0-9a-f]{32}$"), timeout=10_000)
+    ben.wait_for_url(re.compile(r"/play/[0-9a-f]{32}$"), timeout=30_000)
     game = ben.url.split("/play/")[1]
 
-    ann.wait_for_selector("#challenges-answered a", timeout=12_000)  # her lobby hears of the answer
+    ann.wait_for_selector("#challenges-answered a", timeout=30_000)  # her lobby hears of the answer
     ann.click("#challenges-answered a")
-    ann.wait_for_url(f"{base}/play/{game}", timeout=10_000)
+    ann.wait_for_url(f"{base}/play/{game}", timeout=30_000)
     for seat, page in enumerate((ann, ben)):
         page.wait_for_selector("#status:has-text('Turn')")
         assert f"You are seat {seat}." in page.text_content("#status")

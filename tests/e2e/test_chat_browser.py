@@ -39,7 +39,7 @@ def test_browser_one_seat_writes_the_other_reads_it_live_and_sees_it_deleted(ser
     assert writer.evaluate("document.activeElement.id") == "chat-send"
     writer.keyboard.press("Enter")
 
-    wait_until(reader, "document.querySelectorAll('#chat-messages li').length === 1", timeout=10_000)
+    wait_until(reader, "document.querySelectorAll('#chat-messages li').length === 1", timeout=30_000)
     line = reader.locator("#chat-messages li").first
     assert "gl hf <b>bold</b>" in line.text_content()  # the markup shown as text
     assert reader.query_selector("#chat-messages b") is None
@@ -54,7 +54,7 @@ def test_browser_one_seat_writes_the_other_reads_it_live_and_sees_it_deleted(ser
     assert writer.evaluate(in_chat.replace('el.matches("p a")', 'el.matches("p a, .chat-text a")')) == []
     assert serious(writer) == []
     writer.click("#chat-messages .chat-delete")
-    wait_until(reader, "!document.querySelector('#chat-messages').textContent.includes('gl hf')", timeout=10_000)
+    wait_until(reader, "!document.querySelector('#chat-messages').textContent.includes('gl hf')", timeout=30_000)
     assert "Message deleted" in reader.text_content("#chat-messages")
     _, page = call(server, "GET", f"/games/{game}/chat/seats", token=tokens[1])
     assert [(m["text"], m["removed"]) for m in page["messages"]] == [(None, "deleted")]
@@ -86,11 +86,11 @@ def test_browser_a_muted_persons_words_never_reach_the_page_of_who_muted_them(se
     ada.wait_for_timeout(300)  # the stream is open
     bo.fill("#chat-text", "words Ada chose not to read")
     bo.click("#chat-send")
-    wait_until(bo, "document.querySelector('#chat-messages').textContent.includes('not to read')", timeout=10_000)
+    wait_until(bo, "document.querySelector('#chat-messages').textContent.includes('not to read')", timeout=30_000)
     ada.fill("#chat-text", "anyone there?")
     ada.click("#chat-send")
-    wait_until(bo, "document.querySelector('#chat-messages').textContent.includes('anyone there?')", timeout=10_000)
-    wait_until(ada, "document.querySelector('#chat-messages').textContent.includes('anyone there?')", timeout=10_000)
+    wait_until(bo, "document.querySelector('#chat-messages').textContent.includes('anyone there?')", timeout=30_000)
+    wait_until(ada, "document.querySelector('#chat-messages').textContent.includes('anyone there?')", timeout=30_000)
     assert "not to read" not in ada.text_content("#chat-messages")
     ada.reload()
     ada.wait_for_selector("#chat-messages li")

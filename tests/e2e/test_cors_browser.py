@@ -67,7 +67,7 @@ def test_a_page_on_another_origin_plays_through_the_api_in_a_real_browser(server
         page = browser.new_page()
         page.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
         page.goto(f"{other_origin}/index.html?api={server.replace('127.0.0.1', 'localhost')}")
-        page.wait_for_function("document.getElementById('out').textContent !== '…'", timeout=15_000)
+        page.wait_for_function("document.getElementById('out').textContent !== '…'", timeout=30_000)
         result = page.text_content("#out")
         browser.close()
     assert not result.startswith("failed"), (result, errors)

@@ -86,13 +86,13 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     assert said["steps"] in page.text_content("#actions")
     assert said["shuffled"] in _log(page) and said["dealt"] in _log(page), _log(page)
     walk(page)
-    wait_until(page, f"document.querySelector('#log').textContent.includes({said['walked']!r})", timeout=10_000)
+    wait_until(page, f"document.querySelector('#log').textContent.includes({said['walked']!r})", timeout=30_000)
     page.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])")
     end = page.locator("#actions button[data-type=end_turn]")
     assert said["end_turn"] in end.text_content()
     end.click()
-    wait_until(page, f"document.querySelector('#status').textContent.includes({said['turn_2']!r})", timeout=10_000)
-    wait_until(page, f"document.querySelector('#log').textContent.includes({said['ended']!r})", timeout=10_000)
+    wait_until(page, f"document.querySelector('#status').textContent.includes({said['turn_2']!r})", timeout=30_000)
+    wait_until(page, f"document.querySelector('#log').textContent.includes({said['ended']!r})", timeout=30_000)
     assert said["your_turn"] not in page.text_content("#status")
     page.screenshot(path=str(SHOTS / f"seat-{said['lang']}.png"), full_page=True)
 
@@ -111,7 +111,7 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     end_turn = {"type": "end_turn", "expected_version": view["version"]}
     assert call(server, "POST", f"/games/{game}/commands", end_turn, token=tokens[1 - first])[0] == 200
     walk(other)
-    wait_until(other, "document.querySelector('#problem').textContent.length > 0", timeout=10_000)
+    wait_until(other, "document.querySelector('#problem').textContent.length > 0", timeout=30_000)
     assert said["stale"] in other.text_content("#problem"), other.text_content("#problem")
     for route in held:
         route.continue_()
@@ -126,7 +126,7 @@ def test_browser_a_turn_is_played_in_the_browsers_language_and_another_language_
     page.wait_for_selector("#status:has-text('You are seat')")
     assert page.get_attribute("html", "lang") == "en" and page.input_value("#language") == "en"
     # the reloaded page hears the game's events again by its stream: its log fills after the status
-    wait_until(page, "document.querySelector('#log').textContent.includes('steps to')", timeout=10_000)
+    wait_until(page, "document.querySelector('#log').textContent.includes('steps to')", timeout=30_000)
     page.select_option("#language", said["lang"])  # and back
     page.wait_for_selector(f"html[lang={said['lang']}]")
     assert page.text_content("#city") == said["city"] and said["walked"] in _log(page)

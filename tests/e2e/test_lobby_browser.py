@@ -26,11 +26,11 @@ def test_browser_an_open_game_is_seen_live_joined_in_one_click_and_started_for_b
     ada.select_option("#open-game select[name=players]", "2")
     ada.click("#open-game button[type=submit]")
     ada.wait_for_selector("#open-games button[data-action=cancel]")  # her own: she may cancel it
-    bo.wait_for_selector("#open-games button[data-action=join]", timeout=10_000)  # live: no reload
+    bo.wait_for_selector("#open-games button[data-action=join]", timeout=30_000)  # live: no reload
     assert "1 free" in bo.text_content("#open-games li")
     bo.click("#open-games button[data-action=join]")
     bo.wait_for_selector("#games li a")
-    ada.wait_for_selector("#games li a", timeout=10_000)  # her lobby follows without a reload
+    ada.wait_for_selector("#games li a", timeout=30_000)  # her lobby follows without a reload
     game = bo.get_attribute("#games li a", "href")
     assert ada.get_attribute("#games li a", "href") == game and game.startswith("/play/")
     assert bo.locator("#open-games button[data-action=join]").count() == 0  # full: no longer listed
@@ -119,10 +119,10 @@ def test_browser_a_rematch_offered_on_one_page_and_accepted_on_the_other_takes_b
         page.goto(f"{server}/play/{game}#token={token}")
     pages[0].click("#actions button[data-type=rematch]")
     pages[0].wait_for_selector("#rematch-status")
-    pages[1].wait_for_selector("#actions button[data-type=rematch]:has-text('Accept')", timeout=10_000)
+    pages[1].wait_for_selector("#actions button[data-type=rematch]:has-text('Accept')", timeout=30_000)
     pages[1].click("#actions button[data-type=rematch]")
     for page in pages:
-        page.wait_for_url(re.compile(r"/play/(?!" + game + r")[0-9a-f]{32}"), timeout=10_000)
+        page.wait_for_url(re.compile(r"/play/(?!" + game + r")[0-9a-f]{32}"), timeout=30_000)
     new = pages[0].url.split("/play/")[1].split("#")[0]
     assert pages[1].url.split("/play/")[1].split("#")[0] == new
     for seat, page in enumerate(pages):

@@ -75,7 +75,7 @@ def test_browser_a_moderator_sees_a_report_filed_in_another_browser_and_hides_th
     reporter.select_option("#report-dialog select[name=reason]", "abuse")
     reporter.fill("#report-dialog textarea[name=words]", "insults in the spectators' chat")
     reporter.click("#report-dialog button[type=submit]")
-    wait_until(reporter, "window.filed && window.filed.status === 'open'", timeout=10_000)
+    wait_until(reporter, "window.filed && window.filed.status === 'open'", timeout=30_000)
 
     moderator.goto(base + "/moderation")
     moderator.wait_for_selector("article.report")

@@ -102,10 +102,10 @@ def test_browser_two_fingers_zoom_and_pan_the_board_and_one_finger_still_walks(s
     tile = target.get_attribute("data-tile")
     _tap(cdp, target.locator("rect.tile").bounding_box())
     walked = f"document.querySelector('#log').textContent.includes({tile.replace('_', ' ')!r})"
-    wait_until(page, f"{walked} || document.querySelector('#choices button[data-type=move]')", timeout=10_000)
+    wait_until(page, f"{walked} || document.querySelector('#choices button[data-type=move]')", timeout=30_000)
     if page.locator("#choices button[data-type=move]").count():  # a power reaches it too: choose the step
         _tap(cdp, page.locator("#choices button[data-type=move]").bounding_box())
-    wait_until(page, walked, timeout=10_000)
+    wait_until(page, walked, timeout=30_000)
     _, view = call(server, "GET", f"/games/{game}")
     assert view["players"][first]["position"] == tile
     assert errors == []

@@ -217,12 +217,12 @@ def test_browser_two_humans_see_each_others_moves_and_take_backs_live(server, br
     settled(mover, server, game)
     before = len(watcher.query_selector_all("#log li"))
     walk(mover)
-    wait_until(watcher, f"document.querySelectorAll('#log li').length > {before}", timeout=10_000)
+    wait_until(watcher, f"document.querySelectorAll('#log li').length > {before}", timeout=30_000)
     assert "steps to" in watcher.text_content("#log li:last-child")
     # the log is a live region: a screen reader says each move as it is added
     assert watcher.get_attribute("#log", "aria-live") == "polite"
     mover.click("#actions button[data-type=take_back]")
-    wait_until(watcher, f"document.querySelectorAll('#log li').length > {before + 1}", timeout=10_000)
+    wait_until(watcher, f"document.querySelectorAll('#log li').length > {before + 1}", timeout=30_000)
     assert "takes back" in watcher.text_content("#log li:last-child")
     _, view = call(server, "GET", f"/games/{game}")
     assert view["players"][first]["position"] == "courtyard" and view["turn"]["steps"] == 2
@@ -333,7 +333,7 @@ def test_browser_a_tab_that_slept_catches_up_with_last_event_id(start_service, b
     watcher.unroute(GAME_STREAM)
     _, events = call(server, "GET", f"/games/{game}/events", token=tokens[1 - first])
     total = len(events["events"])
-    wait_until(watcher, f"document.querySelectorAll('#log li').length >= {total}", timeout=10_000)
+    wait_until(watcher, f"document.querySelectorAll('#log li').length >= {total}", timeout=30_000)
     watcher.wait_for_timeout(1500)  # another reconnection: nothing is repeated
     assert watcher.locator("#log li").count() == total > seen
     assert str(seen) in resumed and watcher.text_content("#status").count("Turn 2") == 1
@@ -367,7 +367,7 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):  # noqa: 
     )
     assert status == 200  # the turn ended behind the page's back: its buttons are stale
     walk(page)
-    wait_until(page, "document.querySelector('#problem').textContent.length > 0", timeout=10_000)
+    wait_until(page, "document.querySelector('#problem').textContent.length > 0", timeout=30_000)
     shown = page.text_content("#problem")
     assert "version" in shown or "turn" in shown, shown
     [refused] = traffic.answers("problem")
@@ -375,7 +375,7 @@ def test_browser_a_refused_command_shows_the_problem(server, browser):  # noqa: 
     for route in held:
         route.continue_()
     page.unroute(GAME_STREAM)
-    wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
+    wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=30_000)
     assert [e for e in errors if "409" not in e and "412" not in e] == []
 
 
@@ -394,7 +394,7 @@ def test_browser_the_page_fits_a_390_pixel_phone(server, browser):  # noqa: F811
     assert "at most 2" in page.text_content("#problem")
     discarded = [boxes.nth(i).get_attribute("value") for i in range(2)]
     page.tap("#actions button[data-type=end_turn]")
-    wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
+    wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=30_000)
     _, events = call(server, "GET", f"/games/{game}/events", token=tokens[first])
     assert next(e for e in events["events"] if e["type"] == "CardsDiscarded")["data"]["cards"] == discarded
     SHOTS.mkdir(parents=True, exist_ok=True)
@@ -496,12 +496,12 @@ def test_browser_a_turn_is_played_with_the_keyboard_alone(server, browser):  # n
     wait_until(
         page,
         f"[...document.querySelectorAll('#log li')].some(l => l.textContent.includes({tile.replace('_', ' ')!r}))",
-        timeout=10_000,
+        timeout=30_000,
     )
     page.wait_for_selector("#actions button[data-type=end_turn]:not([disabled])")
     tab_to("#actions button[data-type=end_turn]")
     page.keyboard.press("Enter")
-    wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=10_000)
+    wait_until(page, "document.querySelector('#status').textContent.includes('Turn 2')", timeout=30_000)
     _, view = call(server, "GET", f"/games/{game}")
     assert view["players"][first]["position"] == tile and view["turn"]["number"] == 2
     assert errors == []
