@@ -150,6 +150,8 @@ def one_attempt(channel: str, attempt: Callable[[Any, Outbox, str, str], str], n
 
 
 def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
+    if (held := client.hget(keys.outbox_of(name)[0], name)) is None or text(held) != payload:
+        return "superseded"  # a redelivery replaced it, or it is over: a job of an older claim sends nothing
     message = json.loads(payload)
     game, hook_id = message["game"], message["webhook"]
     raw = client.hget(keys.webhooks(game), hook_id)

@@ -58,8 +58,12 @@ def named_job_id(claim: Claim) -> str:
 
 def message_job_id(claim: Claim) -> str:
     """A delivery's or an alert's job: named by its message id and the claim (an entry such as a
-    deadline's keeps its name across turns, its message is new each time)."""
-    return f"{claim.name.partition(':')[0]}-{json.loads(claim.payload)['id']}-{claim.tries}"
+    deadline's keeps its name across turns, its message is new each time); a redelivery's by its
+    mark too, as its claims count from 1 again: RQ would otherwise take it for the first
+    delivery's job of that claim, and run or save one over the other."""
+    message = json.loads(claim.payload)
+    again = f"-{message['redelivery'][:12]}" if message.get("redelivery") else ""
+    return f"{claim.name.partition(':')[0]}-{message['id']}{again}-{claim.tries}"
 
 
 def versioned_job_id(claim: Claim) -> str:

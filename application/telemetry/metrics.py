@@ -63,7 +63,7 @@ COMMANDS = Counter(
 DELIVERIES = Counter(
     "bluemoon_deliveries",
     "Delivery attempts by channel (webhook, app_webhook, mail, push, discord, slack; alert: an alert held back "
-    "as a whole) and outcome (delivered, retrying, failed, deferred, skipped, dropped)",
+    "as a whole) and outcome (delivered, retrying, failed, deferred, skipped, dropped, superseded)",
     ["channel", "outcome"],
 )
 OPEN_STREAMS = Gauge(

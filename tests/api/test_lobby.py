@@ -120,18 +120,18 @@ def test_a_join_that_lists_its_table_after_the_last_seat_started_it_leaves_no_ta
     assert client.zscore(keys.LOBBY_OPEN, table) is None and not client.hexists(keys.LOBBY_SUMMARIES, table)
 
 
-def test_a_started_table_left_listed_is_unlisted_once_its_time_has_passed(api, monkeypatch):
-    """A listing left by a stale write before the fix above leaves the lobby when its time is up."""
+def test_a_started_table_left_listed_is_unlisted_once_its_time_has_passed(api):
+    """A listing left by a stale write before the fix above leaves the lobby when its time is up
+    (its time moved rather than waited for: a loaded machine takes the seconds it likes)."""
     ada, bo = people(api, "ada", "bo")
-    monkeypatch.setattr(tables, "OPEN_GAME_SECONDS", 1)
     table = open_game(api, ada)
     client = api.app.extensions["bluemoon"].store.client
     listed = client.hget(keys.LOBBY_SUMMARIES, table["id"])
     api.post(f"/open-games/{table['id']}/join", headers=auth(bo))
     client.hset(keys.LOBBY_SUMMARIES, table["id"], listed)  # the stale write
-    client.zadd(keys.LOBBY_OPEN, {table["id"]: json.loads(listed)["closes"]})
+    client.zadd(keys.LOBBY_OPEN, {table["id"]: int(time.time() * 1000) + 600_000})
     assert [t["id"] for t in api.get("/open-games").json["open_games"]] == [table["id"]]
-    time.sleep(1.1)
+    client.zadd(keys.LOBBY_OPEN, {table["id"]: int(time.time() * 1000) - 1})  # its time is up
     assert api.get("/open-games").json["open_games"] == []
     assert client.zscore(keys.LOBBY_OPEN, table["id"]) is None
 

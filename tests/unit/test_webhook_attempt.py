@@ -11,6 +11,7 @@ import fakeredis
 import pytest
 
 from application.background.handoff import CallbackHandoff
+from application.background.work import message_job_id
 from application.games.game_service import SeatSpec
 from application.outbound.webhooks import PREFIX, Webhooks
 from application.wiring import build
@@ -132,3 +133,22 @@ def test_a_redelivery_asked_for_while_the_last_try_is_in_flight_is_still_sent(fa
     assert _attempt(client, name) == "delivered"  # the redelivery, its first try
     assert [e["outcome"] for e in hooks.log(game, 1, hook)] == ["delivered", "failed", "retrying"]
     assert Outbox(client).claim(name) == []
+
+
+def test_a_job_of_the_replaced_payload_sends_nothing_and_the_redeliverys_job_has_its_own_id(failing_hook, monkeypatch):
+    """After a redelivery replaced the entry, a job still queued for the old payload sends no
+    stale copy; the redelivery's first claim is not named as the first delivery's first claim
+    was (RQ would take one job for the other). Checked to fail without the mark in the id."""
+    client, hooks, game, hook, name = failing_hook
+    delivery = name.rsplit(":", 1)[1]
+    monkeypatch.setattr(webhook_delivery, "BACKOFF", (60.0,))
+    outbox = Outbox(client)
+    (first,) = outbox.claim(name)
+    assert webhook_delivery.attempt(client, outbox, first.name, first.payload) == "retrying"
+    hooks.redeliver(game, 1, hook, delivery)
+    sent = []
+    monkeypatch.setattr(webhook_delivery, "send", lambda *a: sent.append(a) or (200, None, False))
+    assert webhook_delivery.attempt(client, outbox, first.name, first.payload) == "superseded" and sent == []
+    (again,) = outbox.claim(name)
+    assert again.tries == first.tries == 1 and message_job_id(again) != message_job_id(first)
+    assert webhook_delivery.attempt(client, outbox, again.name, again.payload) == "delivered" and len(sent) == 1
