@@ -177,7 +177,7 @@ def test_bluemoon_restarts_a_killed_embedded_redis_server_and_its_games_survive(
         and f":{port}" in _cmdline(p)
     )
     os.kill(pid, signal.SIGKILL)
-    wait_until(lambda: gone(pid), 5, "redis-server to die")
+    wait_until(lambda: gone(pid), 30, "redis-server to die")
     wait_until(lambda: raw(base, "/readyz")[0] == 200, 20, "Redis to be restarted by bluemoon")
     status, _, view = raw(base, f"/games/{game}")
     assert status == 200 and view["version"] == created["version"]

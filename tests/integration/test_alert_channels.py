@@ -59,7 +59,7 @@ def test_one_mail_covers_the_games_within_the_delay_and_its_link_unsubscribes(
     end_the_turn(api, second, bo_second)
     end_the_turn(api, second, ada_second)  # Bo's turn again: no mail now
     store = api.app.extensions["bluemoon"].store
-    wait_until(lambda: store.outbox_entry(f"al:{second}:1") is None, 10, "the worker to be done with the alert")
+    wait_until(lambda: store.outbox_entry(f"al:{second}:1") is None, 30, "the worker to be done with the alert")
     assert len([m for to, m in inbox.messages if bo_email in to]) == 1
     log = api.get("/me/alerts/deliveries", token=bo).json["deliveries"]
     assert [d["outcome"] for d in log if d["channel"] == "email"] == ["delivered", "delivered"]  # both games' alerts
@@ -137,10 +137,10 @@ def test_the_reminder_before_a_deadline_goes_out_once_per_turn(setting, receiver
     assert bo_seat["seat"] == 1
     end_the_turn(api, game, made["seats"][0]["token"])
     started = time.monotonic()
-    wait_until(lambda: len(discord.requests) == 2, 15, "the turn's alert and its reminder")
+    wait_until(lambda: len(discord.requests) == 2, 30, "the turn's alert and its reminder")
     assert time.monotonic() - started >= 2.5  # the reminder comes in the last quarter of Bo's 4 s
     first, reminder = (json.loads(r["body"])["content"] for r in discord.requests)
     assert "it is your turn" in first and "ends in about" in reminder
-    wait_until(lambda: api.get(f"/games/{game}", token=ada).json["turn"]["seat"] == 0, 15, "Bo's bank to run out")
+    wait_until(lambda: api.get(f"/games/{game}", token=ada).json["turn"]["seat"] == 0, 30, "Bo's bank to run out")
     time.sleep(1)
     assert len(discord.requests) == 2  # once per turn

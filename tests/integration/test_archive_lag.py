@@ -60,7 +60,7 @@ def test_the_archive_lag_grows_while_a_due_game_waits_and_falls_when_a_worker_mo
         assert api.get(f"/games/{game}").json["status"] == "finished"
         work_done(components, game)  # its news and alerts, as workers would: the move waits for nothing else
         assert lag(api) == 0  # not due yet: a second after its end
-        first = wait_until(lambda: lag(api) or None, 10, "the move to fall due")
+        first = wait_until(lambda: lag(api) or None, 30, "the move to fall due")
         time.sleep(1)
         assert lag(api) >= first + 0.9  # it waits on: no worker
         assert components.service.outbox.claim(f"ar:{game}")  # a claim whose job never ran: held a lease ahead

@@ -76,11 +76,11 @@ def test_a_bot_games_turn_and_end_reach_the_persons_stream_once_through_the_work
         jobs = [j.args for j in ran if j.func_name.endswith("person_stream_jobs.write") and "game.ended" in j.args[1]]
         return jobs[0] if jobs else None
 
-    name, payload = wait_until(the_end_written, 10, "the job that wrote the end to finish")
+    name, payload = wait_until(the_end_written, 30, "the job that wrote the end to finish")
     assert Outbox(client).add(name, payload, now_ms())  # the worker's own dispatcher hands it on
-    wait_until(lambda: client.hget(keys.outbox_of(name)[0], name) is None, 10, "the job to run again and finish")
+    wait_until(lambda: client.hget(keys.outbox_of(name)[0], name) is None, 30, "the job to run again and finish")
     again = Queue(queue, connection=client).enqueue("workers.person_stream_jobs.write", name, payload)  # and once more
-    wait_until(lambda: again.get_status(refresh=True) == "finished", 10, "the enqueued job")
+    wait_until(lambda: again.get_status(refresh=True) == "finished", 30, "the enqueued job")
     assert again.return_value() == "written already"
     assert news(api, ada) == [*told, ended]  # each once
     assert json.loads(payload)["account"] == account_of(api, ada)
@@ -133,6 +133,6 @@ def test_on_a_cluster_a_persons_news_wake_their_long_poll_by_sharded_pub_sub(spl
     assert time.monotonic() - started < 10  # woken, not timed out
     (told,) = answers[0].json["events"]
     assert told["type"] == "turn.started" and len(news(api, waiter)) == len(before) + 1
-    message = wait_until(lambda: announced.get_sharded_message(ignore_subscribe_messages=True, timeout=0.2), 5, "it")
+    message = wait_until(lambda: announced.get_sharded_message(ignore_subscribe_messages=True, timeout=0.2), 30, "it")
     assert int(message["data"]) == told["id"]  # the job's write, announced in the account's own slot
     announced.close()

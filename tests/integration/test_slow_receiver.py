@@ -94,11 +94,11 @@ def test_a_bot_replies_at_once_while_a_receiver_that_never_answers_holds_the_del
         version = play(api, game, token, move, version)  # ten deliveries, one event each
         deliveries = Queue(delivery_queue(queue), connection=client)
         wait_until(
-            lambda: silent.held and deliveries.count >= 8, 15, "the receiver to hold a delivery, the rest queued"
+            lambda: silent.held and deliveries.count >= 8, 30, "the receiver to hold a delivery, the rest queued"
         )
         version = play(api, game, token, {"type": "end_turn", "discards": []}, version)  # the bot's turn
         service = api.app.extensions["bluemoon"].service
-        wait_until(lambda: service.state(game).turn.seat == 0, 10, "the bot's reply")
+        wait_until(lambda: service.state(game).turn.seat == 0, 30, "the bot's reply")
         waiting = deliveries.count
         assert waiting >= 8, f"only {waiting} deliveries still queued: the receiver was not holding them"
     finally:

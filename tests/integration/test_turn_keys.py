@@ -51,7 +51,7 @@ def test_an_opponent_sending_the_bots_next_key_leaves_the_bot_replying_as_usual(
         headers={"If-Match": f'"{view["version"]}"', "Idempotency-Key": bots_key},
     )
     assert played.status_code == 200 and played.json["version"] == after.version
-    state = wait_until(lambda: (s := service.state(game)).turn.seat == 0 and s, 8, "the bot's reply")
+    state = wait_until(lambda: (s := service.state(game)).turn.seat == 0 and s, 30, "the bot's reply")
     assert state.turn.number == 3
     stored = service.store.read(game)
     assert [s.actor for s in stored if s.type == "TurnEnded"] == ["0", "bot:greedy"]

@@ -43,10 +43,10 @@ def test_a_turn_that_came_back_within_the_delay_is_mailed(
         joined = alert and client.exists(keys.alert_sent(alert["account"], f"{alert['id']}:mail-joined"))
         return alert["turn"] if joined else None
 
-    first = wait_until(alerted_turn, 15, "Bo's turn alerted and waiting in his mail batch")
+    first = wait_until(alerted_turn, 30, "Bo's turn alerted and waiting in his mail batch")
     opened = time.monotonic()
     end_the_turn(api, game, token)  # Bo ends his turn; the bot plays and gives it back
-    wait_until(lambda: (alerted_turn() or 0) > first, 10, "the bot to give the turn back, alerted again")
+    wait_until(lambda: (alerted_turn() or 0) > first, 30, "the bot to give the turn back, alerted again")
     assert time.monotonic() - opened < DELAY, "the turn came back after the delay: the test proves nothing"
     wait_until(lambda: store.outbox_entry(f"al:{game}:0") is None, DELAY + 10, "the worker to be done with the alert")
 

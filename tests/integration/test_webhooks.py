@@ -189,7 +189,7 @@ def test_a_worker_killed_mid_webhook_delivery_delivers_it_later_with_the_same_id
     api.post(f"/games/{game}/webhooks", token=tokens[1], json={"url": receiver.url, "events": ["turn.started"]})
     first = workers.start(**WORKER_ENV)
     end_turn(api, game, tokens[0], version)
-    wait_until(lambda: receiver.requests, 10, "the first attempt to reach the receiver")
+    wait_until(lambda: receiver.requests, 30, "the first attempt to reach the receiver")
     workers.kill_with_horse(first)  # mid-delivery: the horse waits for the receiver's answer
     workers.start(**WORKER_ENV)
     wait_until(lambda: len(receiver.requests) == 2, 30, "the delivery to be sent again")

@@ -49,7 +49,7 @@ class Workers:
         os.kill(proc.pid, signal.SIGKILL)
         os.kill(horse, signal.SIGKILL)
         proc.wait()
-        wait_until(lambda: gone(horse), 5, "the horse to die")
+        wait_until(lambda: gone(horse), 30, "the horse to die")
         return horse
 
     def stop_all(self) -> None:

@@ -36,14 +36,14 @@ def test_a_stopped_process_runs_no_thread_until_it_is_continued(tmp_path: Path):
     ticker = subprocess.Popen([sys.executable, "-c", TICKER, str(count)], stdin=subprocess.PIPE)
     try:
         for _ in range(20):
-            wait_until(lambda: count.exists() and count.read_text().strip(), 10, "the ticker to count")
+            wait_until(lambda: count.exists() and count.read_text().strip(), 30, "the ticker to count")
             stop([ticker.pid])
             assert all_threads_stopped(ticker.pid)
             at_stop = count.read_text()
             time.sleep(0.02)
             assert count.read_text() == at_stop  # nothing ran after stop() returned
             os.kill(ticker.pid, signal.SIGCONT)
-            wait_until(lambda was=at_stop: count.read_text() != was, 10, "the ticker to count on")
+            wait_until(lambda was=at_stop: count.read_text() != was, 30, "the ticker to count on")
             assert not all_threads_stopped(ticker.pid)
     finally:
         ticker.kill()
