@@ -62,14 +62,26 @@ return 1
 """
 
 
-# KEYS: payloads, due, tries. ARGV: name, payload. Removes the entry if it still holds payload.
-FINISH = """
-if redis.call('HGET', KEYS[1], ARGV[1]) ~= ARGV[2] then return 0 end
-redis.call('HDEL', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-redis.call('HDEL', KEYS[3], ARGV[1])
-return 1
+# A script's first lines that end one try of an entry: KEYS[1..3] payloads, due, tries; ARGV[1]
+# the name, ARGV[2] the payload the try worked for, ARGV[3] (if given and not '') when the next try
+# is due (ms), else the work is over and the entry removed. Only while the entry still holds that
+# payload (``settled``): a newer one belongs to newer work. Scripts that must end the try in the
+# same step as writes of their own in the entry's slot begin with it (workers/webhook_delivery.py).
+SETTLE_TRY = """
+local settled = redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2]
+if settled then
+  if (ARGV[3] or '') == '' then
+    redis.call('HDEL', KEYS[1], ARGV[1])
+    redis.call('ZREM', KEYS[2], ARGV[1])
+    redis.call('HDEL', KEYS[3], ARGV[1])
+  else
+    redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[1])
+  end
+end
 """
+
+# KEYS: payloads, due, tries. ARGV: name, payload. Removes the entry if it still holds payload.
+FINISH = SETTLE_TRY + "return settled and 1 or 0"
 
 
 # KEYS: payloads, due, tries. ARGV: name, payload expected, new payload, due (ms). The same work

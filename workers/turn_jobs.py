@@ -136,9 +136,11 @@ def play(
     otherwise read again in three. ``by``: ``admin`` when an operator's end of the game plays
     it (application/admin/game_ending.py), kept in each command's record."""
     delay = BOT_STEP_DELAY.read()  # pace bots so they look human
-    if reason == "deadline" and payload is not None and not service.outbox.renew(game, payload):
-        return "moved"  # the deadline moved since the claim (a vacation asked for meanwhile): not due now
     renewed = -RENEW_EVERY
+    if reason == "deadline" and payload is not None:
+        if not service.outbox.renew(game, payload):
+            return "moved"  # the deadline moved since the claim (a vacation asked for meanwhile): not due now
+        renewed = time.monotonic()
     kept = service.state(game)  # then the state after this job's own last command
     for _ in range(MAX_COMMANDS):
         if not playing(kept, seat, turn):

@@ -33,7 +33,7 @@ from application.settings import BLUEMOON_WEBHOOK_BACKOFF
 from application.telemetry.metrics import DELIVERIES
 from application.wiring import connect, store_client_for_job, store_url
 from events import keys
-from events.outbox import Outbox, now_ms
+from events.outbox import SETTLE_TRY, Outbox, now_ms
 from events.redis_store import text
 
 log = logging.getLogger("bluemoon.webhooks")
@@ -150,11 +150,14 @@ def one_attempt(channel: str, attempt: Callable[[Any, Outbox, str, str], str], n
 
 
 def attempt(client: Any, outbox: Outbox, name: str, payload: str) -> str:
-    if (held := client.hget(keys.outbox_of(name)[0], name)) is None or text(held) != payload:
-        return "superseded"  # a redelivery replaced it, or it is over: a job of an older claim sends nothing
     message = json.loads(payload)
     game, hook_id = message["game"], message["webhook"]
-    raw = client.hget(keys.webhooks(game), hook_id)
+    with client.pipeline(transaction=False) as pipe:  # one round trip (one slot: the game's)
+        pipe.hget(keys.outbox_of(name)[0], name)
+        pipe.hget(keys.webhooks(game), hook_id)
+        held, raw = pipe.execute()
+    if held is None or text(held) != payload:
+        return "superseded"  # a redelivery replaced it, or it is over: a job of an older claim sends nothing
     hook = json.loads(raw) if raw else None
     if hook is None or not hook.get("enabled", True):
         outbox.finish(name, payload)
@@ -209,25 +212,17 @@ def settle(
     args = [name, payload, "" if due is None else due, hook_id, entry["outcome"], int(timed_out)]
     args += [DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE, json.dumps(entry), LOG_SIZE]
     watched = [*keys.outbox_of(name), keys.webhooks(game), keys.webhook_log(game, hook_id)]
-    return text(client.eval(SETTLE, len(watched), *watched, *args))
+    return text(client.register_script(SETTLE)(keys=watched, args=args))  # by its SHA: a call per attempt
 
 
 # KEYS: the outbox's payloads, due and tries; the game's webhooks; the webhook's log. ARGV: the
 # entry's name, the payload this attempt worked for, when its next try is due (ms; '' when it is
-# over), webhook id, the outcome (delivered, retrying or failed), 1 if it timed out,
-# DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE, the log entry (JSON), LOG_SIZE. Returns why it
-# disabled the webhook now, else ''. A webhook deleted meanwhile gets no log (deleted with it). The entry is only touched while it holds this payload, as
-# events/outbox.py's RENEW and FINISH are: a newer payload belongs to newer work.
-SETTLE = """
-if redis.call('HGET', KEYS[1], ARGV[1]) == ARGV[2] then
-  if ARGV[3] == '' then
-    redis.call('HDEL', KEYS[1], ARGV[1])
-    redis.call('ZREM', KEYS[2], ARGV[1])
-    redis.call('HDEL', KEYS[3], ARGV[1])
-  else
-    redis.call('ZADD', KEYS[2], tonumber(ARGV[3]), ARGV[1])
-  end
-end
+# over) (events/outbox.py's SETTLE_TRY), webhook id, the outcome (delivered, retrying or failed),
+# 1 if it timed out, DISABLE_AFTER, TIMEOUTS_BEFORE_DISABLE, the log entry (JSON), LOG_SIZE.
+# Returns why it disabled the webhook now, else ''. A webhook deleted meanwhile gets no log.
+SETTLE = (
+    SETTLE_TRY
+    + """
 local raw = redis.call('HGET', KEYS[4], ARGV[4])
 if not raw then return '' end
 redis.call('LPUSH', KEYS[5], ARGV[9])
@@ -248,6 +243,7 @@ end
 redis.call('HSET', KEYS[4], ARGV[4], cjson.encode(hook))
 return reason
 """
+)
 
 # KEYS: the game's webhooks. ARGV: webhook id. Counts a delivery deferred for being over budget.
 DEFERRED = """
